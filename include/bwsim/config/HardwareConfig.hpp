@@ -1,0 +1,55 @@
+#pragma once
+// Every size, latency and rate the model uses. Values come from sim_configs/*.yaml, where each
+// one cites its source; nothing here has a default, so a config must state every value.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bwsim/core/Cycle.hpp"
+
+namespace bwsim {
+
+struct HardwareConfig {
+  std::string name;
+  double clock_ghz = 0;  // SM clock used to turn cycles into seconds and FLOP/s
+
+  struct Sm {
+    std::uint32_t count = 0;                // SMs on the chip
+    std::uint32_t smem_bytes = 0;           // shared memory per SM
+    std::uint32_t max_smem_per_cta = 0;     // largest dynamic SMEM one CTA may request
+    std::uint32_t max_threads_per_cta = 0;
+    std::uint32_t max_warps = 0;            // resident warps per SM
+  } sm;
+
+  struct Warp {
+    Cycle issue_cycles = 0;           // issue slot cost of one instruction of one warp
+    Cycle named_barrier_latency = 0;  // last bar.sync arrival -> waiting warps resume
+  } warp;
+
+  struct Smem {
+    std::uint32_t bytes_per_cycle = 0;  // generic ld/st.shared bandwidth per SM
+  } smem;
+
+  struct MBarrier {
+    Cycle arrive_latency = 0;  // arrive issued -> arrival counted on the barrier
+    Cycle wakeup_latency = 0;  // phase completes -> a blocked waiter resumes
+  } mbarrier;
+
+  struct Tma {
+    Cycle issue_cycles = 0;           // warp issue cost of one cp.async.bulk.tensor
+    Cycle load_latency = 0;           // end of streaming -> complete_tx lands (L2 hit)
+    Cycle store_latency = 0;          // SMEM read done -> global write visible
+    std::uint32_t bytes_per_cycle = 0;  // bytes one SM's TMA unit streams per cycle
+  } tma;
+};
+
+// Loads and validates a config file. `overrides` are "dotted.key=value" strings applied before
+// validation (e.g. "tma.load_latency=400"); each must name an existing key.
+// Throws ConfigError naming the file and the key path on any problem.
+HardwareConfig load_config(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// Same, from YAML text (tests and embedded configs); `origin` names it in messages.
+HardwareConfig parse_config(const std::string& yaml_text, const std::string& origin,
+                            const std::vector<std::string>& overrides = {});
+
+}  // namespace bwsim

@@ -1,0 +1,113 @@
+#pragma once
+// One resident CTA: its SMEM, its mbarriers (by SMEM offset), named barriers, warps, and the
+// rules that turn barrier outcomes into wake-ups or located errors.
+#include <array>
+#include <coroutine>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bwsim/core/Error.hpp"
+#include "bwsim/hw/MBarrier.hpp"
+#include "bwsim/hw/SimContext.hpp"
+#include "bwsim/hw/Smem.hpp"
+#include "bwsim/hw/WarpState.hpp"
+
+namespace bwsim {
+
+class Sm;
+
+// mbarrier operations that land on the barrier some cycles after a warp issues them.
+enum class BarrierOp : std::uint8_t { Arrive, ArriveToken, ArriveExpectTx, ExpectTx, CompleteTx, Inval, NamedArrive };
+
+inline constexpr std::uint32_t kNamedBarriers = 16;  // bar.sync ids 0..15 (PTX)
+
+class Cta {
+ public:
+  Cta(SimContext& ctx, Sm& sm, std::uint32_t id, std::uint32_t smem_bytes, std::uint32_t block_threads);
+  Cta(const Cta&) = delete;
+  Cta& operator=(const Cta&) = delete;
+
+  SimContext& ctx() const { return ctx_; }
+  Sm& sm() const { return sm_; }
+  std::uint32_t id() const { return id_; }
+  Smem& smem() { return smem_; }
+  std::uint32_t block_threads() const { return block_threads_; }
+  std::uint32_t num_warps() const { return static_cast<std::uint32_t>(warps_.size()); }
+  WarpState& warp(std::uint32_t i) { return warps_[i]; }
+  const WarpState& warp(std::uint32_t i) const { return warps_[i]; }
+
+  // --- mbarriers -------------------------------------------------------------------------
+  void barrier_init(WarpState& ws, std::uint32_t offset, std::uint32_t count, std::string name);
+  // Lands `op` at cycle `at` (>= now): immediately if at == now and no event is needed, else
+  // through an event. `ws` is the issuing warp.
+  void barrier_op_at(WarpState& ws, Cycle at, BarrierOp op, std::uint32_t offset, std::uint32_t value);
+  // Applies `op` now. `ws` is the acting warp, or the issuing warp of a TMA for complete_tx.
+  void barrier_apply(WarpState& ws, BarrierOp op, std::uint32_t offset, std::uint32_t value, const char* opname);
+  // The barrier at `offset`, or nullptr if none was ever initialised there.
+  const MBarrier* find_barrier(std::uint32_t offset) const;
+  // The live barrier at `offset`; a located error if it is misaligned, uninitialised or invalid.
+  MBarrier& live_barrier(WarpState& ws, std::uint32_t offset, const char* op);
+
+  // --- blocking ---------------------------------------------------------------------------
+  // Awaitable protocol: set ws.wait* first, then ready_now() from await_ready and park() from
+  // await_suspend.
+  bool ready_now(WarpState& ws);
+  void park(WarpState& ws, std::coroutine_handle<> handle);
+  // Resumes a parked warp at cycle `at`.
+  void wake(WarpState& ws, Cycle at);
+  // A bulk async-group of `ws` made progress: wake it if its wait_group is now satisfied.
+  void bulk_progress(WarpState& ws);
+
+  // --- checks -----------------------------------------------------------------------------
+  void check_smem(WarpState& ws, const char* op, std::uint64_t offset, std::uint64_t len, std::uint32_t align);
+  void check_no_live_barrier(WarpState& ws, const char* op, std::uint32_t offset, std::uint32_t len);
+  [[noreturn]] void fail(Rule rule, WarpState& ws, const char* op, std::string what, std::string hint) const;
+  SimLocation where(const WarpState& ws, const char* op) const;
+  std::string describe(const MBarrier& b) const;
+  std::string barrier_label(std::uint32_t offset) const;
+
+  // --- lifetime ---------------------------------------------------------------------------
+  // Starts every warp's coroutine at cycle `at`; `handles[i]` is warp i's program.
+  void start(Cycle at);
+  void warp_finished(WarpState& ws);
+  void async_begin() { ++async_outstanding_; }
+  void async_end();
+  bool finished() const { return finished_; }
+  Cycle finish_cycle() const { return finish_cycle_; }
+  // Every unfinished warp's wait and the state of the barriers involved.
+  std::string wait_report() const;
+
+ private:
+  struct NamedBarrier {
+    std::uint32_t expected = 0;
+    std::uint32_t arrived = 0;
+    WarpState* waiters = nullptr;
+  };
+  bool satisfied(WarpState& ws);
+  void enlist(WarpState& ws);
+  void named_arrive(WarpState& ws, std::uint32_t id, std::uint32_t threads, bool wait);
+  void phase_completed(MBarrier& b);
+  void check_finished();
+  static void on_sync(void* ws, std::uint64_t);
+  static void on_resume(void* ws, std::uint64_t);
+  static void on_barrier_op(void* ws, std::uint64_t packed);
+  MBarrier* barrier_slot(std::uint32_t offset);
+
+  SimContext& ctx_;
+  Sm& sm_;
+  std::uint32_t id_;
+  std::uint32_t block_threads_;
+  Smem smem_;
+  std::vector<WarpState> warps_;
+  std::vector<MBarrier> barriers_;
+  std::vector<std::int32_t> barrier_index_;  // per 8-byte SMEM word: index into barriers_ or -1
+  std::vector<std::uint32_t> live_offsets_;  // sorted, for clobber checks
+  std::array<NamedBarrier, kNamedBarriers> named_{};
+  std::uint32_t warps_running_ = 0;
+  std::uint32_t async_outstanding_ = 0;
+  bool finished_ = false;
+  Cycle finish_cycle_ = 0;
+};
+
+}  // namespace bwsim

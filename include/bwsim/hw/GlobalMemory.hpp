@@ -1,0 +1,43 @@
+#pragma once
+// GMEM as host buffers at simulated device addresses. In timing mode buffers have a size but
+// no bytes, so full-size problems cost no host memory.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace bwsim {
+
+struct GmemAddr {
+  std::uint64_t value = 0;
+  GmemAddr operator+(std::uint64_t off) const { return GmemAddr{value + off}; }
+  friend bool operator==(GmemAddr, GmemAddr) = default;
+};
+
+class GlobalMemory {
+ public:
+  explicit GlobalMemory(bool holds_data) : holds_data_(holds_data) {}
+
+  bool holds_data() const { return holds_data_; }
+  // Allocates `bytes` at a 256-byte aligned address (as cudaMalloc does).
+  GmemAddr alloc(std::uint64_t bytes);
+  // True if [addr, addr+len) lies inside one allocation.
+  bool contains(GmemAddr addr, std::uint64_t len) const;
+  // Host view of [addr, addr+len); throws InputError outside any allocation.
+  // Returns an empty span in timing mode.
+  std::span<std::byte> bytes(GmemAddr addr, std::uint64_t len);
+
+ private:
+  struct Buffer {
+    std::uint64_t base;
+    std::uint64_t size;
+    std::vector<std::byte> data;
+  };
+  const Buffer* find(std::uint64_t addr, std::uint64_t len) const;
+
+  bool holds_data_;
+  std::uint64_t next_ = 0x7f0000000000ull;
+  std::vector<Buffer> buffers_;  // sorted by base (allocation order)
+};
+
+}  // namespace bwsim

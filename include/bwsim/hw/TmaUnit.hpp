@@ -1,0 +1,67 @@
+#pragma once
+// One SM's TMA unit: tiled tensor loads (GMEM -> SMEM, completing through complete_tx on an
+// mbarrier), stores (SMEM -> GMEM, tracked by the issuing warp's bulk async-groups) and L2
+// prefetches. Requests stream through the unit one after another at tma.bytes_per_cycle, then
+// take tma.load_latency / tma.store_latency to complete.
+#include <cstdint>
+#include <vector>
+
+#include "bwsim/hw/SimContext.hpp"
+#include "bwsim/hw/TensorMap.hpp"
+
+namespace bwsim {
+
+class Cta;
+struct WarpState;
+
+struct TmaStats {
+  std::uint64_t loads = 0, load_bytes = 0;
+  std::uint64_t stores = 0, store_bytes = 0;  // bytes actually written (clipped)
+  std::uint64_t prefetches = 0, prefetch_bytes = 0;
+  Cycle busy_cycles = 0;  // cycles the unit spent streaming
+};
+
+class TmaUnit {
+ public:
+  TmaUnit(SimContext& ctx, int sm_index);
+
+  // Each is issued by `ws` at cycle `at` (the warp's issue clock); operands already validated.
+  void load(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCoords& coords, std::uint32_t smem,
+            std::uint32_t barrier, Cycle at);
+  void store(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCoords& coords, std::uint32_t smem, Cycle at);
+  void prefetch(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCoords& coords, Cycle at);
+
+  const TmaStats& stats() const { return stats_; }
+
+ private:
+  enum class Kind : std::uint8_t { Load, Store };
+  struct Request {
+    Kind kind;
+    Cta* cta;
+    WarpState* warp;
+    const TensorMap* map;
+    TensorCoords coords;
+    std::uint32_t smem;
+    std::uint32_t barrier;
+    std::uint64_t group;
+    std::uint64_t id;
+  };
+  // Reserves the unit for `bytes` starting no earlier than `arrival`; returns the stream's end.
+  Cycle stream(Cycle arrival, std::uint32_t bytes, Cycle& start);
+  std::uint32_t acquire(const Request& r);
+  static void on_load_done(void* unit, std::uint64_t slot);
+  static void on_store_read(void* unit, std::uint64_t slot);
+  static void on_store_written(void* unit, std::uint64_t slot);
+  void trace_request(const Request& r, const char* what, Cycle issue, Cycle start, Cycle end, Cycle done,
+                     std::uint32_t bytes);
+
+  SimContext& ctx_;
+  int sm_;
+  Cycle free_at_ = 0;
+  std::uint64_t next_id_ = 0;
+  std::vector<Request> slots_;
+  std::vector<std::uint32_t> free_slots_;
+  TmaStats stats_;
+};
+
+}  // namespace bwsim

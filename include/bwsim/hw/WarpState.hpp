@@ -1,0 +1,54 @@
+#pragma once
+// The hardware's view of one resident warp: its clock, its coroutine, what it waits on,
+// its bulk async-groups and its statistics. The kernel-facing handle is kernel/Warp.
+#include <coroutine>
+#include <cstdint>
+#include <string>
+
+#include "bwsim/core/Cycle.hpp"
+#include "bwsim/hw/BulkGroups.hpp"
+
+namespace bwsim {
+
+class Cta;
+
+enum class WaitKind : std::uint8_t {
+  None,
+  BarrierParity,   // mbarrier try_wait.parity loop
+  BarrierToken,    // mbarrier try_wait with a state token
+  NamedBarrier,    // bar.sync
+  BulkGroups,      // cp.async.bulk.wait_group
+  BulkGroupsRead,  // cp.async.bulk.wait_group.read
+  Delay,           // compute / sleep / waiting for an own operation to land
+};
+const char* wait_kind_name(WaitKind k);
+
+struct WarpState {
+  Cta* cta = nullptr;
+  std::uint32_t index = 0;
+  std::string role;  // set by the kernel; names the trace track
+
+  // The warp's issue clock: always >= engine.now() while the warp runs. Operations that do
+  // not block advance it by their issue cost; a blocking wait first lets the engine catch up.
+  Cycle ready = 0;
+  std::coroutine_handle<> handle;
+  bool done = false;
+
+  WaitKind wait = WaitKind::None;
+  std::uint32_t wait_slot = 0;   // barrier offset, named barrier id
+  std::uint64_t wait_value = 0;  // parity, token phase, group count
+  Cycle wait_since = 0;
+  bool registered = false;  // parked on a barrier/group list, not just syncing its clock
+  WarpState* next_waiter = nullptr;
+  std::uint64_t token_result = 0;  // phase returned by the last arrive-with-token
+
+  BulkGroups bulk;
+
+  // Statistics.
+  Cycle start = 0;
+  Cycle finish = 0;
+  Cycle wait_cycles = 0;
+  std::uint64_t instructions = 0;
+};
+
+}  // namespace bwsim

@@ -1,0 +1,121 @@
+#pragma once
+// CUTLASS-style pipelines over full/empty mbarrier pairs in SMEM (sm90_pipeline.hpp protocol).
+// Arrival counts are per warp: a bwsim warp program is one coroutine per warp, so a consumer
+// warp releases a stage with one arrival (CUTLASS counts threads or warpgroups instead).
+#include <cstdint>
+#include <string>
+
+#include "bwsim/core/Task.hpp"
+#include "bwsim/kernel/Warp.hpp"
+
+namespace bwsim {
+
+// Stage index, phase bit and iteration count; ++ wraps the index and flips the phase.
+struct PipelineState {
+  std::uint32_t stages = 1;
+  std::uint32_t index = 0;
+  std::uint32_t phase = 0;
+  std::uint32_t count = 0;
+
+  PipelineState& operator++() {
+    ++count;
+    if (++index == stages) {
+      index = 0;
+      phase ^= 1u;
+    }
+    return *this;
+  }
+};
+
+inline PipelineState make_consumer_start_state(std::uint32_t stages) { return PipelineState{stages, 0, 0, 0}; }
+// The producer starts at phase 1 so its first acquire of every (empty) stage passes at once.
+inline PipelineState make_producer_start_state(std::uint32_t stages) { return PipelineState{stages, 0, 1, 0}; }
+
+// full[i] at base + 8i, empty[i] at base + 8(stages + i).
+class PipelineBarriers {
+ public:
+  PipelineBarriers(SmemAddr base, std::uint32_t stages, std::string name)
+      : base_(base), stages_(stages), name_(std::move(name)) {}
+  static std::uint32_t smem_bytes(std::uint32_t stages) { return 16 * stages; }
+  std::uint32_t stages() const { return stages_; }
+  MBarrierRef full(std::uint32_t i) const { return MBarrierRef{base_.offset + 8 * i}; }
+  MBarrierRef empty(std::uint32_t i) const { return MBarrierRef{base_.offset + 8 * (stages_ + i)}; }
+  // One warp initialises every barrier; the CTA must synchronise before others use them.
+  void init(Warp& w, std::uint32_t full_arrivals, std::uint32_t empty_arrivals) const;
+  // Waits until consumers released every stage, so no load is in flight at exit.
+  Task producer_tail(Warp& w, PipelineState state) const;
+
+ protected:
+  SmemAddr base_;
+  std::uint32_t stages_;
+  std::string name_;
+};
+
+// TMA producer -> consumer warps. full[i]: 1 arrival (the producer's arrive.expect_tx) plus the
+// stage's transaction bytes; empty[i]: one arrival per consumer warp.
+class PipelineTmaAsync : public PipelineBarriers {
+ public:
+  struct Params {
+    std::uint32_t stages = 2;
+    std::uint32_t transaction_bytes = 0;  // bytes the TMA loads of one stage deliver
+    std::uint32_t consumer_warps = 1;
+    std::string name = "pipe";
+  };
+  PipelineTmaAsync(SmemAddr barriers, Params p)
+      : PipelineBarriers(barriers, p.stages, p.name), bytes_(p.transaction_bytes), consumers_(p.consumer_warps) {}
+
+  void init(Warp& w) const { PipelineBarriers::init(w, 1, consumers_); }
+
+  struct AcquireAwaiter {
+    Warp::WaitAwaiter wait;
+    Warp& w;
+    MBarrierRef full;
+    std::uint32_t bytes;
+    bool await_ready() { return wait.await_ready(); }
+    void await_suspend(std::coroutine_handle<> h) { wait.await_suspend(h); }
+    void await_resume() { w.mbarrier_arrive_expect_tx(full, bytes); }
+  };
+  // Waits for the stage to be empty, then arms full[i] with the stage's transaction bytes.
+  AcquireAwaiter producer_acquire(Warp& w, const PipelineState& s) const {
+    return AcquireAwaiter{w.mbarrier_wait(empty(s.index), s.phase), w, full(s.index), bytes_};
+  }
+  // The barrier the stage's TMA loads complete.
+  MBarrierRef producer_get_barrier(const PipelineState& s) const { return full(s.index); }
+  Warp::WaitAwaiter consumer_wait(Warp& w, const PipelineState& s) const {
+    return w.mbarrier_wait(full(s.index), s.phase);
+  }
+  void consumer_release(Warp& w, const PipelineState& s) const { w.mbarrier_arrive(empty(s.index)); }
+
+ private:
+  std::uint32_t bytes_;
+  std::uint32_t consumers_;
+};
+
+// Plain arrive/wait both ways (e.g. warp -> warp hand-off through SMEM).
+class PipelineAsync : public PipelineBarriers {
+ public:
+  struct Params {
+    std::uint32_t stages = 2;
+    std::uint32_t producer_warps = 1;
+    std::uint32_t consumer_warps = 1;
+    std::string name = "pipe";
+  };
+  PipelineAsync(SmemAddr barriers, Params p)
+      : PipelineBarriers(barriers, p.stages, p.name), producers_(p.producer_warps), consumers_(p.consumer_warps) {}
+
+  void init(Warp& w) const { PipelineBarriers::init(w, producers_, consumers_); }
+  Warp::WaitAwaiter producer_acquire(Warp& w, const PipelineState& s) const {
+    return w.mbarrier_wait(empty(s.index), s.phase);
+  }
+  void producer_commit(Warp& w, const PipelineState& s) const { w.mbarrier_arrive(full(s.index)); }
+  Warp::WaitAwaiter consumer_wait(Warp& w, const PipelineState& s) const {
+    return w.mbarrier_wait(full(s.index), s.phase);
+  }
+  void consumer_release(Warp& w, const PipelineState& s) const { w.mbarrier_arrive(empty(s.index)); }
+
+ private:
+  std::uint32_t producers_;
+  std::uint32_t consumers_;
+};
+
+}  // namespace bwsim

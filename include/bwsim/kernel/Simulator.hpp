@@ -1,0 +1,75 @@
+#pragma once
+// The launch API: GMEM buffers and tensor maps on the host side, a grid of CTAs dispatched
+// onto the SMs of the config (one resident CTA per SM, later CTAs in waves), and the result.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bwsim/config/HardwareConfig.hpp"
+#include "bwsim/core/Task.hpp"
+#include "bwsim/hw/SimContext.hpp"
+#include "bwsim/hw/TmaUnit.hpp"
+#include "bwsim/kernel/Warp.hpp"
+
+namespace bwsim {
+
+struct LaunchConfig {
+  std::uint32_t grid_ctas = 1;
+  std::uint32_t block_threads = 128;  // a multiple of 32
+  std::uint32_t dynamic_smem_bytes = 0;
+};
+
+struct SimOptions {
+  Mode mode = Mode::Functional;
+  std::string trace_path;           // empty: no trace
+  Cycle watchdog_cycles = 10'000'000'000ull;  // a run longer than this is reported as a livelock
+};
+
+struct WarpSummary {
+  std::uint32_t sm = 0, cta = 0, warp = 0;
+  std::string role;
+  Cycle start = 0, finish = 0, wait_cycles = 0;
+  std::uint64_t instructions = 0;
+};
+
+struct RunResult {
+  Cycle cycles = 0;               // launch to last CTA finished
+  std::uint64_t events = 0;       // engine events processed
+  double wall_seconds = 0;        // host time the simulation took
+  std::uint32_t sms_used = 0;
+  std::uint32_t ctas = 0;
+  TmaStats tma;                   // summed over SMs
+  std::vector<WarpSummary> warps;
+  // Fraction of (cycles x SMs used) the TMA units spent streaming.
+  double tma_busy_fraction() const {
+    return cycles && sms_used ? static_cast<double>(tma.busy_cycles) / (static_cast<double>(cycles) * sms_used) : 0.0;
+  }
+};
+
+// A warp program: called once per warp of every CTA; branch on w.warp_idx() for roles.
+using WarpProgram = std::function<Task(Warp&)>;
+
+class Simulator {
+ public:
+  Simulator(const HardwareConfig& config, SimOptions options);
+  ~Simulator();
+
+  const HardwareConfig& config() const { return config_; }
+  Mode mode() const { return options_.mode; }
+  GlobalMemory& gmem() { return gmem_; }
+
+  // Runs the kernel to completion. Throws InputError for a bad launch, SimError (misuse,
+  // deadlock, watchdog) for a failing kernel.
+  RunResult launch(std::string_view kernel, const LaunchConfig& launch, const WarpProgram& program);
+
+ private:
+  struct Launch;
+  const HardwareConfig& config_;
+  SimOptions options_;
+  GlobalMemory gmem_;
+};
+
+}  // namespace bwsim

@@ -1,0 +1,171 @@
+#include "bwsim/config/HardwareConfig.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+#include <type_traits>
+
+#include "bwsim/core/Error.hpp"
+
+namespace bwsim {
+namespace {
+
+// Reads one mapping node strictly: every key must be read once, unknown keys are errors,
+// and each value is type- and range-checked. Messages carry the dotted key path.
+class StrictMap {
+ public:
+  StrictMap(YAML::Node node, std::string path, const std::string& origin) : node_(node), path_(std::move(path)), origin_(origin) {
+    if (!node_ || !node_.IsMap()) fail(path_.empty() ? "<top level>" : path_, "expected a mapping of keys");
+  }
+
+  template <class T>
+  void read(const char* key, T& out, T lo, T hi) {
+    const std::string p = join(key);
+    YAML::Node v = node_[key];
+    seen_.insert(key);
+    if (!v) fail(p, "missing key");
+    if (!v.IsScalar()) fail(p, "expected a scalar value");
+    const std::string text = v.Scalar();
+    if constexpr (std::is_same_v<T, std::string>) {
+      out = text;
+      (void)lo;
+      (void)hi;
+    } else {
+      if constexpr (std::is_integral_v<T>) {
+        if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+          fail(p, fmt::format("expected a non-negative integer, got '{}'", text));
+      }
+      T value{};
+      try {
+        value = v.as<T>();
+      } catch (const YAML::Exception&) {
+        fail(p, fmt::format("expected a number, got '{}'", text));
+      }
+      if (value < lo || value > hi) fail(p, fmt::format("value {} is out of range [{}, {}]", text, lo, hi));
+      out = value;
+    }
+  }
+
+  StrictMap section(const char* key) {
+    seen_.insert(key);
+    if (!node_[key]) fail(join(key), "missing section");
+    return StrictMap(node_[key], join(key), origin_);
+  }
+
+  // Call after reading all keys: any key not read is unknown.
+  void finish() const {
+    for (const auto& kv : node_) {
+      const std::string k = kv.first.as<std::string>();
+      if (!seen_.count(k)) fail(join(k.c_str()), "unknown key");
+    }
+  }
+
+  [[noreturn]] void fail(const std::string& path, const std::string& what) const {
+    throw ConfigError(fmt::format("{}: {}: {}", origin_, path, what));
+  }
+
+ private:
+  std::string join(const char* key) const { return path_.empty() ? key : path_ + "." + key; }
+  YAML::Node node_;
+  std::string path_;
+  const std::string& origin_;
+  std::set<std::string> seen_;
+};
+
+constexpr Cycle kMaxLatency = 1'000'000;
+
+void apply_override(YAML::Node root, const std::string& assignment, const std::string& origin) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw ConfigError(fmt::format("--set '{}': expected key=value, e.g. tma.load_latency=400", assignment));
+  const std::string key = assignment.substr(0, eq);
+  const std::string value = assignment.substr(eq + 1);
+  std::vector<std::string> parts;
+  std::stringstream ss(key);
+  for (std::string part; std::getline(ss, part, '.');) parts.push_back(part);
+  // yaml-cpp nodes are handles: walk down with copies, assign through the last one.
+  std::vector<YAML::Node> chain{root};
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    YAML::Node cur = chain.back();
+    if (!cur.IsMap() || !cur[parts[i]])
+      throw ConfigError(fmt::format("{}: --set {}: no such key in the config", origin, key));
+    chain.push_back(cur[parts[i]]);
+  }
+  if (!chain.back().IsScalar())
+    throw ConfigError(fmt::format("{}: --set {}: names a section, not a value", origin, key));
+  chain.back() = value;
+}
+
+HardwareConfig read_config(YAML::Node root, const std::string& origin) {
+  HardwareConfig c;
+  StrictMap top(root, "", origin);
+  top.read<std::string>("name", c.name, "", "");
+  top.read("clock_ghz", c.clock_ghz, 0.1, 10.0);
+
+  StrictMap sm = top.section("sm");
+  sm.read<std::uint32_t>("count", c.sm.count, 1, 1024);
+  sm.read<std::uint32_t>("smem_bytes", c.sm.smem_bytes, 1024, 16u << 20);
+  sm.read<std::uint32_t>("max_smem_per_cta", c.sm.max_smem_per_cta, 1024, 16u << 20);
+  sm.read<std::uint32_t>("max_threads_per_cta", c.sm.max_threads_per_cta, 32, 4096);
+  sm.read<std::uint32_t>("max_warps", c.sm.max_warps, 1, 256);
+  sm.finish();
+  if (c.sm.max_smem_per_cta > c.sm.smem_bytes)
+    top.fail("sm.max_smem_per_cta", "exceeds sm.smem_bytes");
+
+  StrictMap warp = top.section("warp");
+  warp.read<Cycle>("issue_cycles", c.warp.issue_cycles, 0, 64);
+  warp.read<Cycle>("named_barrier_latency", c.warp.named_barrier_latency, 0, kMaxLatency);
+  warp.finish();
+
+  StrictMap smem = top.section("smem");
+  smem.read<std::uint32_t>("bytes_per_cycle", c.smem.bytes_per_cycle, 1, 4096);
+  smem.finish();
+
+  StrictMap mbar = top.section("mbarrier");
+  mbar.read<Cycle>("arrive_latency", c.mbarrier.arrive_latency, 0, kMaxLatency);
+  mbar.read<Cycle>("wakeup_latency", c.mbarrier.wakeup_latency, 0, kMaxLatency);
+  mbar.finish();
+
+  StrictMap tma = top.section("tma");
+  tma.read<Cycle>("issue_cycles", c.tma.issue_cycles, 0, 1024);
+  tma.read<Cycle>("load_latency", c.tma.load_latency, 0, kMaxLatency);
+  tma.read<Cycle>("store_latency", c.tma.store_latency, 0, kMaxLatency);
+  tma.read<std::uint32_t>("bytes_per_cycle", c.tma.bytes_per_cycle, 1, 65536);
+  tma.finish();
+
+  top.finish();
+  return c;
+}
+
+HardwareConfig parse_root(const std::string& text, const std::string& origin, const std::vector<std::string>& overrides) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(fmt::format("{}: not valid YAML: {}", origin, e.what()));
+  }
+  if (!root || !root.IsMap()) throw ConfigError(fmt::format("{}: expected a mapping of config keys", origin));
+  for (const auto& o : overrides) apply_override(root, o, origin);
+  return read_config(root, origin);
+}
+
+}  // namespace
+
+HardwareConfig parse_config(const std::string& yaml_text, const std::string& origin,
+                            const std::vector<std::string>& overrides) {
+  return parse_root(yaml_text, origin, overrides);
+}
+
+HardwareConfig load_config(const std::string& path, const std::vector<std::string>& overrides) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(fmt::format("{}: cannot open config file", path));
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return parse_root(buf.str(), path, overrides);
+}
+
+}  // namespace bwsim

@@ -1,0 +1,155 @@
+#include "bwsim/kernel/Simulator.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+
+#include "bwsim/core/Error.hpp"
+#include "bwsim/hw/Cta.hpp"
+#include "bwsim/hw/Sm.hpp"
+
+namespace bwsim {
+
+// One launch in flight: the SMs, the resident CTAs and the dispatcher for waves.
+struct Simulator::Launch {
+  struct Resident {
+    std::unique_ptr<Cta> cta;
+    std::deque<Warp> warps;
+    std::vector<Task> programs;
+  };
+
+  SimContext ctx;
+  const LaunchConfig& launch;
+  const WarpProgram& program;
+  std::deque<Sm> sms;
+  std::vector<Resident> resident;  // per SM
+  std::uint32_t next_cta = 0;
+  std::uint32_t finished_ctas = 0;
+  Cycle last_finish = 0;
+  std::vector<WarpSummary> warps;
+
+  Launch(const HardwareConfig& cfg, Mode mode, std::string_view kernel, GlobalMemory& gmem, Tracer* tracer,
+         const LaunchConfig& l, const WarpProgram& p)
+      : ctx{Engine{}, cfg, mode, std::string(kernel), gmem, tracer}, launch(l), program(p) {
+    const std::uint32_t n = std::min(cfg.sm.count, l.grid_ctas);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      sms.emplace_back(ctx, i);
+      sms.back().set_on_cta_finished(&Launch::on_cta_finished, this);
+      if (tracer) tracer->process_name(static_cast<int>(i), fmt::format("SM {}", i));
+    }
+    resident.resize(n);
+  }
+
+  static void warp_done(void* wsp) {
+    auto& ws = *static_cast<WarpState*>(wsp);
+    ws.cta->warp_finished(ws);
+  }
+
+  void dispatch(std::uint32_t sm, Cycle at) {
+    if (next_cta >= launch.grid_ctas) return;
+    Resident& r = resident[sm];
+    r.cta = std::make_unique<Cta>(ctx, sms[sm], next_cta++, launch.dynamic_smem_bytes, launch.block_threads);
+    r.warps.clear();
+    r.programs.clear();
+    for (std::uint32_t w = 0; w < r.cta->num_warps(); ++w) {
+      WarpState& ws = r.cta->warp(w);
+      r.warps.emplace_back(ws, *r.cta, launch.grid_ctas);
+      if (ctx.tracer) ctx.tracer->thread_name(static_cast<int>(sm), static_cast<int>(w), fmt::format("w{}", w));
+      r.programs.push_back(program(r.warps.back()));
+      if (!r.programs.back().valid()) throw InputError("the warp program returned no coroutine");
+      r.programs.back().set_on_done(&Launch::warp_done, &ws);
+      ws.handle = r.programs.back().handle();
+    }
+    if (ctx.tracer) ctx.tracer->thread_name(static_cast<int>(sm), kTmaTrack, "TMA unit");
+    if (ctx.tracer) ctx.tracer->thread_name(static_cast<int>(sm), kBarrierTrack, "mbarrier phases");
+    r.cta->start(at);
+  }
+
+  // Called inside the finishing CTA's last event: retire it from a fresh event instead, so no
+  // frame of the CTA is on the stack when it is destroyed.
+  static void on_cta_finished(void* self, Cta& cta) {
+    auto& l = *static_cast<Launch*>(self);
+    l.ctx.engine.schedule(std::max(cta.finish_cycle(), l.ctx.now()), &Launch::retire, self, cta.sm().index());
+  }
+
+  static void retire(void* self, std::uint64_t sm) {
+    auto& l = *static_cast<Launch*>(self);
+    Resident& r = l.resident[sm];
+    const Cta& cta = *r.cta;
+    for (std::uint32_t w = 0; w < cta.num_warps(); ++w) {
+      const WarpState& ws = cta.warp(w);
+      l.warps.push_back(WarpSummary{static_cast<std::uint32_t>(sm), cta.id(), w, ws.role, ws.start, ws.finish,
+                                    ws.wait_cycles, ws.instructions});
+    }
+    l.last_finish = std::max(l.last_finish, cta.finish_cycle());
+    ++l.finished_ctas;
+    r.programs.clear();
+    r.warps.clear();
+    r.cta.reset();
+    l.dispatch(static_cast<std::uint32_t>(sm), l.ctx.now());
+  }
+
+  std::string report() const {
+    std::string out;
+    for (const auto& r : resident)
+      if (r.cta && !r.cta->finished()) out += r.cta->wait_report();
+    return out;
+  }
+};
+
+Simulator::Simulator(const HardwareConfig& config, SimOptions options)
+    : config_(config), options_(std::move(options)), gmem_(options_.mode == Mode::Functional) {}
+
+Simulator::~Simulator() = default;
+
+RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, const WarpProgram& program) {
+  if (lc.grid_ctas == 0) throw InputError("launch: the grid has no CTAs");
+  if (lc.block_threads == 0 || lc.block_threads % 32 != 0 || lc.block_threads > config_.sm.max_threads_per_cta)
+    throw InputError(fmt::format("launch: {} threads per CTA; must be a multiple of 32 in 32..{} (sm.max_threads_per_cta)",
+                                 lc.block_threads, config_.sm.max_threads_per_cta));
+  if (lc.block_threads / 32 > config_.sm.max_warps)
+    throw InputError(fmt::format("launch: {} warps per CTA exceed the SM's {} resident warps (sm.max_warps)",
+                                 lc.block_threads / 32, config_.sm.max_warps));
+  if (lc.dynamic_smem_bytes > config_.sm.max_smem_per_cta)
+    throw InputError(fmt::format("launch: SMEM over capacity: {} bytes of dynamic shared memory requested, the {} config "
+                                 "allows {} per CTA (sm.max_smem_per_cta)",
+                                 lc.dynamic_smem_bytes, config_.name, config_.sm.max_smem_per_cta));
+
+  std::unique_ptr<Tracer> tracer;
+  if (!options_.trace_path.empty()) tracer = std::make_unique<Tracer>(options_.trace_path, config_.clock_ghz);
+  const auto wall_start = std::chrono::steady_clock::now();
+  Launch l(config_, options_.mode, kernel, gmem_, tracer.get(), lc, program);
+
+  for (std::uint32_t sm = 0; sm < l.sms.size(); ++sm) l.dispatch(sm, 0);
+  const bool drained = l.ctx.engine.run(options_.watchdog_cycles);
+  const SimLocation at{std::string(kernel), -1, -1, "run", l.ctx.now()};
+  if (!drained)
+    throw WatchdogError(at, fmt::format("no completion after {} cycles (the watchdog limit); state of the resident CTAs:\n{}",
+                                        options_.watchdog_cycles, l.report()));
+  if (l.finished_ctas != lc.grid_ctas)
+    throw DeadlockError(at, fmt::format("{} of {} CTAs never finished; every warp still running is blocked:\n{}",
+                                        lc.grid_ctas - l.finished_ctas, lc.grid_ctas, l.report()));
+
+  RunResult r;
+  r.cycles = l.last_finish;
+  r.events = l.ctx.engine.events_processed();
+  r.sms_used = static_cast<std::uint32_t>(l.sms.size());
+  r.ctas = lc.grid_ctas;
+  for (const Sm& sm : l.sms) {
+    const TmaStats& s = sm.tma().stats();
+    r.tma.loads += s.loads;
+    r.tma.load_bytes += s.load_bytes;
+    r.tma.stores += s.stores;
+    r.tma.store_bytes += s.store_bytes;
+    r.tma.prefetches += s.prefetches;
+    r.tma.prefetch_bytes += s.prefetch_bytes;
+    r.tma.busy_cycles += s.busy_cycles;
+  }
+  r.warps = std::move(l.warps);
+  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return r;
+}
+
+}  // namespace bwsim

@@ -1,0 +1,176 @@
+#include "bwsim/kernel/Warp.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "bwsim/hw/Sm.hpp"
+
+namespace bwsim {
+
+std::uint32_t Warp::sm_idx() const { return cta_.sm().index(); }
+
+void Warp::set_role(std::string_view role) {
+  ws_.role = role;
+  if (Tracer* t = cta_.ctx().tracer)
+    t->thread_name(static_cast<int>(sm_idx()), static_cast<int>(ws_.index), fmt::format("w{} {}", ws_.index, role));
+}
+
+Cycle Warp::issue(Cycle cost) {
+  const Cycle t = ws_.ready;
+  ws_.ready += cost;
+  ++ws_.instructions;
+  return t;
+}
+
+void Warp::trace_op(std::string_view name, Cycle at, Cycle cost) const {
+  cta_.ctx().tracer->span(static_cast<int>(sm_idx()), static_cast<int>(ws_.index), name, at, cost);
+}
+
+// ------------------------------------------------------------------------------- mbarrier
+
+void Warp::mbarrier_init(MBarrierRef bar, std::uint32_t count, std::string_view name) {
+  // Takes effect at issue: other warps may only use the barrier after a synchronisation.
+  const Cycle t = issue(config().warp.issue_cycles);
+  cta_.barrier_init(ws_, bar.offset, count, std::string(name));
+  if (cta_.ctx().tracer) trace_op(fmt::format("mbarrier.init {} count {}", cta_.barrier_label(bar.offset), count), t, config().warp.issue_cycles);
+}
+
+void Warp::barrier_op(BarrierOp op, MBarrierRef bar, std::uint32_t value) {
+  const Cycle cost = config().warp.issue_cycles;
+  const Cycle t = issue(cost);
+  cta_.barrier_op_at(ws_, t + config().mbarrier.arrive_latency, op, bar.offset, value);
+  if (cta_.ctx().tracer) {
+    static constexpr const char* names[] = {"mbarrier.arrive",     "mbarrier.arrive",      "mbarrier.arrive.expect_tx",
+                                            "mbarrier.expect_tx",  "mbarrier.complete_tx", "mbarrier.inval",
+                                            "bar.arrive"};
+    trace_op(fmt::format("{} {} ({})", names[static_cast<int>(op)], cta_.barrier_label(bar.offset), value), t, cost);
+  }
+}
+
+void Warp::mbarrier_arrive(MBarrierRef bar, std::uint32_t count) { barrier_op(BarrierOp::Arrive, bar, count); }
+void Warp::mbarrier_arrive_expect_tx(MBarrierRef bar, std::uint32_t bytes) {
+  barrier_op(BarrierOp::ArriveExpectTx, bar, bytes);
+}
+void Warp::mbarrier_expect_tx(MBarrierRef bar, std::uint32_t bytes) { barrier_op(BarrierOp::ExpectTx, bar, bytes); }
+void Warp::mbarrier_complete_tx(MBarrierRef bar, std::uint32_t bytes) { barrier_op(BarrierOp::CompleteTx, bar, bytes); }
+void Warp::mbarrier_inval(MBarrierRef bar) { barrier_op(BarrierOp::Inval, bar, 0); }
+
+Warp::WaitAwaiter Warp::mbarrier_wait(MBarrierRef bar, std::uint32_t parity) {
+  return WaitAwaiter{ws_, WaitKind::BarrierParity, bar.offset, parity & 1u};
+}
+Warp::WaitAwaiter Warp::mbarrier_wait(BarrierToken token) {
+  return WaitAwaiter{ws_, WaitKind::BarrierToken, token.barrier, token.phase};
+}
+Warp::ProbeAwaiter Warp::mbarrier_test_wait_parity(MBarrierRef bar, std::uint32_t parity) {
+  return ProbeAwaiter{*this, bar.offset, true, parity & 1u};
+}
+Warp::ProbeAwaiter Warp::mbarrier_test_wait(BarrierToken token) {
+  return ProbeAwaiter{*this, token.barrier, false, token.phase};
+}
+
+bool Warp::ProbeAwaiter::await_ready() {
+  // Evaluated once the warp's clock has caught up with the engine.
+  if (w.ws_.ready <= w.cta_.ctx().now()) return true;
+  w.ws_.wait = WaitKind::Delay;
+  w.ws_.wait_value = w.ws_.ready;
+  return false;
+}
+
+bool Warp::ProbeAwaiter::await_resume() {
+  const MBarrier& b = w.cta_.live_barrier(w.ws_, barrier, by_parity ? "mbarrier.test_wait.parity" : "mbarrier.test_wait");
+  const bool done = by_parity ? b.parity_completed(static_cast<std::uint32_t>(value)) : b.phase() > value;
+  w.issue(w.config().warp.issue_cycles);
+  return done;
+}
+
+Warp::ArriveAwaiter Warp::mbarrier_arrive_token(MBarrierRef bar, std::uint32_t count) {
+  barrier_op(BarrierOp::ArriveToken, bar, count);
+  // Resume once the arrival has landed (its event was scheduled first, so it runs first).
+  ws_.wait = WaitKind::Delay;
+  ws_.wait_value = ws_.ready - config().warp.issue_cycles + config().mbarrier.arrive_latency;
+  return ArriveAwaiter{*this, bar.offset};
+}
+
+// ------------------------------------------------------------------------------- TMA
+
+void Warp::tma_load(const TensorMap& map, SmemAddr dst, MBarrierRef bar, const TensorCoords& coords) {
+  const char* op = "tma.load";
+  cta_.check_smem(ws_, op, dst.offset, map.box_bytes(), swizzle_alignment(map.swizzle()));
+  cta_.live_barrier(ws_, bar.offset, op);
+  if (!cta_.ctx().gmem.contains(map.address(), map.footprint_bytes()))
+    cta_.fail(Rule::TmaInvalid, ws_, op,
+              fmt::format("the tensor map spans GMEM [{:#x}, +{}) outside every allocation", map.address().value,
+                          map.footprint_bytes()),
+              "build the tensor map over an allocated buffer with its real dimensions and strides");
+  const Cycle cost = config().tma.issue_cycles;
+  const Cycle t = issue(cost);
+  cta_.sm().tma().load(cta_, ws_, map, coords, dst.offset, bar.offset, t);
+  if (cta_.ctx().tracer) trace_op("tma.load issue", t, cost);
+}
+
+void Warp::tma_store(const TensorMap& map, SmemAddr src, const TensorCoords& coords) {
+  const char* op = "tma.store";
+  cta_.check_smem(ws_, op, src.offset, map.box_bytes(), swizzle_alignment(map.swizzle()));
+  if (!cta_.ctx().gmem.contains(map.address(), map.footprint_bytes()))
+    cta_.fail(Rule::TmaInvalid, ws_, op,
+              fmt::format("the tensor map spans GMEM [{:#x}, +{}) outside every allocation", map.address().value,
+                          map.footprint_bytes()),
+              "build the tensor map over an allocated buffer with its real dimensions and strides");
+  const Cycle cost = config().tma.issue_cycles;
+  const Cycle t = issue(cost);
+  cta_.sm().tma().store(cta_, ws_, map, coords, src.offset, t);
+  if (cta_.ctx().tracer) trace_op("tma.store issue", t, cost);
+}
+
+void Warp::tma_prefetch(const TensorMap& map, const TensorCoords& coords) {
+  const Cycle t = issue(config().tma.issue_cycles);
+  cta_.sm().tma().prefetch(cta_, ws_, map, coords, t);
+}
+
+void Warp::bulk_commit_group() {
+  issue(config().warp.issue_cycles);
+  ws_.bulk.commit();
+}
+
+Warp::WaitAwaiter Warp::bulk_wait_group(std::uint32_t n) { return WaitAwaiter{ws_, WaitKind::BulkGroups, 0, n}; }
+Warp::WaitAwaiter Warp::bulk_wait_group_read(std::uint32_t n) {
+  return WaitAwaiter{ws_, WaitKind::BulkGroupsRead, 0, n};
+}
+
+void Warp::fence_proxy_async() { issue(config().warp.issue_cycles); }
+
+// ------------------------------------------------------------------------------- CTA sync
+
+Warp::WaitAwaiter Warp::bar_sync(std::uint32_t id, std::uint32_t threads) {
+  return WaitAwaiter{ws_, WaitKind::NamedBarrier, id, threads};
+}
+Warp::WaitAwaiter Warp::syncthreads() { return bar_sync(0, cta_.block_threads()); }
+
+void Warp::bar_arrive(std::uint32_t id, std::uint32_t threads) {
+  const Cycle t = issue(config().warp.issue_cycles);
+  cta_.barrier_op_at(ws_, t, BarrierOp::NamedArrive, id, threads);
+}
+
+// ------------------------------------------------------------------------------- SMEM
+
+void Warp::st_shared(SmemAddr dst, std::span<const std::byte> data) {
+  const auto len = static_cast<std::uint32_t>(data.size());
+  cta_.check_smem(ws_, "st.shared", dst.offset, len, 1);
+  cta_.check_no_live_barrier(ws_, "st.shared", dst.offset, len);
+  if (functional()) std::memcpy(cta_.smem().bytes(dst.offset, len).data(), data.data(), len);
+  const std::uint32_t bw = config().smem.bytes_per_cycle;
+  issue((len + bw - 1) / bw);
+}
+
+void Warp::ld_shared(SmemAddr src, std::span<std::byte> out) {
+  const auto len = static_cast<std::uint32_t>(out.size());
+  cta_.check_smem(ws_, "ld.shared", src.offset, len, 1);
+  if (functional()) std::memcpy(out.data(), cta_.smem().bytes(src.offset, len).data(), len);
+  const std::uint32_t bw = config().smem.bytes_per_cycle;
+  issue((len + bw - 1) / bw);
+}
+
+Warp::WaitAwaiter Warp::sleep(Cycle cycles) { return WaitAwaiter{ws_, WaitKind::Delay, 0, cycles}; }
+
+}  // namespace bwsim
