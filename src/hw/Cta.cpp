@@ -317,9 +317,9 @@ void Cta::enlist(WarpState& ws) {
       return;
     default: break;
   }
-  if (satisfied(ws)) {
+  if (satisfied(ws)) {  // passes at once: costs its issue slot, as in ready_now()
     ws.registered = true;
-    wake(ws, ctx_.now());
+    wake(ws, ctx_.now() + ctx_.config.warp.issue_cycles);
     return;
   }
   ws.registered = true;

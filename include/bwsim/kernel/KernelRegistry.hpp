@@ -1,0 +1,58 @@
+#pragma once
+// The kernels the command line can run: their names, parameters and host-side runners
+// (allocate tensors, build tensor maps, launch, check against a CPU reference).
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "bwsim/kernel/Simulator.hpp"
+
+namespace bwsim {
+
+struct KernelParam {
+  std::string name;           // the CLI flag without dashes, e.g. "rows"
+  std::string help;
+  std::string default_value;  // as typed on the command line
+};
+
+// Parameter values by name, parsed with range checks that raise InputError naming the flag.
+class KernelArgs {
+ public:
+  void set(const std::string& name, std::string value) { values_[name] = std::move(value); }
+  const std::string& text(const std::string& name) const;
+  std::uint64_t integer(const std::string& name, std::uint64_t lo, std::uint64_t hi) const;
+
+ private:
+  std::map<std::string, std::string> values_;
+};
+
+struct KernelRequest {
+  const HardwareConfig& config;
+  SimOptions options;
+  KernelArgs args;
+  bool check = false;  // compare against the CPU reference (functional mode only)
+};
+
+struct KernelReport {
+  std::string kernel;
+  std::string problem;    // one line, e.g. "2048x2048 u8, box 64x64, 4 stages"
+  RunResult run;
+  nlohmann::json figures = nlohmann::json::object();  // kernel-specific results
+  bool checked = false;
+  bool check_passed = false;
+  std::string check_detail;
+};
+
+struct KernelInfo {
+  std::string name;
+  std::string summary;
+  std::vector<KernelParam> params;
+  KernelReport (*run)(const KernelRequest&);
+};
+
+const std::vector<KernelInfo>& kernel_registry();
+const KernelInfo* find_kernel(const std::string& name);
+
+}  // namespace bwsim

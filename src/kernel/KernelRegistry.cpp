@@ -1,0 +1,37 @@
+#include "bwsim/kernel/KernelRegistry.hpp"
+
+#include <fmt/format.h>
+
+#include "bwsim/core/Error.hpp"
+#include "bwsim/kernels/TmaCopy.hpp"
+
+namespace bwsim {
+
+const std::string& KernelArgs::text(const std::string& name) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) throw InputError(fmt::format("missing kernel parameter --{}", name));
+  return it->second;
+}
+
+std::uint64_t KernelArgs::integer(const std::string& name, std::uint64_t lo, std::uint64_t hi) const {
+  const std::string& t = text(name);
+  std::uint64_t v = 0;
+  bool ok = !t.empty() && t.size() <= 18 && t.find_first_not_of("0123456789") == std::string::npos;
+  if (ok) v = std::stoull(t);
+  if (!ok || v < lo || v > hi)
+    throw InputError(fmt::format("--{} must be an integer in {}..{}, got '{}'", name, lo, hi, t));
+  return v;
+}
+
+const std::vector<KernelInfo>& kernel_registry() {
+  static const std::vector<KernelInfo> kernels = {tma_copy_kernel_info()};
+  return kernels;
+}
+
+const KernelInfo* find_kernel(const std::string& name) {
+  for (const auto& k : kernel_registry())
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+}  // namespace bwsim
