@@ -152,13 +152,16 @@ void Cta::on_barrier_op(void* wsp, std::uint64_t packed) {
   const auto op = static_cast<BarrierOp>(packed & 0xff);
   const auto offset = static_cast<std::uint32_t>((packed >> 8) & 0xffffff);
   const auto value = static_cast<std::uint32_t>(packed >> 32);
-  ws.cta->barrier_apply(ws, op, offset, value, barrier_op_name(op));
+  Cta& cta = *ws.cta;
+  cta.barrier_apply(ws, op, offset, value, barrier_op_name(op));
+  cta.async_end();
 }
 
 void Cta::barrier_op_at(WarpState& ws, Cycle at, BarrierOp op, std::uint32_t offset, std::uint32_t value) {
   const std::uint64_t packed =
       static_cast<std::uint64_t>(op) | (static_cast<std::uint64_t>(offset & 0xffffff) << 8) |
       (static_cast<std::uint64_t>(value) << 32);
+  async_begin();  // the CTA stays resident until its last arrival has landed
   ctx_.engine.schedule(at, &Cta::on_barrier_op, &ws, packed);
 }
 

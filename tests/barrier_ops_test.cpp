@@ -1,0 +1,256 @@
+// mbarriers and named barriers driven by warp programs on the unit-test config
+// (issue 1, arrive latency 5, wakeup 10, named-barrier latency 10): exact cycles and every
+// misuse as a located error.
+#include <gtest/gtest.h>
+
+#include "TestSupport.hpp"
+#include "bwsim/core/Error.hpp"
+
+namespace bwsim {
+namespace {
+
+using test::run_cta;
+
+constexpr MBarrierRef kBar{64};
+
+// Runs `program` and expects a MisuseError of `rule` from `warp`, op containing `op`, at `cycle`.
+void expect_misuse(const WarpProgram& program, Rule rule, int warp, const std::string& op, Cycle cycle,
+                   std::uint32_t threads = 32) {
+  try {
+    run_cta(program, threads);
+    FAIL() << "expected a MisuseError " << rule_name(rule);
+  } catch (const MisuseError& e) {
+    EXPECT_EQ(e.rule(), rule) << e.what();
+    EXPECT_EQ(e.where().kernel, "test");
+    EXPECT_EQ(e.where().cta, 0);
+    EXPECT_EQ(e.where().warp, warp) << e.what();
+    EXPECT_NE(e.where().op.find(op), std::string::npos) << e.what();
+    EXPECT_EQ(e.where().cycle, cycle) << e.what();
+    EXPECT_FALSE(e.hint().empty());
+  }
+}
+
+TEST(BarrierOpsTest, WaiterResumesWakeupLatencyAfterTheLastArrivalLands) {
+  Cycle resumed = 0;
+  const MBarrier* seen = nullptr;
+  auto program = [&](Warp& w) -> Task {
+    if (w.warp_idx() == 0) w.mbarrier_init(kBar, 1, "flag");  // cycle 0, clock -> 1
+    co_await w.bar_sync(0, 64);  // last arrival at 1 (warp 0), both resume at 1 + 10 = 11
+    if (w.warp_idx() == 1) {
+      EXPECT_EQ(w.now(), 11u);
+      co_await w.mbarrier_wait(kBar, 0);
+      resumed = w.now();
+      seen = w.cta().find_barrier(kBar.offset);
+      EXPECT_EQ(seen->phase(), 1u);
+      EXPECT_EQ(seen->pending(), 1u);
+    } else {
+      co_await w.sleep(20);       // 11 -> 31
+      w.mbarrier_arrive(kBar);    // issued at 31, lands at 36 and completes phase 0
+    }
+  };
+  run_cta(program, 64);
+  EXPECT_EQ(resumed, 46u);  // 36 + wakeup 10
+}
+
+TEST(BarrierOpsTest, WaitOnAnAlreadyCompletedPhasePassesAfterOneIssueSlot) {
+  auto program = [&](Warp& w) -> Task {
+    w.mbarrier_init(kBar, 1);  // 0 -> 1
+    w.mbarrier_arrive(kBar);   // 1 -> 2, lands at 6
+    co_await w.sleep(10);      // 2 -> 12
+    co_await w.mbarrier_wait(kBar, 0);
+    EXPECT_EQ(w.now(), 13u);
+  };
+  EXPECT_EQ(run_cta(program).cycles, 13u);
+}
+
+TEST(BarrierOpsTest, ArriveTokenNamesThePhaseAndTestWaitReportsItsCompletion) {
+  auto program = [&](Warp& w) -> Task {
+    w.mbarrier_init(kBar, 2);
+    const BarrierToken t = co_await w.mbarrier_arrive_token(kBar);
+    EXPECT_EQ(t.phase, 0u);
+    EXPECT_FALSE(co_await w.mbarrier_test_wait(t));
+    EXPECT_FALSE(co_await w.mbarrier_test_wait_parity(kBar, 0));
+    const BarrierToken t2 = co_await w.mbarrier_arrive_token(kBar);  // completes phase 0
+    EXPECT_EQ(t2.phase, 0u);
+    EXPECT_TRUE(co_await w.mbarrier_test_wait(t));
+    EXPECT_TRUE(co_await w.mbarrier_test_wait_parity(kBar, 0));
+    const BarrierToken t3 = co_await w.mbarrier_arrive_token(kBar);
+    EXPECT_EQ(t3.phase, 1u);
+    EXPECT_FALSE(co_await w.mbarrier_test_wait(t3));
+  };
+  run_cta(program);
+}
+
+TEST(BarrierOpsTest, ProducerConsumerHandOffAcrossPhases) {
+  std::vector<Cycle> consumed;
+  auto program = [&](Warp& w) -> Task {
+    const MBarrierRef full{0}, empty{8};
+    if (w.warp_idx() == 0) {
+      w.mbarrier_init(full, 1);
+      w.mbarrier_init(empty, 1);
+    }
+    co_await w.syncthreads();
+    for (std::uint32_t i = 0; i < 4; ++i) {
+      if (w.warp_idx() == 0) {
+        co_await w.mbarrier_wait(empty, (i & 1) ^ 1);
+        w.mbarrier_arrive(full);
+      } else {
+        co_await w.mbarrier_wait(full, i & 1);
+        consumed.push_back(w.now());
+        w.mbarrier_arrive(empty);
+      }
+    }
+  };
+  run_cta(program, 64);
+  // Sync ends at 2 + 10 = 12. Round 0: producer passes the empty wait at 13, arrives (lands 18),
+  // consumer wakes at 28 and arrives at 28 (lands 33); producer wakes at 43, arrive lands 48,
+  // consumer wakes at 58: 30 cycles a round (arrive 5 + wakeup 10, both ways).
+  EXPECT_EQ(consumed, (std::vector<Cycle>{28, 58, 88, 118}));
+}
+
+TEST(BarrierOpsTest, OverArrivalIsALocatedError) {
+  expect_misuse(
+      [](Warp& w) -> Task {
+        w.mbarrier_init(kBar, 1);
+        w.mbarrier_arrive(kBar, 2);  // issued at 1, lands at 6
+        co_return;
+      },
+      Rule::OverArrival, 0, "mbarrier.arrive", 6);
+}
+
+TEST(BarrierOpsTest, UseBeforeInitIsALocatedError) {
+  expect_misuse([](Warp& w) -> Task { co_await w.mbarrier_wait(kBar, 0); }, Rule::BarrierUninitialized, 0,
+                "mbarrier.try_wait", 0);
+  expect_misuse(
+      [](Warp& w) -> Task {
+        w.mbarrier_arrive(kBar);
+        co_return;
+      },
+      Rule::BarrierUninitialized, 0, "mbarrier.arrive", 5);
+}
+
+TEST(BarrierOpsTest, UseAfterInvalIsALocatedError) {
+  expect_misuse(
+      [](Warp& w) -> Task {
+        w.mbarrier_init(kBar, 1);
+        w.mbarrier_inval(kBar);      // lands at 6
+        w.mbarrier_arrive(kBar);     // lands at 7
+        co_return;
+      },
+      Rule::BarrierInvalidated, 0, "mbarrier.arrive", 7);
+}
+
+TEST(BarrierOpsTest, ReinitWhileInUseIsALocatedError) {
+  expect_misuse(
+      [](Warp& w) -> Task {
+        w.mbarrier_init(kBar, 2);
+        w.mbarrier_arrive(kBar);  // lands at 6: one arrival of two in flight
+        co_await w.sleep(10);     // 2 -> 12
+        w.mbarrier_init(kBar, 2);
+      },
+      Rule::BarrierReinitInUse, 0, "mbarrier.init", 12);
+}
+
+TEST(BarrierOpsTest, BadInitCountAndMisalignedAddressAreLocatedErrors) {
+  expect_misuse(
+      [](Warp& w) -> Task {
+        w.mbarrier_init(kBar, 0);
+        co_return;
+      },
+      Rule::BarrierBadInit, 0, "mbarrier.init", 0);
+  expect_misuse(
+      [](Warp& w) -> Task {
+        w.mbarrier_init(MBarrierRef{12}, 1);
+        co_return;
+      },
+      Rule::BarrierMisaligned, 0, "mbarrier.init", 0);
+  expect_misuse(
+      [](Warp& w) -> Task {
+        w.mbarrier_init(MBarrierRef{4096}, 1);  // the CTA has 4096 bytes of SMEM
+        co_return;
+      },
+      Rule::SmemOutOfBounds, 0, "mbarrier.init", 0);
+}
+
+TEST(BarrierOpsTest, TxCountOverflowAndUnderflowAreLocatedErrors) {
+  expect_misuse(
+      [](Warp& w) -> Task {
+        w.mbarrier_init(kBar, 1);
+        w.mbarrier_expect_tx(kBar, 1u << 20);  // lands at 6
+        co_return;
+      },
+      Rule::TxOutOfRange, 0, "mbarrier.expect_tx", 6);
+  expect_misuse(
+      [](Warp& w) -> Task {
+        w.mbarrier_init(kBar, 1);
+        w.mbarrier_arrive_expect_tx(kBar, 100);  // lands at 6
+        w.mbarrier_complete_tx(kBar, 150);       // lands at 7
+        co_return;
+      },
+      Rule::TxUnderflow, 0, "mbarrier.complete_tx", 7);
+}
+
+TEST(BarrierOpsTest, GenericStoreOverALiveBarrierIsClobbering) {
+  expect_misuse(
+      [](Warp& w) -> Task {
+        w.mbarrier_init(kBar, 1);
+        std::array<std::byte, 32> data{};
+        w.st_shared(SmemAddr{48}, data);  // [48, 80) covers the barrier at 64
+        co_return;
+      },
+      Rule::BarrierClobbered, 0, "st.shared", 0);
+}
+
+TEST(BarrierOpsTest, DeadlockReportsEachWaiterAndTheBarrierState) {
+  auto program = [](Warp& w) -> Task {
+    if (w.warp_idx() == 0) {
+      w.set_role("Producer");
+      w.mbarrier_init(kBar, 2, "full[0]");
+      w.mbarrier_arrive(kBar);  // one of two arrivals: the phase never completes
+    }
+    co_await w.syncthreads();
+    co_await w.mbarrier_wait(kBar, 0);
+  };
+  try {
+    run_cta(program, 64);
+    FAIL() << "expected a DeadlockError";
+  } catch (const DeadlockError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("warp 0 (Producer): blocked in mbarrier.try_wait.parity on mbarrier 'full[0]' (smem 0x40) "
+                     "waiting for phase parity 0"),
+              std::string::npos)
+        << m;
+    EXPECT_NE(m.find("warp 1: blocked in mbarrier.try_wait.parity"), std::string::npos) << m;
+    EXPECT_NE(m.find("phase 0 (parity 0), pending 1 of 2 arrivals, tx-count 0"), std::string::npos) << m;
+    EXPECT_NE(m.find("last touched by mbarrier.arrive (warp 0) at cycle 6"), std::string::npos) << m;
+  }
+}
+
+TEST(BarrierOpsTest, WatchdogStopsARunThatNeverEnds) {
+  Simulator sim(test::unit_config(), SimOptions{.mode = Mode::Timing, .trace_path = {}, .watchdog_cycles = 1000});
+  auto spin = [](Warp& w) -> Task {
+    for (;;) co_await w.sleep(7);
+  };
+  EXPECT_THROW(sim.launch("spin", LaunchConfig{.grid_ctas = 1, .block_threads = 32, .dynamic_smem_bytes = 0}, spin),
+               WatchdogError);
+}
+
+TEST(NamedBarrierTest, ReleasesEveryWarpAfterTheLastArrival) {
+  std::vector<Cycle> after(3);
+  auto program = [&](Warp& w) -> Task {
+    co_await w.sleep(5 * w.warp_idx());  // arrivals at 0, 5, 10
+    co_await w.bar_sync(1, 96);
+    after[w.warp_idx()] = w.now();
+  };
+  run_cta(program, 96);
+  EXPECT_EQ(after, (std::vector<Cycle>{20, 20, 20}));  // last arrival 10 + latency 10
+}
+
+TEST(NamedBarrierTest, DisagreeingThreadCountsAreALocatedError) {
+  expect_misuse(
+      [](Warp& w) -> Task { co_await w.bar_sync(2, w.warp_idx() == 0 ? 64 : 96); }, Rule::NamedBarrierMisuse, 1,
+      "bar.sync", 0, 64);
+}
+
+}  // namespace
+}  // namespace bwsim

@@ -1,0 +1,90 @@
+#include "bwsim/config/HardwareConfig.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "bwsim/core/Error.hpp"
+
+namespace bwsim {
+namespace {
+
+std::string b200_text() {
+  std::ifstream in(BWSIM_SOURCE_DIR "/sim_configs/b200.yaml");
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Expects parse_config(text) to fail with a message containing every `parts`.
+void expect_config_error(const std::string& text, std::initializer_list<const char*> parts,
+                         const std::vector<std::string>& overrides = {}) {
+  try {
+    parse_config(text, "cfg.yaml", overrides);
+    FAIL() << "expected a ConfigError";
+  } catch (const ConfigError& e) {
+    for (const char* p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
+  }
+}
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+  const auto at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return s.replace(at, from.size(), to);
+}
+
+TEST(ConfigTest, B200LoadsWithTheCitedValues) {
+  const HardwareConfig c = load_config(BWSIM_SOURCE_DIR "/sim_configs/b200.yaml");
+  EXPECT_EQ(c.name, "B200");
+  EXPECT_EQ(c.sm.count, 148u);
+  EXPECT_EQ(c.sm.max_smem_per_cta, 232448u);
+  EXPECT_EQ(c.tma.bytes_per_cycle, 108u);
+  EXPECT_EQ(c.tma.load_latency, 294u);
+  EXPECT_DOUBLE_EQ(c.clock_ghz, 1.856);
+}
+
+TEST(ConfigTest, MissingKeyIsRejectedWithItsPath) {
+  expect_config_error(replace(b200_text(), "  load_latency: 294", ""), {"cfg.yaml", "tma.load_latency", "missing key"});
+}
+
+TEST(ConfigTest, MissingSectionIsRejected) {
+  expect_config_error("name: x\nclock_ghz: 1.0\n", {"sm", "missing section"});
+}
+
+TEST(ConfigTest, UnknownKeyIsRejectedWithItsPath) {
+  expect_config_error(replace(b200_text(), "  issue_cycles: 2", "  issue_cycles: 2\n  turbo: 1"), {"tma.turbo", "unknown key"});
+}
+
+TEST(ConfigTest, WrongTypeIsRejectedWithItsPath) {
+  expect_config_error(replace(b200_text(), "count: 148", "count: many"), {"sm.count", "integer", "many"});
+  expect_config_error(replace(b200_text(), "clock_ghz: 1.856", "clock_ghz: fast"), {"clock_ghz", "number"});
+  expect_config_error(replace(b200_text(), "  arrive_latency: 34", "  arrive_latency: [1, 2]"),
+                      {"mbarrier.arrive_latency", "scalar"});
+}
+
+TEST(ConfigTest, OutOfRangeValueIsRejectedWithItsPath) {
+  expect_config_error(replace(b200_text(), "count: 148", "count: 0"), {"sm.count", "out of range"});
+  expect_config_error(replace(b200_text(), "bytes_per_cycle: 108", "bytes_per_cycle: -3"), {"tma.bytes_per_cycle"});
+  expect_config_error(replace(b200_text(), "max_smem_per_cta: 232448", "max_smem_per_cta: 300000"),
+                      {"sm.max_smem_per_cta", "exceeds sm.smem_bytes"});
+}
+
+TEST(ConfigTest, MalformedYamlIsRejected) { expect_config_error("sm: [1, 2\n", {"cfg.yaml", "not valid YAML"}); }
+
+TEST(ConfigTest, MissingFileIsRejected) {
+  EXPECT_THROW(load_config("/no/such/config.yaml"), ConfigError);
+}
+
+TEST(ConfigTest, OverridesReplaceExistingValuesOnly) {
+  const HardwareConfig c = parse_config(b200_text(), "b200", {"tma.load_latency=500", "sm.count=2"});
+  EXPECT_EQ(c.tma.load_latency, 500u);
+  EXPECT_EQ(c.sm.count, 2u);
+  expect_config_error(b200_text(), {"tma.bogus", "no such key"}, {"tma.bogus=1"});
+  expect_config_error(b200_text(), {"expected key=value"}, {"tma.load_latency"});
+  expect_config_error(b200_text(), {"names a section"}, {"tma=3"});
+  expect_config_error(b200_text(), {"tma.load_latency", "integer"}, {"tma.load_latency=soon"});
+}
+
+}  // namespace
+}  // namespace bwsim
