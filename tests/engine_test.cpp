@@ -62,7 +62,9 @@ TEST(EngineTest, LargeRandomScheduleIsDeterministicAndOrdered) {
   EXPECT_EQ(a, run_once());
   for (std::size_t i = 1; i < a.size(); ++i) {
     ASSERT_LE(a[i - 1].first, a[i].first);
-    if (a[i - 1].first == a[i].first) ASSERT_LT(a[i - 1].second, a[i].second);
+    if (a[i - 1].first == a[i].first) {
+      ASSERT_LT(a[i - 1].second, a[i].second);
+    }
   }
 }
 

@@ -1,0 +1,136 @@
+// The command line as a user meets it: every kind of bad input ends with a clear message and a
+// non-zero exit (never a crash), and the JSON summary and trace are well-formed.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace {
+
+struct Outcome {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+Outcome bwsim(const std::string& args) {
+  const std::string cmd = std::string(BWSIM_BINARY) + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return {};
+  Outcome o;
+  char buf[4096];
+  while (const std::size_t n = fread(buf, 1, sizeof buf, pipe)) o.output.append(buf, n);
+  const int status = pclose(pipe);
+  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return o;
+}
+
+const std::string kUnitConfig = " --config " BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml";
+// A small copy so each run takes milliseconds.
+const std::string kSmallCopy = "run tma_copy --rows 128 --cols 128" + kUnitConfig;
+
+std::filesystem::path temp_file(const std::string& name, const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() / ("bwsim_cli_test_" + name);
+  std::ofstream(path) << text;
+  return path;
+}
+
+void expect_rejected(const Outcome& o, int code, const std::string& phrase) {
+  EXPECT_EQ(o.exit_code, code) << o.output;
+  EXPECT_NE(o.output.find(phrase), std::string::npos) << "missing '" << phrase << "' in:\n" << o.output;
+}
+
+TEST(Cli, ListNamesTheKernelsAndTheirParameters) {
+  const Outcome o = bwsim("list");
+  EXPECT_EQ(o.exit_code, 0);
+  EXPECT_NE(o.output.find("tma_copy"), std::string::npos);
+  EXPECT_NE(o.output.find("--box-rows"), std::string::npos);
+}
+
+TEST(Cli, FunctionalRunWithCheckPasses) {
+  const Outcome o = bwsim(kSmallCopy + " --functional --check");
+  EXPECT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find("check     PASSED"), std::string::npos) << o.output;
+}
+
+TEST(Cli, UnknownKernel) { expect_rejected(bwsim("run no_such_kernel"), 2, "unknown kernel 'no_such_kernel'"); }
+
+TEST(Cli, UnknownFlag) { expect_rejected(bwsim(kSmallCopy + " --bogus 3"), 2, "--bogus"); }
+
+TEST(Cli, MissingConfigFile) {
+  expect_rejected(bwsim("run tma_copy --config /nonexistent/b200.yaml"), 2, "/nonexistent/b200.yaml");
+}
+
+TEST(Cli, MalformedConfig) {
+  const auto path = temp_file("malformed.yaml", "name: broken\nsm: [1, 2\n");
+  expect_rejected(bwsim("run tma_copy --config " + path.string()), 2, path.string());
+}
+
+TEST(Cli, IncompleteConfigNamesTheMissingKey) {
+  std::ifstream in(BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml");
+  std::string text, line;
+  while (std::getline(in, line))
+    if (line.find("load_latency") == std::string::npos) text += line + "\n";
+  const auto path = temp_file("incomplete.yaml", text);
+  expect_rejected(bwsim("run tma_copy --config " + path.string()), 2, "tma.load_latency");
+}
+
+TEST(Cli, OutOfRangeOverrideNamesTheKey) {
+  expect_rejected(bwsim(kSmallCopy + " --set tma.bytes_per_cycle=0"), 2, "tma.bytes_per_cycle");
+}
+
+TEST(Cli, SmemOverCapacity) {
+  // 64 stages of 8 KiB boxes need 512 KiB; unit_test.yaml allows 64 KiB per CTA.
+  expect_rejected(bwsim(kSmallCopy + " --stages 64"), 2, "SMEM");
+}
+
+TEST(Cli, BoxOver256Elements) { expect_rejected(bwsim(kSmallCopy + " --box-rows 300"), 2, "256"); }
+
+TEST(Cli, MisalignedGlobalStride) {
+  expect_rejected(bwsim("run tma_copy --rows 16 --cols 40 --dtype u8 --box-cols 16 --swizzle none --row-pitch 100" + kUnitConfig), 2,
+                  "multiple of 16");
+}
+
+TEST(Cli, MisalignedSmemDestinationIsALocatedMisuse) {
+  const Outcome o = bwsim(kSmallCopy + " --stage-offset 512");
+  expect_rejected(o, 3, "smem-misaligned");
+  EXPECT_NE(o.output.find("warp 0"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("cycle"), std::string::npos) << o.output;
+}
+
+TEST(Cli, CheckNeedsFunctionalMode) { expect_rejected(bwsim(kSmallCopy + " --check"), 2, "--functional"); }
+
+TEST(Cli, BadParameterValue) { expect_rejected(bwsim(kSmallCopy + " --swizzle 16B"), 2, "--swizzle"); }
+
+TEST(Cli, JsonSummaryCarriesTheDocumentedKeys) {
+  const Outcome o = bwsim(kSmallCopy + " --json");
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  const auto j = nlohmann::json::parse(o.output);
+  for (const char* key : {"kernel", "problem", "cycles", "events", "wall_seconds", "tma", "bytes_per_cycle", "tiles"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["kernel"], "tma_copy");
+  EXPECT_GT(j["cycles"].get<std::uint64_t>(), 0u);
+}
+
+TEST(Cli, TraceIsValidTraceEventJsonWithWarpAndUnitTracks) {
+  const auto path = std::filesystem::temp_directory_path() / "bwsim_cli_test_trace.json";
+  const Outcome o = bwsim(kSmallCopy + " --trace " + path.string());
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  std::ifstream in(path);
+  const auto trace = nlohmann::json::parse(in);
+  bool producer = false, tma = false, flip = false;
+  for (const auto& e : trace["traceEvents"]) {
+    const std::string name = e.value("name", "");
+    if (e["ph"] == "M" && e["args"].value("name", "").find("Producer") != std::string::npos) producer = true;
+    if (e["ph"] == "M" && e["args"].value("name", "").find("TMA") != std::string::npos) tma = true;
+    if (e["ph"] == "i" && name.find("phase") != std::string::npos) flip = true;
+  }
+  EXPECT_TRUE(producer);
+  EXPECT_TRUE(tma);
+  EXPECT_TRUE(flip);
+}
+
+}  // namespace
