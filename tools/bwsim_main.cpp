@@ -79,7 +79,12 @@ void print_summary(const bwsim::KernelReport& r, const bwsim::HardwareConfig& cf
              run.cycles ? moved / static_cast<double>(run.cycles) : 0.0);
   fmt::print("units     TMA busy {:.1f}% (over {} SM{})\n", 100.0 * run.tma_busy_fraction(), run.sms_used,
              run.sms_used == 1 ? "" : "s");
-  for (const auto& [k, v] : r.figures.items()) fmt::print("{:<9} {}\n", k, v.dump());
+  for (const auto& [k, v] : r.figures.items()) {
+    if (v.is_number_float())
+      fmt::print("  {:<24} {:.4g}\n", k, v.get<double>());
+    else
+      fmt::print("  {:<24} {}\n", k, v.dump());
+  }
   if (r.checked) fmt::print("check     {}: {}\n", r.check_passed ? "PASSED" : "FAILED", r.check_detail);
   if (!f.trace.empty()) fmt::print("trace     {} (open in ui.perfetto.dev; 1 us on its axis = 1 cycle)\n", f.trace);
 }
