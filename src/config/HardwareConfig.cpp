@@ -137,6 +137,25 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   tma.read<std::uint32_t>("bytes_per_cycle", c.tma.bytes_per_cycle, 1, 65536);
   tma.finish();
 
+  StrictMap tmem = top.section("tmem");
+  tmem.read<std::uint32_t>("columns", c.tmem.columns, 32, 512);
+  tmem.read<Cycle>("alloc_cycles", c.tmem.alloc_cycles, 0, kMaxLatency);
+  tmem.read<Cycle>("access_latency", c.tmem.access_latency, 0, kMaxLatency);
+  tmem.read<std::uint32_t>("bytes_per_cycle", c.tmem.bytes_per_cycle, 1, 65536);
+  tmem.finish();
+  if (c.tmem.columns & (c.tmem.columns - 1)) top.fail("tmem.columns", "must be a power of 2 (32..512)");
+
+  StrictMap mma = top.section("mma");
+  mma.read<Cycle>("issue_cycles", c.mma.issue_cycles, 0, 1024);
+  mma.read<std::uint32_t>("f16_flops_per_cycle", c.mma.f16_flops_per_cycle, 256, 1u << 20);
+  mma.read<std::uint32_t>("tf32_flops_per_cycle", c.mma.tf32_flops_per_cycle, 256, 1u << 20);
+  mma.read<std::uint32_t>("f8f6f4_flops_per_cycle", c.mma.f8f6f4_flops_per_cycle, 256, 1u << 20);
+  mma.read<std::uint32_t>("smem_bytes_per_cycle", c.mma.smem_bytes_per_cycle, 1, 65536);
+  mma.read<Cycle>("latency_ss", c.mma.latency_ss, 0, kMaxLatency);
+  mma.read<Cycle>("latency_ss_m64", c.mma.latency_ss_m64, 0, kMaxLatency);
+  mma.read<Cycle>("latency_ts", c.mma.latency_ts, 0, kMaxLatency);
+  mma.finish();
+
   top.finish();
   return c;
 }

@@ -31,6 +31,7 @@ const char* wait_kind_name(WaitKind k) {
     case WaitKind::BulkGroups: return "cp.async.bulk.wait_group";
     case WaitKind::BulkGroupsRead: return "cp.async.bulk.wait_group.read";
     case WaitKind::Delay: return "delay";
+    case WaitKind::TmemAlloc: return "tcgen05.alloc";
   }
   return "?";
 }
@@ -40,7 +41,7 @@ Cta::Cta(SimContext& ctx, Sm& sm, std::uint32_t id, std::uint32_t smem_bytes, st
       sm_(sm),
       id_(id),
       block_threads_(block_threads),
-      smem_(smem_bytes, ctx.functional()),
+      smem_(smem_bytes),
       warps_(block_threads / 32),
       barrier_index_((smem_bytes + 7) / 8, -1) {
   for (std::uint32_t i = 0; i < warps_.size(); ++i) {
@@ -278,6 +279,7 @@ bool Cta::satisfied(WarpState& ws) {
     case WaitKind::BulkGroups: return ws.bulk.satisfied(static_cast<std::uint32_t>(ws.wait_value), false);
     case WaitKind::BulkGroupsRead: return ws.bulk.satisfied(static_cast<std::uint32_t>(ws.wait_value), true);
     case WaitKind::Delay: return ctx_.now() >= ws.wait_value;
+    case WaitKind::TmemAlloc: return tmem_try_alloc(ws);  // allocates when it passes
     case WaitKind::NamedBarrier:
     case WaitKind::None: return false;
   }
@@ -331,6 +333,7 @@ void Cta::enlist(WarpState& ws) {
     ws.next_waiter = b.waiters;
     b.waiters = &ws;
   }
+  if (ws.wait == WaitKind::TmemAlloc) sm_.tmem().add_waiter(ws);
   // Bulk-group waits are re-checked by bulk_progress().
 }
 
@@ -378,6 +381,7 @@ void Cta::start(Cycle at) {
 
 void Cta::warp_finished(WarpState& ws) {
   ws.done = true;
+  last_warp_ = &ws;
   ws.finish = std::max(ws.ready, ctx_.now());
   --warps_running_;
   check_finished();
@@ -390,6 +394,7 @@ void Cta::async_end() {
 
 void Cta::check_finished() {
   if (finished_ || warps_running_ != 0 || async_outstanding_ != 0) return;
+  check_tmem_released();
   finished_ = true;
   finish_cycle_ = ctx_.now();
   for (const auto& w : warps_) finish_cycle_ = std::max(finish_cycle_, w.finish);
@@ -422,6 +427,10 @@ std::string Cta::wait_report() const {
       case WaitKind::BulkGroupsRead:
         out += fmt::format("  {}: blocked in {} {} since cycle {}\n", who, wait_kind_name(w.wait), w.wait_value,
                            w.wait_since);
+        break;
+      case WaitKind::TmemAlloc:
+        out += fmt::format("  {}: blocked in tcgen05.alloc of {} columns since cycle {} ({} of {} TMEM columns free)\n",
+                           who, w.wait_value, w.wait_since, sm_.tmem().free_columns(), sm_.tmem().columns());
         break;
       default:
         out += fmt::format("  {}: runnable ({}), clock at cycle {}\n", who, wait_kind_name(w.wait), w.ready);

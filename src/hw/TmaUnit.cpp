@@ -27,17 +27,6 @@ Cycle TmaUnit::stream(Cycle arrival, std::uint32_t bytes, Cycle& start) {
   return free_at_;
 }
 
-std::uint32_t TmaUnit::acquire(const Request& r) {
-  if (free_slots_.empty()) {
-    slots_.push_back(r);
-    return static_cast<std::uint32_t>(slots_.size() - 1);
-  }
-  const std::uint32_t slot = free_slots_.back();
-  free_slots_.pop_back();
-  slots_[slot] = r;
-  return slot;
-}
-
 void TmaUnit::trace_request(const Request& r, const char* what, Cycle issue, Cycle start, Cycle end, Cycle done,
                             std::uint32_t bytes) {
   Tracer* t = ctx_.tracer;
@@ -60,13 +49,12 @@ void TmaUnit::load(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCo
   ++stats_.loads;
   stats_.load_bytes += bytes;
   cta.async_begin();
-  ctx_.engine.schedule(done, &TmaUnit::on_load_done, this, acquire(r));
+  ctx_.engine.schedule(done, &TmaUnit::on_load_done, this, requests_.put(r));
 }
 
 void TmaUnit::on_load_done(void* unit, std::uint64_t slot) {
   auto& self = *static_cast<TmaUnit*>(unit);
-  const Request r = self.slots_[slot];
-  self.free_slots_.push_back(static_cast<std::uint32_t>(slot));
+  const Request r = self.requests_.take(slot);
   Cta& cta = *r.cta;
   const std::uint32_t bytes = r.map->box_bytes();
   cta.check_no_live_barrier(*r.warp, "tma.load (data landing)", r.smem, bytes);
@@ -85,12 +73,12 @@ void TmaUnit::store(Cta& cta, WarpState& ws, const TensorMap& map, const TensorC
   ++stats_.stores;
   stats_.store_bytes += in_bounds_elements(map, coords) * size_of(map.dtype());
   cta.async_begin();
-  ctx_.engine.schedule(end, &TmaUnit::on_store_read, this, acquire(r));
+  ctx_.engine.schedule(end, &TmaUnit::on_store_read, this, requests_.put(r));
 }
 
 void TmaUnit::on_store_read(void* unit, std::uint64_t slot) {
   auto& self = *static_cast<TmaUnit*>(unit);
-  const Request& r = self.slots_[slot];
+  const Request& r = self.requests_[slot];
   if (self.ctx_.functional())
     copy_box_to_gmem(*r.map, r.coords, r.cta->smem().bytes(r.smem, r.map->box_bytes()), self.ctx_.gmem);
   r.warp->bulk.read_done(r.group);
@@ -101,8 +89,7 @@ void TmaUnit::on_store_read(void* unit, std::uint64_t slot) {
 
 void TmaUnit::on_store_written(void* unit, std::uint64_t slot) {
   auto& self = *static_cast<TmaUnit*>(unit);
-  const Request r = self.slots_[slot];
-  self.free_slots_.push_back(static_cast<std::uint32_t>(slot));
+  const Request r = self.requests_.take(slot);
   r.warp->bulk.write_done(r.group);
   r.cta->bulk_progress(*r.warp);
   r.cta->async_end();

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "bwsim/core/Error.hpp"
+#include "bwsim/kernels/Gemm.hpp"
 #include "bwsim/kernels/TmaCopy.hpp"
 
 namespace bwsim {
@@ -24,7 +25,7 @@ std::uint64_t KernelArgs::integer(const std::string& name, std::uint64_t lo, std
 }
 
 const std::vector<KernelInfo>& kernel_registry() {
-  static const std::vector<KernelInfo> kernels = {tma_copy_kernel_info()};
+  static const std::vector<KernelInfo> kernels = {gemm_kernel_info(), tma_copy_kernel_info()};
   return kernels;
 }
 

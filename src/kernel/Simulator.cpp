@@ -64,6 +64,7 @@ struct Simulator::Launch {
     }
     if (ctx.tracer) ctx.tracer->thread_name(static_cast<int>(sm), kTmaTrack, "TMA unit");
     if (ctx.tracer) ctx.tracer->thread_name(static_cast<int>(sm), kBarrierTrack, "mbarrier phases");
+    if (ctx.tracer) ctx.tracer->thread_name(static_cast<int>(sm), kMmaTrack, "MMA pipe");
     r.cta->start(at);
   }
 
@@ -146,6 +147,11 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
     r.tma.prefetches += s.prefetches;
     r.tma.prefetch_bytes += s.prefetch_bytes;
     r.tma.busy_cycles += s.busy_cycles;
+    const MmaStats& m = sm.mma().stats();
+    r.mma.mmas += m.mmas;
+    r.mma.flops += m.flops;
+    r.mma.busy_cycles += m.busy_cycles;
+    r.mma.copies += m.copies;
   }
   r.warps = std::move(l.warps);
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

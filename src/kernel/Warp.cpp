@@ -158,7 +158,7 @@ void Warp::st_shared(SmemAddr dst, std::span<const std::byte> data) {
   const auto len = static_cast<std::uint32_t>(data.size());
   cta_.check_smem(ws_, "st.shared", dst.offset, len, 1);
   cta_.check_no_live_barrier(ws_, "st.shared", dst.offset, len);
-  if (functional()) std::memcpy(cta_.smem().bytes(dst.offset, len).data(), data.data(), len);
+  std::memcpy(cta_.smem().bytes(dst.offset, len).data(), data.data(), len);
   const std::uint32_t bw = config().smem.bytes_per_cycle;
   issue((len + bw - 1) / bw);
 }
@@ -166,7 +166,7 @@ void Warp::st_shared(SmemAddr dst, std::span<const std::byte> data) {
 void Warp::ld_shared(SmemAddr src, std::span<std::byte> out) {
   const auto len = static_cast<std::uint32_t>(out.size());
   cta_.check_smem(ws_, "ld.shared", src.offset, len, 1);
-  if (functional()) std::memcpy(out.data(), cta_.smem().bytes(src.offset, len).data(), len);
+  std::memcpy(out.data(), cta_.smem().bytes(src.offset, len).data(), len);
   const std::uint32_t bw = config().smem.bytes_per_cycle;
   issue((len + bw - 1) / bw);
 }

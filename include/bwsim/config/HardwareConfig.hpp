@@ -41,6 +41,24 @@ struct HardwareConfig {
     Cycle store_latency = 0;          // SMEM read done -> global write visible
     std::uint32_t bytes_per_cycle = 0;  // bytes one SM's TMA unit streams per cycle
   } tma;
+
+  struct Tmem {
+    std::uint32_t columns = 0;          // 32-bit columns per lane (128 lanes is the ISA's address format)
+    Cycle alloc_cycles = 0;             // tcgen05.alloc / dealloc: issue to completion
+    Cycle access_latency = 0;           // tcgen05.ld / st: end of transfer -> wait::ld / wait::st passes
+    std::uint32_t bytes_per_cycle = 0;  // tcgen05.ld / st bandwidth of one warp's 32-lane quadrant
+  } tmem;
+
+  struct Mma {
+    Cycle issue_cycles = 0;                    // warp issue cost of one tcgen05.mma / commit / cp
+    std::uint32_t f16_flops_per_cycle = 0;     // dense kind::f16 FLOP per cycle per SM (M = 128)
+    std::uint32_t tf32_flops_per_cycle = 0;    // dense kind::tf32
+    std::uint32_t f8f6f4_flops_per_cycle = 0;  // dense kind::f8f6f4
+    std::uint32_t smem_bytes_per_cycle = 0;    // SMEM operand bandwidth the MMA pipe sees
+    Cycle latency_ss = 0;                      // pipe start -> D written, beyond N/2: SS, M = 128
+    Cycle latency_ss_m64 = 0;                  // same, SS, M = 64
+    Cycle latency_ts = 0;                      // same, A from TMEM
+  } mma;
 };
 
 // Loads and validates a config file. `overrides` are "dotted.key=value" strings applied before

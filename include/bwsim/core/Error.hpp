@@ -63,6 +63,11 @@ enum class Rule : std::uint8_t {
   TmaInvalid,
   NamedBarrierMisuse,
   BulkGroupMisuse,
+  TmemOutOfAllocation,
+  TmemLaneQuadrant,
+  TmemAllocMisuse,
+  TmemAccessInvalid,
+  MmaInvalid,
 };
 const char* rule_name(Rule r);
 

@@ -42,6 +42,7 @@ class Tracer {
 // Track ids inside an SM's process, after the warps (tid = warp index).
 inline constexpr int kTmaTrack = 1000;
 inline constexpr int kBarrierTrack = 1001;
+inline constexpr int kMmaTrack = 1002;
 
 // JSON string literal (with quotes) for arbitrary text.
 std::string json_quote(std::string_view s);

@@ -59,6 +59,19 @@ class Cta {
   // A bulk async-group of `ws` made progress: wake it if its wait_group is now satisfied.
   void bulk_progress(WarpState& ws);
 
+  // --- tensor memory (Cta_tmem.cpp) ----------------------------------------------------------
+  // tcgen05.alloc for ws.wait_value columns: allocates if they fit, writes the address to SMEM at
+  // ws.wait_slot and into ws.token_result; false if the warp must wait.
+  bool tmem_try_alloc(WarpState& ws);
+  // tcgen05.dealloc landing at cycle `at`; blocked allocations are retried then.
+  void tmem_dealloc_at(WarpState& ws, Cycle at, std::uint32_t column, std::uint32_t ncols);
+  void tmem_relinquish(WarpState& ws);
+  // A located error unless lanes [lane, lane + lanes) x columns [column, column + ncols) are
+  // allocated to this CTA and (if `quadrant` is set) lie in the warp's 32-lane quadrant.
+  void tmem_check_access(WarpState& ws, const char* op, std::uint32_t lane, std::uint32_t lanes, std::uint32_t column,
+                         std::uint32_t ncols, bool quadrant);
+  void tmem_check_alloc_size(WarpState& ws, const char* op, std::uint32_t ncols);
+
   // --- checks -----------------------------------------------------------------------------
   void check_smem(WarpState& ws, const char* op, std::uint64_t offset, std::uint64_t len, std::uint32_t align);
   void check_no_live_barrier(WarpState& ws, const char* op, std::uint32_t offset, std::uint32_t len);
@@ -92,6 +105,8 @@ class Cta {
   static void on_sync(void* ws, std::uint64_t);
   static void on_resume(void* ws, std::uint64_t);
   static void on_barrier_op(void* ws, std::uint64_t packed);
+  static void on_tmem_dealloc(void* ws, std::uint64_t packed);
+  void check_tmem_released();
   MBarrier* barrier_slot(std::uint32_t offset);
 
   SimContext& ctx_;
@@ -107,6 +122,8 @@ class Cta {
   std::uint32_t warps_running_ = 0;
   std::uint32_t async_outstanding_ = 0;
   bool finished_ = false;
+  bool tmem_relinquished_ = false;
+  WarpState* last_warp_ = nullptr;  // the last warp to finish (where an exit-time error is reported)
   Cycle finish_cycle_ = 0;
 };
 

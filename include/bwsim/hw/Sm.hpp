@@ -1,10 +1,12 @@
 #pragma once
-// One streaming multiprocessor: its TMA unit and the hook that tells the dispatcher a CTA
-// has finished (so the next CTA of the grid can start here).
+// One streaming multiprocessor: its TMA unit, tensor memory and MMA pipe, and the hook that
+// tells the dispatcher a CTA has finished (so the next CTA of the grid can start here).
 #include <cstdint>
 
+#include "bwsim/hw/MmaPipe.hpp"
 #include "bwsim/hw/SimContext.hpp"
 #include "bwsim/hw/TmaUnit.hpp"
+#include "bwsim/hw/Tmem.hpp"
 
 namespace bwsim {
 
@@ -14,10 +16,21 @@ class Sm {
  public:
   using FinishFn = void (*)(void* context, Cta& cta);
 
-  Sm(SimContext& ctx, std::uint32_t index) : index_(index), tma_(ctx, static_cast<int>(index)) {}
+  Sm(SimContext& ctx, std::uint32_t index)
+      : index_(index),
+        tma_(ctx, static_cast<int>(index)),
+        tmem_(ctx.config.tmem.columns, ctx.functional()),
+        mma_(ctx, static_cast<int>(index), tmem_) {}
+  Sm(const Sm&) = delete;
+  Sm& operator=(const Sm&) = delete;
   std::uint32_t index() const { return index_; }
   TmaUnit& tma() { return tma_; }
   const TmaUnit& tma() const { return tma_; }
+  Tmem& tmem() { return tmem_; }
+  MmaPipe& mma() { return mma_; }
+  const MmaPipe& mma() const { return mma_; }
+  // TMEM ld/st datapath of each 32-lane quadrant: the cycle it is next free.
+  Cycle& tmem_port_free(std::uint32_t quadrant) { return tmem_port_free_[quadrant]; }
 
   void set_on_cta_finished(FinishFn fn, void* context) {
     on_finished_ = fn;
@@ -30,6 +43,9 @@ class Sm {
  private:
   std::uint32_t index_;
   TmaUnit tma_;
+  Tmem tmem_;
+  MmaPipe mma_;
+  Cycle tmem_port_free_[4] = {};
   FinishFn on_finished_ = nullptr;
   void* finish_context_ = nullptr;
 };

@@ -4,8 +4,8 @@
 // prefetches. Requests stream through the unit one after another at tma.bytes_per_cycle, then
 // take tma.load_latency / tma.store_latency to complete.
 #include <cstdint>
-#include <vector>
 
+#include "bwsim/core/SlotPool.hpp"
 #include "bwsim/hw/SimContext.hpp"
 #include "bwsim/hw/TensorMap.hpp"
 
@@ -48,7 +48,6 @@ class TmaUnit {
   };
   // Reserves the unit for `bytes` starting no earlier than `arrival`; returns the stream's end.
   Cycle stream(Cycle arrival, std::uint32_t bytes, Cycle& start);
-  std::uint32_t acquire(const Request& r);
   static void on_load_done(void* unit, std::uint64_t slot);
   static void on_store_read(void* unit, std::uint64_t slot);
   static void on_store_written(void* unit, std::uint64_t slot);
@@ -59,8 +58,7 @@ class TmaUnit {
   int sm_;
   Cycle free_at_ = 0;
   std::uint64_t next_id_ = 0;
-  std::vector<Request> slots_;
-  std::vector<std::uint32_t> free_slots_;
+  SlotPool<Request> requests_;
   TmaStats stats_;
 };
 

@@ -20,6 +20,7 @@ enum class WaitKind : std::uint8_t {
   BulkGroups,      // cp.async.bulk.wait_group
   BulkGroupsRead,  // cp.async.bulk.wait_group.read
   Delay,           // compute / sleep / waiting for an own operation to land
+  TmemAlloc,       // tcgen05.alloc waiting for free columns
 };
 const char* wait_kind_name(WaitKind k);
 
@@ -43,6 +44,12 @@ struct WarpState {
   std::uint64_t token_result = 0;  // phase returned by the last arrive-with-token
 
   BulkGroups bulk;
+
+  // tcgen05: completion of this warp's async MMA/cp (what tcgen05.commit waits for) and of its
+  // outstanding tcgen05.ld / st (what wait::ld / wait::st wait for).
+  Cycle tcgen05_done = 0;
+  Cycle tmem_ld_done = 0;
+  Cycle tmem_st_done = 0;
 
   // Statistics.
   Cycle start = 0;

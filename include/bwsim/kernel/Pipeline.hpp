@@ -91,6 +91,47 @@ class PipelineTmaAsync : public PipelineBarriers {
   std::uint32_t consumers_;
 };
 
+// TMA producer -> the MMA warp (sm100_pipeline.hpp): as PipelineTmaAsync, but the consumer is
+// one MMA-issuing warp that releases a stage with tcgen05.commit, so empty[i] fires only once the
+// MMAs reading the stage have completed.
+class PipelineTmaUmmaAsync : public PipelineTmaAsync {
+ public:
+  struct Params {
+    std::uint32_t stages = 2;
+    std::uint32_t transaction_bytes = 0;
+    std::string name = "mainloop";
+  };
+  PipelineTmaUmmaAsync(SmemAddr barriers, Params p)
+      : PipelineTmaAsync(barriers, {.stages = p.stages, .transaction_bytes = p.transaction_bytes, .consumer_warps = 1,
+                                    .name = std::move(p.name)}) {}
+  void consumer_release(Warp& w, const PipelineState& s) const { w.tcgen05_commit(empty(s.index)); }
+};
+
+// The MMA warp -> consumer warps through TMEM (accumulators): full[i] is signalled by
+// tcgen05.commit once the stage's MMAs completed; empty[i] gets one arrival per consumer warp.
+class PipelineUmmaAsync : public PipelineBarriers {
+ public:
+  struct Params {
+    std::uint32_t stages = 2;
+    std::uint32_t consumer_warps = 4;
+    std::string name = "accum";
+  };
+  PipelineUmmaAsync(SmemAddr barriers, Params p) : PipelineBarriers(barriers, p.stages, p.name), consumers_(p.consumer_warps) {}
+
+  void init(Warp& w) const { PipelineBarriers::init(w, 1, consumers_); }
+  Warp::WaitAwaiter producer_acquire(Warp& w, const PipelineState& s) const {
+    return w.mbarrier_wait(empty(s.index), s.phase);
+  }
+  void producer_commit(Warp& w, const PipelineState& s) const { w.tcgen05_commit(full(s.index)); }
+  Warp::WaitAwaiter consumer_wait(Warp& w, const PipelineState& s) const {
+    return w.mbarrier_wait(full(s.index), s.phase);
+  }
+  void consumer_release(Warp& w, const PipelineState& s) const { w.mbarrier_arrive(empty(s.index)); }
+
+ private:
+  std::uint32_t consumers_;
+};
+
 // Plain arrive/wait both ways (e.g. warp -> warp hand-off through SMEM).
 class PipelineAsync : public PipelineBarriers {
  public:

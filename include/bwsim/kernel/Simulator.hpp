@@ -11,6 +11,7 @@
 #include "bwsim/config/HardwareConfig.hpp"
 #include "bwsim/core/Task.hpp"
 #include "bwsim/hw/SimContext.hpp"
+#include "bwsim/hw/MmaPipe.hpp"
 #include "bwsim/hw/TmaUnit.hpp"
 #include "bwsim/kernel/Warp.hpp"
 
@@ -42,10 +43,15 @@ struct RunResult {
   std::uint32_t sms_used = 0;
   std::uint32_t ctas = 0;
   TmaStats tma;                   // summed over SMs
+  MmaStats mma;                   // summed over SMs
   std::vector<WarpSummary> warps;
   // Fraction of (cycles x SMs used) the TMA units spent streaming.
   double tma_busy_fraction() const {
     return cycles && sms_used ? static_cast<double>(tma.busy_cycles) / (static_cast<double>(cycles) * sms_used) : 0.0;
+  }
+  // Fraction of (cycles x SMs used) the tensor pipes were occupied.
+  double mma_busy_fraction() const {
+    return cycles && sms_used ? static_cast<double>(mma.busy_cycles) / (static_cast<double>(cycles) * sms_used) : 0.0;
   }
 };
 

@@ -11,6 +11,10 @@
 
 #include "bwsim/hw/Cta.hpp"
 #include "bwsim/hw/TensorMap.hpp"
+#include "bwsim/hw/MmaPipe.hpp"
+#include "bwsim/hw/Tmem.hpp"
+#include "bwsim/hw/TmemAccess.hpp"
+#include "bwsim/hw/UmmaDescriptor.hpp"
 
 namespace bwsim {
 
@@ -84,6 +88,36 @@ class Warp {
   // fence.proxy.async.shared::cta: orders this warp's generic SMEM writes before async-proxy reads.
   void fence_proxy_async();
 
+  // --- tcgen05: tensor memory and the MMA pipe (Warp_tcgen05.cpp) ----------------------------
+  struct AllocAwaiter;
+  // tcgen05.alloc.cta_group::1 (warp-collective): blocks until `ncols` columns (a power of 2 in
+  // 32..512) are free, writes the TMEM address to SMEM at `dst` and also returns it.
+  AllocAwaiter tcgen05_alloc(SmemAddr dst, std::uint32_t ncols);
+  void tcgen05_dealloc(TmemAddr addr, std::uint32_t ncols);
+  void tcgen05_relinquish_alloc_permit();
+  // tcgen05.mma.cta_group::1.kind::<kind> [d], a_desc, b_desc, idesc, enable_input_d: issued by
+  // one thread (call it under elect_one()). enable_input_d false overwrites D, true adds to it.
+  void tcgen05_mma(MmaKind kind, TmemAddr d, SmemDescriptor a, SmemDescriptor b, InstrDescriptor idesc,
+                   bool enable_input_d);
+  // The TS form: A from TMEM.
+  void tcgen05_mma(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, InstrDescriptor idesc, bool enable_input_d);
+  // tcgen05.commit.cta_group::1.mbarrier::arrive::one: one arrival on `bar` once every earlier
+  // tcgen05.mma / cp of this warp has completed.
+  void tcgen05_commit(MBarrierRef bar);
+  // tcgen05.ld.sync.aligned.<shape>.x<num>[.pack::16b]: reads TMEM at `src` into `regs`, lane-major
+  // (regs[lane * regs_per_thread + r], see TmemAccess.hpp); usable after co_await tcgen05_wait_ld().
+  // `half_split` is the 16x32bx2 immediate (column offset of the second half).
+  void tcgen05_ld(TmemAddr src, TmemShape shape, std::uint32_t num, std::span<std::uint32_t> regs, bool pack16 = false,
+                  std::uint32_t half_split = 0);
+  void tcgen05_st(TmemAddr dst, TmemShape shape, std::uint32_t num, std::span<const std::uint32_t> regs,
+                  bool unpack16 = false, std::uint32_t half_split = 0);
+  WaitAwaiter tcgen05_wait_ld();
+  WaitAwaiter tcgen05_wait_st();
+  void tcgen05_fence_before_thread_sync();
+  void tcgen05_fence_after_thread_sync();
+  // A 32-bit ld.shared (e.g. the TMEM address tcgen05.alloc wrote).
+  std::uint32_t ld_shared_u32(SmemAddr src);
+
   // --- CTA synchronisation ------------------------------------------------------------------
   WaitAwaiter bar_sync(std::uint32_t id, std::uint32_t threads);
   void bar_arrive(std::uint32_t id, std::uint32_t threads);
@@ -124,6 +158,12 @@ class Warp {
     void await_suspend(std::coroutine_handle<> h) { w.cta_.park(w.ws_, h); }
     bool await_resume();
   };
+  struct AllocAwaiter {
+    Warp& w;
+    bool await_ready() { return w.cta_.ready_now(w.ws_); }
+    void await_suspend(std::coroutine_handle<> h) { w.cta_.park(w.ws_, h); }
+    TmemAddr await_resume();
+  };
   struct ArriveAwaiter {
     Warp& w;
     std::uint32_t barrier;
@@ -139,6 +179,12 @@ class Warp {
   Cycle issue(Cycle cost);
   void barrier_op(BarrierOp op, MBarrierRef bar, std::uint32_t value);
   void trace_op(std::string_view name, Cycle at, Cycle cost) const;
+  void issue_mma(MmaInstr& instr, InstrDescriptor idesc, const char* op);
+  SmemDescriptorFields decode_operand(SmemDescriptor d, const char* which, const char* op);
+  WaitAwaiter wait_until(Cycle at);
+  // Validates a tcgen05.ld/st and reserves the warp quadrant's TMEM port; returns the transfer's end.
+  Cycle tmem_transfer(const char* op, TmemAddr addr, TmemShape shape, std::uint32_t num, std::size_t regs,
+                      bool pack16, std::uint32_t half_split);
 
   WarpState& ws_;
   Cta& cta_;

@@ -1,0 +1,71 @@
+#pragma once
+// One SM's tensor-core pipe (tcgen05.mma, tcgen05.cp). Instructions enter in issue order; each
+// occupies the pipe for its initiation interval, the larger of its math time (2*128*N*K FLOP at
+// the kind's rate: M = 64 uses the same time at half the FLOP) and its SMEM operand time (A and B
+// bytes at mma.smem_bytes_per_cycle; B only when A is in TMEM). D is complete the math time plus
+// the pipe latency after the instruction starts. Functional mode computes D from the real SMEM
+// and TMEM bytes when the instruction starts (the cycle it reads its operands).
+#include <cstdint>
+
+#include "bwsim/core/SlotPool.hpp"
+#include "bwsim/hw/SimContext.hpp"
+#include "bwsim/hw/Tmem.hpp"
+#include "bwsim/hw/UmmaDescriptor.hpp"
+
+namespace bwsim {
+
+class Cta;
+struct WarpState;
+
+// A decoded, validated tcgen05.mma.
+struct MmaInstr {
+  MmaKind kind = MmaKind::F16;
+  InstrDescriptorFields f;
+  SmemDescriptorFields a, b;  // `a` unused when A comes from TMEM
+  bool a_from_tmem = false;
+  TmemAddr a_tmem, d;
+  bool accumulate = false;  // enable-input-d
+};
+
+struct MmaStats {
+  std::uint64_t mmas = 0;
+  double flops = 0;          // useful FLOP (2*M*N*K per instruction)
+  Cycle busy_cycles = 0;     // cycles the pipe was occupied
+  std::uint64_t copies = 0;  // tcgen05.cp
+};
+
+class MmaPipe {
+ public:
+  MmaPipe(SimContext& ctx, int sm_index, Tmem& tmem);
+
+  // Enters `instr`, issued at cycle `at`, into the pipe; returns the cycle D is complete.
+  Cycle issue(Cta& cta, WarpState& ws, const MmaInstr& instr, Cycle at);
+  // Math and SMEM cycles of `instr` (its initiation interval is their maximum).
+  Cycle math_cycles(const MmaInstr& instr) const;
+  Cycle smem_cycles(const MmaInstr& instr) const;
+  Cycle latency(const MmaInstr& instr) const;
+
+  const MmaStats& stats() const { return stats_; }
+
+ private:
+  struct Pending {
+    MmaInstr instr;
+    Cta* cta;
+  };
+  static void on_start(void* pipe, std::uint64_t slot);
+  void compute(const MmaInstr& instr, Cta& cta);
+
+  SimContext& ctx_;
+  int sm_;
+  Tmem& tmem_;
+  Cycle free_at_ = 0;
+  std::uint64_t next_id_ = 0;
+  SlotPool<Pending> pending_;
+  MmaStats stats_;
+};
+
+// The TMEM lane that holds row m of an M-row cta_group::1 accumulator (M = 128: lane m; M = 64:
+// rows 16q..16q+15 in lanes 32q..32q+15 of quadrant q).
+std::uint32_t accumulator_lane(std::uint32_t m, std::uint32_t rows);
+
+}  // namespace bwsim

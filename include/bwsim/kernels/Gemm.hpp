@@ -1,0 +1,46 @@
+#pragma once
+// gemm: D = A x B^T (A: M x K, B: N x K, both K-major), the warp-specialized structure of
+// CUTLASS's sm100 TMA warp-specialized GEMM on cta_group::1: a TMA producer warp, an MMA warp and
+// a 4-warp epilogue (tcgen05.ld -> registers -> SMEM -> TMA store), an N-stage SMEM mainloop
+// pipeline (PipelineTmaUmmaAsync) and a 2-stage TMEM accumulator pipeline (PipelineUmmaAsync) so
+// a tile's epilogue overlaps the next tile's mainloop. Each CTA loops over output tiles
+// (persistent: tile t goes to CTA t mod grid).
+#include <cstdint>
+#include <string>
+
+#include "bwsim/hw/DataType.hpp"
+#include "bwsim/kernel/KernelRegistry.hpp"
+
+namespace bwsim {
+
+// Deliberate kernel bugs, to see what the simulator reports for them.
+enum class GemmBug : std::uint8_t {
+  None,
+  NoZeroInit,  // the first MMA of a tile accumulates onto the previous tile's accumulator
+  SkipKBlock,  // the last K=32-byte MMA of every k-tile is not issued
+};
+
+struct GemmParams {
+  std::uint32_t m = 512, n = 512, k = 512;
+  DataType ab_type = DataType::BF16;  // bf16, f16, e4m3, e5m2
+  DataType d_type = DataType::F32;    // f32 or bf16
+  std::uint32_t tile_n = 256;  // tile M is 128: the 4-warp epilogue covers the 128 TMEM lanes
+  std::uint32_t stages = 0;   // mainloop stages; 0: as many as SMEM allows
+  std::uint32_t ctas = 1;
+  GemmBug bug = GemmBug::None;
+};
+
+struct GemmResult {
+  RunResult run;
+  std::uint32_t stages = 0, tiles = 0;
+  double flops = 0;  // 2*M*N*K
+  bool checked = false, matches = false;
+  std::string detail;  // check summary or the first mismatch
+  double max_error = 0, max_error_bound = 0;
+};
+
+GemmResult run_gemm(const HardwareConfig& config, const SimOptions& options, const GemmParams& params, bool check);
+
+KernelInfo gemm_kernel_info();
+
+}  // namespace bwsim

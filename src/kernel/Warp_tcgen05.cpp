@@ -1,0 +1,234 @@
+// The tcgen05 operations of the Warp handle: TMEM allocation, MMA issue and commit, TMEM loads,
+// stores and copies. Operands are decoded and validated at issue, so a misuse is reported at the
+// instruction that made it.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "bwsim/hw/Sm.hpp"
+#include "bwsim/kernel/Warp.hpp"
+
+namespace bwsim {
+
+Warp::AllocAwaiter Warp::tcgen05_alloc(SmemAddr dst, std::uint32_t ncols) {
+  const char* op = "tcgen05.alloc";
+  cta_.tmem_check_alloc_size(ws_, op, ncols);
+  cta_.check_smem(ws_, op, dst.offset, 4, 4);
+  cta_.check_no_live_barrier(ws_, op, dst.offset, 4);
+  ws_.wait = WaitKind::TmemAlloc;
+  ws_.wait_slot = dst.offset;
+  ws_.wait_value = ncols;
+  return AllocAwaiter{*this};
+}
+
+TmemAddr Warp::AllocAwaiter::await_resume() {
+  // The allocation itself takes tmem.alloc_cycles; the warp is stalled in it meanwhile.
+  w.ws_.ready += w.config().tmem.alloc_cycles;
+  return TmemAddr{static_cast<std::uint32_t>(w.ws_.token_result)};
+}
+
+void Warp::tcgen05_dealloc(TmemAddr addr, std::uint32_t ncols) {
+  const char* op = "tcgen05.dealloc";
+  cta_.tmem_check_alloc_size(ws_, op, ncols);
+  if (addr.lane() != 0)
+    cta_.fail(Rule::TmemAllocMisuse, ws_, op, fmt::format("address {:#x} has lane {}, not 0", addr.raw, addr.lane()),
+              "pass the address tcgen05.alloc returned");
+  const Cycle t = issue(config().warp.issue_cycles);
+  cta_.tmem_dealloc_at(ws_, t + config().tmem.alloc_cycles, addr.column(), ncols);
+  if (cta_.ctx().tracer) trace_op(fmt::format("tcgen05.dealloc {} columns at {}", ncols, addr.column()), t, 1);
+}
+
+void Warp::tcgen05_relinquish_alloc_permit() {
+  issue(config().warp.issue_cycles);
+  cta_.tmem_relinquish(ws_);
+}
+
+SmemDescriptorFields Warp::decode_operand(SmemDescriptor d, const char* which, const char* op) {
+  SmemDescriptorFields f;
+  if (auto err = decode(d, f)) cta_.fail(Rule::MmaInvalid, ws_, op, fmt::format("{}: {}", which, *err), "");
+  if (f.base_offset != 0)
+    cta_.fail(Rule::MmaInvalid, ws_, op, fmt::format("{}: base offset {} is not modeled", which, f.base_offset),
+              "place swizzled operands at swizzle-atom-aligned SMEM addresses and leave the base offset 0");
+  return f;
+}
+
+namespace {
+// One past the last SMEM byte an operand can touch: the address of its last element rounded up
+// to the 128-byte row (a swizzle permutes 16-byte chunks only inside such a row).
+std::uint32_t operand_end(const SmemDescriptorFields& f, Major major, std::uint32_t elem, std::uint32_t rows,
+                          std::uint32_t k) {
+  std::uint32_t end = 0;
+  for (std::uint32_t r : {0u, rows - 1})
+    for (std::uint32_t kk : {0u, k - 1}) {
+      // The XOR stays inside the 128-byte row, so rounding the swizzled address to its row bounds it.
+      const std::uint32_t a = operand_address(f, major, elem, r, kk);
+      end = std::max(end, (a | 127u) + 1);
+    }
+  return end;
+}
+}  // namespace
+
+void Warp::issue_mma(MmaInstr& in, InstrDescriptor idesc, const char* op) {
+  if (auto err = decode(in.kind, idesc, in.f)) cta_.fail(Rule::MmaInvalid, ws_, op, *err, "");
+  const std::uint32_t M = in.f.m, N = in.f.n;
+  const bool ok = (M == 64 && N % 8 == 0 && N >= 8 && N <= 256) || (M == 128 && N % 16 == 0 && N >= 16 && N <= 256);
+  if (!ok)
+    cta_.fail(Rule::MmaInvalid, ws_, op, fmt::format("shape M={} N={} is not a cta_group::1 shape", M, N),
+              "M = 64 with N a multiple of 8 in 8..256, or M = 128 with N a multiple of 16 in 16..256");
+  const std::uint32_t K = mma_k(in.kind);
+  if (in.d.lane() != 0)
+    cta_.fail(Rule::MmaInvalid, ws_, op, fmt::format("D address {:#x} has lane {}, not 0", in.d.raw, in.d.lane()), "");
+  cta_.tmem_check_access(ws_, op, 0, kTmemLanes, in.d.column(), N, false);
+  const std::uint32_t smem = cta_.smem().size();
+  auto check_operand = [&](const SmemDescriptorFields& f, Major major, DataType t, std::uint32_t rows, const char* which) {
+    const std::uint32_t end = operand_end(f, major, size_of(t), rows, K);
+    if (end > smem)
+      cta_.fail(Rule::SmemOutOfBounds, ws_, op,
+                fmt::format("{} operand [{:#x}, {:#x}) lies outside the CTA's {} bytes of SMEM", which, f.start_address,
+                            end, smem),
+                "check the descriptor's start address, LBO and SBO");
+  };
+  if (in.a_from_tmem) {
+    if (in.f.a_major != Major::K)
+      cta_.fail(Rule::MmaInvalid, ws_, op, "A from TMEM must be K-major (transpose-A bit 0)", "");
+    cta_.tmem_check_access(ws_, op, in.a_tmem.lane(), M == 64 ? kTmemLanes : M, in.a_tmem.column(),
+                           K * size_of(in.f.a_type) / 4, false);
+  } else {
+    check_operand(in.a, in.f.a_major, in.f.a_type, M, "A");
+  }
+  check_operand(in.b, in.f.b_major, in.f.b_type, N, "B");
+
+  const Cycle t = issue(config().mma.issue_cycles);
+  const Cycle done = cta_.sm().mma().issue(cta_, ws_, in, t);
+  ws_.tcgen05_done = std::max(ws_.tcgen05_done, done);
+}
+
+void Warp::tcgen05_mma(MmaKind kind, TmemAddr d, SmemDescriptor a, SmemDescriptor b, InstrDescriptor idesc,
+                       bool enable_input_d) {
+  const char* op = "tcgen05.mma";
+  MmaInstr in;
+  in.kind = kind;
+  in.d = d;
+  in.accumulate = enable_input_d;
+  in.a = decode_operand(a, "A descriptor", op);
+  in.b = decode_operand(b, "B descriptor", op);
+  issue_mma(in, idesc, op);
+}
+
+void Warp::tcgen05_mma(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, InstrDescriptor idesc,
+                       bool enable_input_d) {
+  const char* op = "tcgen05.mma (A in TMEM)";
+  MmaInstr in;
+  in.kind = kind;
+  in.d = d;
+  in.accumulate = enable_input_d;
+  in.a_from_tmem = true;
+  in.a_tmem = a;
+  in.b = decode_operand(b, "B descriptor", op);
+  issue_mma(in, idesc, op);
+}
+
+void Warp::tcgen05_commit(MBarrierRef bar) {
+  const char* op = "tcgen05.commit";
+  cta_.live_barrier(ws_, bar.offset, op);
+  const Cycle t = issue(config().mma.issue_cycles);
+  cta_.barrier_op_at(ws_, std::max(t, ws_.tcgen05_done) + config().mbarrier.arrive_latency, BarrierOp::Arrive,
+                     bar.offset, 1);
+  if (cta_.ctx().tracer) trace_op(fmt::format("tcgen05.commit -> {}", cta_.barrier_label(bar.offset)), t, 1);
+}
+
+void Warp::tcgen05_fence_before_thread_sync() { issue(config().warp.issue_cycles); }
+void Warp::tcgen05_fence_after_thread_sync() { issue(config().warp.issue_cycles); }
+
+Warp::WaitAwaiter Warp::wait_until(Cycle at) {
+  return WaitAwaiter{ws_, WaitKind::Delay, 0, at > ws_.ready ? at - ws_.ready : 0};
+}
+
+Warp::WaitAwaiter Warp::tcgen05_wait_ld() { return wait_until(ws_.tmem_ld_done); }
+Warp::WaitAwaiter Warp::tcgen05_wait_st() { return wait_until(ws_.tmem_st_done); }
+
+std::uint32_t Warp::ld_shared_u32(SmemAddr src) {
+  std::uint32_t v = 0;
+  ld_shared(src, std::as_writable_bytes(std::span<std::uint32_t>(&v, 1)));
+  return v;
+}
+
+}  // namespace bwsim
+
+namespace bwsim {
+
+Cycle Warp::tmem_transfer(const char* op, TmemAddr addr, TmemShape shape, std::uint32_t num, std::size_t regs,
+                          bool pack16, std::uint32_t half_split) {
+  const std::uint32_t per_thread = tmem_regs_per_thread(shape, num);
+  if (per_thread == 0)
+    cta_.fail(Rule::TmemAccessInvalid, ws_, op, fmt::format(".{}.x{} is not a valid shape/count", name_of(shape), num),
+              ".num is a power of 2 in 1..128 with at most 128 registers per thread");
+  if (regs != 32u * per_thread)
+    cta_.fail(Rule::TmemAccessInvalid, ws_, op,
+              fmt::format("{} registers given; .{}.x{} moves {} per thread (32 x {} = {})", regs, name_of(shape), num,
+                          per_thread, per_thread, 32 * per_thread),
+              "size the register span as 32 lanes x registers per thread");
+  if (shape != TmemShape::S16x32bx2 && half_split != 0)
+    cta_.fail(Rule::TmemAccessInvalid, ws_, op, "a half-split offset applies to .16x32bx2 only", "");
+  const std::uint32_t columns = tmem_columns(shape, num, pack16) + half_split;
+  cta_.tmem_check_access(ws_, op, addr.lane(), tmem_lanes(shape), addr.column(), columns, true);
+
+  const Cycle t = issue(config().warp.issue_cycles);
+  const std::uint32_t bytes = 32u * per_thread * 4u;
+  const std::uint32_t bw = config().tmem.bytes_per_cycle;
+  Cycle& port = cta_.sm().tmem_port_free(ws_.index % 4);
+  const Cycle start = std::max(t + config().warp.issue_cycles, port);
+  port = start + (bytes + bw - 1) / bw;
+  if (cta_.ctx().tracer)
+    trace_op(fmt::format("{}.{}.x{}{} lanes {}.. columns {}..", op, name_of(shape), num, pack16 ? ".16b" : "",
+                         addr.lane(), addr.column()),
+             t, port - t);
+  return port;
+}
+
+void Warp::tcgen05_ld(TmemAddr src, TmemShape shape, std::uint32_t num, std::span<std::uint32_t> regs, bool pack16,
+                      std::uint32_t half_split) {
+  const Cycle end = tmem_transfer("tcgen05.ld", src, shape, num, regs.size(), pack16, half_split);
+  ws_.tmem_ld_done = std::max(ws_.tmem_ld_done, end + config().tmem.access_latency);
+  Tmem& tmem = cta_.sm().tmem();
+  if (!tmem.holds_data()) return;
+  const std::uint32_t per_thread = static_cast<std::uint32_t>(regs.size() / 32);
+  for (std::uint32_t t = 0; t < 32; ++t)
+    for (std::uint32_t r = 0; r < per_thread; ++r) {
+      const TmemCell c = tmem_cell(shape, t, r, half_split);
+      const std::uint32_t lane = src.lane() + c.lane;
+      std::uint32_t v;
+      if (pack16) {
+        const std::uint32_t col = src.column() + 2 * c.column;
+        v = (tmem.cell(lane, col) & 0xFFFFu) | (tmem.cell(lane, col + 1) << 16);
+      } else {
+        v = tmem.cell(lane, src.column() + c.column);
+      }
+      regs[t * per_thread + r] = v;
+    }
+}
+
+void Warp::tcgen05_st(TmemAddr dst, TmemShape shape, std::uint32_t num, std::span<const std::uint32_t> regs,
+                      bool unpack16, std::uint32_t half_split) {
+  const Cycle end = tmem_transfer("tcgen05.st", dst, shape, num, regs.size(), unpack16, half_split);
+  ws_.tmem_st_done = std::max(ws_.tmem_st_done, end + config().tmem.access_latency);
+  Tmem& tmem = cta_.sm().tmem();
+  if (!tmem.holds_data()) return;
+  const std::uint32_t per_thread = static_cast<std::uint32_t>(regs.size() / 32);
+  for (std::uint32_t t = 0; t < 32; ++t)
+    for (std::uint32_t r = 0; r < per_thread; ++r) {
+      const TmemCell c = tmem_cell(shape, t, r, half_split);
+      const std::uint32_t lane = dst.lane() + c.lane;
+      const std::uint32_t v = regs[t * per_thread + r];
+      if (unpack16) {
+        const std::uint32_t col = dst.column() + 2 * c.column;
+        tmem.cell(lane, col) = v & 0xFFFFu;  // each 16-bit value lands zero-extended in its column
+        tmem.cell(lane, col + 1) = v >> 16;
+      } else {
+        tmem.cell(lane, dst.column() + c.column) = v;
+      }
+    }
+}
+
+}  // namespace bwsim

@@ -1,0 +1,387 @@
+#include "bwsim/kernels/Gemm.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <vector>
+
+#include "bwsim/core/Error.hpp"
+#include "bwsim/hw/NumberFormats.hpp"
+#include "bwsim/kernel/Pipeline.hpp"
+
+namespace bwsim {
+namespace {
+
+constexpr std::uint32_t kAtom = 1024;          // 128B-swizzle atom: 8 rows x 128 bytes
+constexpr std::uint32_t kRowBytes = 128;       // one k-tile row: the 128B swizzle span
+constexpr std::uint32_t kMmaKBytes = 32;       // K of one tcgen05.mma, in bytes of input
+constexpr std::uint32_t kKBlocks = kRowBytes / kMmaKBytes;
+constexpr std::uint32_t kEpilogueCols = 32;    // columns per tcgen05.ld / TMA store chunk
+constexpr std::uint32_t kEpilogueWarps = 4;
+constexpr std::uint32_t kAccStages = 2;        // two TMEM accumulators: epilogue overlaps mainloop
+constexpr std::uint32_t kTileM = 128;          // MMA M: one accumulator row per TMEM lane
+
+std::uint32_t align_up(std::uint32_t v, std::uint32_t a) { return (v + a - 1) / a * a; }
+
+MmaKind kind_for(DataType t) { return size_of(t) == 1 ? MmaKind::F8F6F4 : MmaKind::F16; }
+
+struct Layout {
+  std::uint32_t main_barriers = 0, acc_barriers = 0, tmem_slot = 0;
+  std::uint32_t staging = 0, staging_bytes = 0;  // per warp and buffer
+  std::uint32_t stages_base = 0, a_bytes = 0, stage_bytes = 0, stages = 0;
+  std::uint32_t smem_bytes = 0;
+
+  SmemAddr a(std::uint32_t s) const { return SmemAddr{stages_base + s * stage_bytes}; }
+  SmemAddr b(std::uint32_t s) const { return SmemAddr{stages_base + s * stage_bytes + a_bytes}; }
+  SmemAddr buffer(std::uint32_t quadrant, std::uint32_t i) const {
+    return SmemAddr{staging + (quadrant * 2 + i) * staging_bytes};
+  }
+};
+
+Layout make_layout(const GemmParams& p, std::uint32_t max_smem) {
+  Layout l;
+  l.a_bytes = kTileM * kRowBytes;
+  l.stage_bytes = l.a_bytes + p.tile_n * kRowBytes;
+  const std::uint32_t max_stages = 16;
+  auto fill = [&](std::uint32_t stages) {
+    l.stages = stages;
+    l.main_barriers = 0;
+    l.acc_barriers = PipelineBarriers::smem_bytes(stages);
+    l.tmem_slot = l.acc_barriers + PipelineBarriers::smem_bytes(kAccStages);
+    l.staging = align_up(l.tmem_slot + 8, 128);
+    l.staging_bytes = kEpilogueCols * kEpilogueCols * size_of(p.d_type);
+    l.stages_base = align_up(l.staging + kEpilogueWarps * 2 * l.staging_bytes, kAtom);
+    l.smem_bytes = l.stages_base + stages * l.stage_bytes;
+  };
+  if (p.stages) {
+    fill(p.stages);
+    return l;
+  }
+  std::uint32_t s = 1;
+  while (s < max_stages) {
+    fill(s + 1);
+    if (l.smem_bytes > max_smem) break;
+    ++s;
+  }
+  fill(s);
+  return l;
+}
+
+struct Kernel {
+  const GemmParams& p;
+  const TensorMap& a_map;
+  const TensorMap& b_map;
+  const TensorMap& d_map;
+  Layout layout;
+  std::uint32_t tiles_m, tiles_n, k_tiles, tmem_columns;
+  InstrDescriptor idesc;
+
+  std::uint32_t tiles() const { return tiles_m * tiles_n; }
+  std::int32_t m0(std::uint32_t t) const { return static_cast<std::int32_t>((t % tiles_m) * kTileM); }
+  std::int32_t n0(std::uint32_t t) const { return static_cast<std::int32_t>((t / tiles_m) * p.tile_n); }
+
+  SmemDescriptor operand(SmemAddr tile, std::uint32_t kb) const {
+    // K-major, 128B swizzle: rows 128 B apart inside an 8-row atom, atoms SBO = 1024 B apart; the
+    // k-block's 32 bytes start 32*kb into the row (the swizzle acts on the absolute address).
+    return encode(SmemDescriptorFields{.start_address = tile.offset + kb * kMmaKBytes,
+                                       .leading_byte_offset = 16,
+                                       .stride_byte_offset = kAtom,
+                                       .layout = UmmaLayout::Swizzle128B});
+  }
+
+  Task operator()(Warp& w) const {
+    const PipelineTmaUmmaAsync mainloop(SmemAddr{layout.main_barriers},
+                                        {.stages = layout.stages,
+                                         .transaction_bytes = a_map.box_bytes() + b_map.box_bytes(),
+                                         .name = "mainloop"});
+    const PipelineUmmaAsync accum(SmemAddr{layout.acc_barriers},
+                                  {.stages = kAccStages, .consumer_warps = kEpilogueWarps, .name = "accum"});
+    const SmemAddr tmem_slot{layout.tmem_slot};
+    if (w.warp_idx() == 0) {
+      mainloop.init(w);
+      accum.init(w);
+    } else if (w.warp_idx() == 1) {
+      co_await w.tcgen05_alloc(tmem_slot, tmem_columns);
+      w.tcgen05_relinquish_alloc_permit();
+    }
+    co_await w.syncthreads();
+    const TmemAddr tmem{w.ld_shared_u32(tmem_slot)};
+    const std::uint32_t first = w.cta_idx(), step = w.grid_ctas();
+
+    if (w.warp_idx() == 0) {
+      w.set_role("TMA producer");
+      PipelineState st = make_producer_start_state(layout.stages);
+      for (std::uint32_t t = first; t < tiles(); t += step)
+        for (std::uint32_t kt = 0; kt < k_tiles; ++kt, ++st) {
+          co_await mainloop.producer_acquire(w, st);
+          const auto k0 = static_cast<std::int32_t>(kt * a_map.box(0));
+          w.tma_load(a_map, layout.a(st.index), mainloop.producer_get_barrier(st), {k0, m0(t)});
+          w.tma_load(b_map, layout.b(st.index), mainloop.producer_get_barrier(st), {k0, n0(t)});
+        }
+      co_await mainloop.producer_tail(w, st);
+    } else if (w.warp_idx() == 1) {
+      w.set_role("MMA");
+      PipelineState st = make_consumer_start_state(layout.stages);
+      PipelineState acc = make_producer_start_state(kAccStages);
+      const MmaKind kind = kind_for(p.ab_type);
+      for (std::uint32_t t = first; t < tiles(); t += step, ++acc) {
+        co_await accum.producer_acquire(w, acc);
+        w.tcgen05_fence_after_thread_sync();
+        const TmemAddr d = tmem + acc.index * p.tile_n;
+        for (std::uint32_t kt = 0; kt < k_tiles; ++kt, ++st) {
+          co_await mainloop.consumer_wait(w, st);
+          for (std::uint32_t kb = 0; kb < kKBlocks; ++kb) {
+            if (p.bug == GemmBug::SkipKBlock && kb == kKBlocks - 1) continue;
+            const bool accumulate = kt > 0 || kb > 0 || p.bug == GemmBug::NoZeroInit;
+            w.tcgen05_mma(kind, d, operand(layout.a(st.index), kb), operand(layout.b(st.index), kb), idesc, accumulate);
+          }
+          mainloop.consumer_release(w, st);  // tcgen05.commit: the stage is free once these MMAs read it
+        }
+        accum.producer_commit(w, acc);  // tcgen05.commit: the accumulator is complete
+      }
+      co_await accum.producer_tail(w, acc);  // the epilogue has read every accumulator
+      w.tcgen05_dealloc(tmem, tmem_columns);
+    } else {
+      co_await epilogue(w, accum, tmem);
+    }
+  }
+
+  Task epilogue(Warp& w, const PipelineUmmaAsync& accum, TmemAddr tmem) const {
+    const std::uint32_t q = w.warp_idx() % 4;  // the warp's TMEM lane quadrant = its 32 rows of the tile
+    w.set_role(fmt::format("Epilogue rows {}-{}", 32 * q, 32 * q + 31));
+    const std::uint32_t dsize = size_of(p.d_type);
+    std::vector<std::uint32_t> regs(32 * kEpilogueCols);
+    std::vector<std::byte> staged(layout.staging_bytes);
+    PipelineState acc = make_consumer_start_state(kAccStages);
+    std::uint32_t chunk_count = 0;
+    for (std::uint32_t t = w.cta_idx(); t < tiles(); t += w.grid_ctas(), ++acc) {
+      co_await accum.consumer_wait(w, acc);
+      w.tcgen05_fence_after_thread_sync();
+      const std::uint32_t chunks = p.tile_n / kEpilogueCols;
+      for (std::uint32_t c = 0; c < chunks; ++c, ++chunk_count) {
+        const TmemAddr src = TmemAddr::at(32 * q, tmem.column() + acc.index * p.tile_n + c * kEpilogueCols);
+        w.tcgen05_ld(src, TmemShape::S32x32b, kEpilogueCols, regs);
+        co_await w.tcgen05_wait_ld();
+        if (c + 1 == chunks) {  // the last read of this accumulator: hand it back to the MMA warp
+          w.tcgen05_fence_before_thread_sync();
+          accum.consumer_release(w, acc);
+        }
+        const SmemAddr buf = layout.buffer(q, chunk_count % 2);
+        co_await w.bulk_wait_group_read(1);  // the store issued from this buffer two chunks ago has read it
+        if (w.functional())
+          for (std::uint32_t lane = 0; lane < 32; ++lane)
+            for (std::uint32_t col = 0; col < kEpilogueCols; ++col)
+              store_from_float(p.d_type, std::bit_cast<float>(regs[lane * kEpilogueCols + col]),
+                               &staged[(lane * kEpilogueCols + col) * dsize]);
+        // fp32 -> bf16 conversion: one cvt.rn.bf16x2.f32 per pair of values and thread.
+        if (p.d_type != DataType::F32) w.advance(kEpilogueCols / 2 * w.config().warp.issue_cycles);
+        w.st_shared(buf, staged);
+        w.fence_proxy_async();  // st.shared data becomes visible to the TMA store
+        w.tma_store(d_map, buf, {n0(t) + static_cast<std::int32_t>(c * kEpilogueCols), m0(t) + static_cast<std::int32_t>(32 * q)});
+        w.bulk_commit_group();
+      }
+    }
+    co_await w.bulk_wait_group(0);
+  }
+};
+
+// Random inputs of the input type, small enough that fp32 sums stay far from overflow.
+void fill_random(std::span<std::byte> bytes, DataType t, std::uint32_t rows, std::uint32_t cols, std::uint32_t pitch,
+                 std::uint32_t seed) {
+  std::uint32_t x = seed;
+  const std::uint32_t e = size_of(t);
+  for (std::uint32_t r = 0; r < rows; ++r)
+    for (std::uint32_t c = 0; c < cols; ++c) {
+      x = x * 1664525u + 1013904223u;
+      const float v = (static_cast<float>(x >> 8) / 16777216.0f - 0.5f) * 4.0f;  // uniform in [-2, 2)
+      store_from_float(t, v, &bytes[static_cast<std::size_t>(r) * pitch + c * e]);
+    }
+}
+
+struct CheckOutcome {
+  bool matches = true;
+  std::string detail;
+  double max_error = 0, max_bound = 0;
+};
+
+// D against a double-precision reference. The simulated MMA sums each instruction's K products
+// in fp32 and adds them to the fp32 accumulator, so |D - ref| <= K * 2^-24 * sum_k |a_k b_k|
+// (the a-priori bound of recursive fp32 summation, products being exact); a bf16 D adds its
+// rounding, 2^-8 |ref|. Real tensor cores sum in a different order, so bit-exactness is not the claim.
+CheckOutcome check_d(const GemmParams& p, std::span<const std::byte> a, std::uint32_t a_pitch,
+                     std::span<const std::byte> b, std::uint32_t b_pitch, std::span<const std::byte> d,
+                     std::uint32_t d_pitch) {
+  CheckOutcome out;
+  const std::uint32_t ea = size_of(p.ab_type), ed = size_of(p.d_type);
+  std::vector<float> bf(static_cast<std::size_t>(p.n) * p.k);
+  for (std::uint32_t n = 0; n < p.n; ++n)
+    for (std::uint32_t k = 0; k < p.k; ++k)
+      bf[static_cast<std::size_t>(n) * p.k + k] = load_as_float(p.ab_type, &b[static_cast<std::size_t>(n) * b_pitch + k * ea]);
+  std::vector<float> arow(p.k);
+  const double u = std::ldexp(1.0, -24);
+  for (std::uint32_t m = 0; m < p.m; ++m) {
+    for (std::uint32_t k = 0; k < p.k; ++k) arow[k] = load_as_float(p.ab_type, &a[static_cast<std::size_t>(m) * a_pitch + k * ea]);
+    for (std::uint32_t n = 0; n < p.n; ++n) {
+      const float* br = &bf[static_cast<std::size_t>(n) * p.k];
+      double ref = 0, mag = 0;
+      for (std::uint32_t k = 0; k < p.k; ++k) {
+        const double prod = static_cast<double>(arow[k]) * br[k];
+        ref += prod;
+        mag += std::fabs(prod);
+      }
+      const double got = load_as_float(p.d_type, &d[static_cast<std::size_t>(m) * d_pitch + n * ed]);
+      const double bound = p.k * u * mag + (p.d_type == DataType::BF16 ? std::ldexp(std::fabs(ref), -8) : 0.0) + 1e-30;
+      const double err = std::fabs(got - ref);
+      out.max_error = std::max(out.max_error, err);
+      out.max_bound = std::max(out.max_bound, bound);
+      if (!(err <= bound) && out.matches) {
+        out.matches = false;
+        out.detail = fmt::format("D[{}][{}] = {} but the reference is {} (error {:.3g} exceeds the bound {:.3g})", m, n,
+                                 got, ref, err, bound);
+      }
+    }
+  }
+  if (out.matches)
+    out.detail = fmt::format("D matches the fp64 reference within K*2^-24*sum|ab|{} (max error {:.3g})",
+                             p.d_type == DataType::BF16 ? " + bf16 rounding" : "", out.max_error);
+  return out;
+}
+
+void validate(const GemmParams& p) {
+  if (p.ab_type != DataType::BF16 && p.ab_type != DataType::F16 && p.ab_type != DataType::E4M3 &&
+      p.ab_type != DataType::E5M2)
+    throw InputError(fmt::format("--dtype {}: the GEMM takes bf16, f16, e4m3 or e5m2", name_of(p.ab_type)));
+  if (p.d_type != DataType::F32 && p.d_type != DataType::BF16)
+    throw InputError(fmt::format("--d-type {}: D is f32 or bf16", name_of(p.d_type)));
+  if (p.tile_n % 32 != 0 || p.tile_n < 32 || p.tile_n > 256)
+    throw InputError(fmt::format("--tile-n {}: a multiple of 32 in 32..256 (the epilogue's chunk)", p.tile_n));
+}
+
+}  // namespace
+
+GemmResult run_gemm(const HardwareConfig& config, const SimOptions& options, const GemmParams& p, bool check) {
+  validate(p);
+  const std::uint32_t ea = size_of(p.ab_type), ed = size_of(p.d_type);
+  const std::uint32_t a_pitch = align_up(p.k * ea, 16), d_pitch = align_up(p.n * ed, 16);
+  Simulator sim(config, options);
+  const GmemAddr a = sim.gmem().alloc(static_cast<std::uint64_t>(a_pitch) * p.m);
+  const GmemAddr b = sim.gmem().alloc(static_cast<std::uint64_t>(a_pitch) * p.n);
+  const GmemAddr d = sim.gmem().alloc(static_cast<std::uint64_t>(d_pitch) * p.m);
+  const std::uint32_t tile_k = kRowBytes / ea;
+  auto operand_map = [&](GmemAddr addr, std::uint32_t rows, std::uint32_t box_rows) {
+    return TensorMap::tiled({.dtype = p.ab_type, .address = addr, .dims = {p.k, rows}, .strides = {a_pitch},
+                             .box = {tile_k, box_rows}, .swizzle = Swizzle::B128});
+  };
+  const TensorMap a_map = operand_map(a, p.m, kTileM);
+  const TensorMap b_map = operand_map(b, p.n, p.tile_n);
+  const TensorMap d_map = TensorMap::tiled({.dtype = p.d_type, .address = d, .dims = {p.n, p.m}, .strides = {d_pitch},
+                                            .box = {kEpilogueCols, 32}, .swizzle = Swizzle::None});
+  if (sim.gmem().holds_data()) {
+    fill_random(sim.gmem().bytes(a, static_cast<std::uint64_t>(a_pitch) * p.m), p.ab_type, p.m, p.k, a_pitch, 1);
+    fill_random(sim.gmem().bytes(b, static_cast<std::uint64_t>(a_pitch) * p.n), p.ab_type, p.n, p.k, a_pitch, 2);
+  }
+
+  const Layout layout = make_layout(p, config.sm.max_smem_per_cta);
+  const std::uint32_t tmem_columns = std::bit_ceil(kAccStages * p.tile_n);
+  if (tmem_columns > config.tmem.columns)
+    throw InputError(fmt::format("--tile-n {}: two accumulators need {} TMEM columns, the SM has {}", p.tile_n,
+                                 tmem_columns, config.tmem.columns));
+  const Kernel kernel{p,
+                      a_map,
+                      b_map,
+                      d_map,
+                      layout,
+                      (p.m + kTileM - 1) / kTileM,
+                      (p.n + p.tile_n - 1) / p.tile_n,
+                      (p.k + tile_k - 1) / tile_k,
+                      tmem_columns,
+                      encode(kind_for(p.ab_type), InstrDescriptorFields{.a_type = p.ab_type, .b_type = p.ab_type,
+                                                                        .d_type = DataType::F32, .m = kTileM,
+                                                                        .n = p.tile_n})};
+  GemmResult r;
+  r.stages = layout.stages;
+  r.tiles = kernel.tiles();
+  r.flops = 2.0 * p.m * p.n * p.k;
+  r.run = sim.launch("gemm",
+                     LaunchConfig{.grid_ctas = p.ctas, .block_threads = 32 * (2 + kEpilogueWarps),
+                                  .dynamic_smem_bytes = layout.smem_bytes},
+                     [&kernel](Warp& w) { return kernel(w); });
+  if (check && sim.gmem().holds_data()) {
+    const CheckOutcome c = check_d(p, sim.gmem().bytes(a, static_cast<std::uint64_t>(a_pitch) * p.m), a_pitch,
+                                   sim.gmem().bytes(b, static_cast<std::uint64_t>(a_pitch) * p.n), a_pitch,
+                                   sim.gmem().bytes(d, static_cast<std::uint64_t>(d_pitch) * p.m), d_pitch);
+    r.checked = true;
+    r.matches = c.matches;
+    r.detail = c.detail;
+    r.max_error = c.max_error;
+    r.max_error_bound = c.max_bound;
+  }
+  return r;
+}
+
+namespace {
+KernelReport run_from_cli(const KernelRequest& req) {
+  const KernelArgs& a = req.args;
+  GemmParams p;
+  p.m = static_cast<std::uint32_t>(a.integer("m", 1, 1u << 20));
+  p.n = static_cast<std::uint32_t>(a.integer("n", 1, 1u << 20));
+  p.k = static_cast<std::uint32_t>(a.integer("k", 1, 1u << 20));
+  auto type = [&](const char* flag) {
+    const auto t = parse_data_type(a.text(flag));
+    if (!t) throw InputError(fmt::format("--{}: unknown type '{}'", flag, a.text(flag)));
+    return *t;
+  };
+  p.ab_type = type("dtype");
+  p.d_type = type("d-type");
+  p.tile_n = static_cast<std::uint32_t>(a.integer("tile-n", 1, 256));
+  p.stages = static_cast<std::uint32_t>(a.integer("stages", 0, 16));
+  p.ctas = static_cast<std::uint32_t>(a.integer("ctas", 1, 1u << 16));
+  const std::string& bug = a.text("bug");
+  if (bug == "none") p.bug = GemmBug::None;
+  else if (bug == "no-zero-init") p.bug = GemmBug::NoZeroInit;
+  else if (bug == "skip-kblock") p.bug = GemmBug::SkipKBlock;
+  else throw InputError(fmt::format("--bug: expected none, no-zero-init or skip-kblock, got '{}'", bug));
+
+  const GemmResult r = run_gemm(req.config, req.options, p, req.check);
+  KernelReport rep;
+  rep.kernel = "gemm";
+  rep.problem = fmt::format("D({}) = A x B^T, M={} N={} K={} {}, tile {}x{}x{}, {} stages, {} CTA{}", name_of(p.d_type),
+                            p.m, p.n, p.k, name_of(p.ab_type), kTileM, p.tile_n, kRowBytes / size_of(p.ab_type),
+                            r.stages, p.ctas, p.ctas == 1 ? "" : "s");
+  rep.run = r.run;
+  rep.checked = r.checked;
+  rep.check_passed = r.matches;
+  rep.check_detail = r.checked ? r.detail : "not checked";
+  const double seconds = static_cast<double>(r.run.cycles) / (req.config.clock_ghz * 1e9);
+  const double peak_per_sm = (size_of(p.ab_type) == 1 ? req.config.mma.f8f6f4_flops_per_cycle
+                                                      : req.config.mma.f16_flops_per_cycle);
+  rep.figures = {{"tflops", seconds > 0 ? r.flops / seconds / 1e12 : 0.0},
+                 {"tiles", r.tiles},
+                 {"stages", r.stages},
+                 {"mmas", r.run.mma.mmas},
+                 {"tensor_busy_fraction", r.run.mma_busy_fraction()},
+                 {"flops_per_cycle_per_sm", r.run.cycles && r.run.sms_used ? r.flops / static_cast<double>(r.run.cycles) / r.run.sms_used : 0.0},
+                 {"peak_flops_per_cycle_per_sm", peak_per_sm}};
+  return rep;
+}
+}  // namespace
+
+KernelInfo gemm_kernel_info() {
+  return KernelInfo{
+      "gemm",
+      "Warp-specialized tcgen05 GEMM D = A x B^T: TMA producer warp, MMA warp, 4-warp TMEM->SMEM->TMA epilogue",
+      {{"m", "rows of A and D", "512"},
+       {"n", "rows of B, columns of D", "512"},
+       {"k", "reduction length", "512"},
+       {"dtype", "A/B element type: bf16, f16, e4m3, e5m2", "bf16"},
+       {"d-type", "D element type: f32 or bf16", "f32"},
+       {"tile-n", "MMA tile columns: a multiple of 32 up to 256", "256"},
+       {"stages", "mainloop SMEM stages; 0: as many as fit", "0"},
+       {"ctas", "CTAs (persistent: each loops over every grid-th tile)", "1"},
+       {"bug", "inject a kernel bug: none, no-zero-init, skip-kblock", "none"}},
+      &run_from_cli};
+}
+
+}  // namespace bwsim
