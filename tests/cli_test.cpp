@@ -134,3 +134,32 @@ TEST(Cli, TraceIsValidTraceEventJsonWithWarpAndUnitTracks) {
 }
 
 }  // namespace
+
+namespace {
+
+const std::string kGemm = "run gemm --config " BWSIM_SOURCE_DIR "/sim_configs/b200.yaml";
+
+TEST(CliGemm, TheIssueCommandPassesItsCheck) {
+  const Outcome o = bwsim(kGemm + " --m 512 --n 512 --k 512 --dtype bf16 --functional --check");
+  EXPECT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find("check     PASSED"), std::string::npos) << o.output;
+}
+
+TEST(CliGemm, AWrongResultExitsWithOne) {
+  const Outcome o = bwsim(kGemm + " --m 128 --n 256 --k 128 --bug skip-kblock --functional --check");
+  EXPECT_EQ(o.exit_code, 1) << o.output;
+  EXPECT_NE(o.output.find("check     FAILED"), std::string::npos) << o.output;
+}
+
+TEST(CliGemm, JsonCarriesTflopsAndTensorBusy) {
+  const Outcome o = bwsim(kGemm + " --m 256 --n 256 --k 256 --json");
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  const auto j = nlohmann::json::parse(o.output);
+  EXPECT_GT(j["tflops"].get<double>(), 0.0);
+  EXPECT_GT(j["mma"]["busy_fraction"].get<double>(), 0.0);
+  EXPECT_EQ(j["mma"]["mmas"].get<std::uint64_t>(), 32u);
+}
+
+TEST(CliGemm, BadTypeIsBadInput) { expect_rejected(bwsim(kGemm + " --dtype f32"), 2, "--dtype f32"); }
+
+}  // namespace

@@ -27,6 +27,7 @@ struct RunFlags {
   bool check = false;
   bool json = false;
   std::string trace;
+  std::uint32_t trace_sms = 4;
   std::uint64_t watchdog = 10'000'000'000ull;
   std::map<std::string, std::string> params;
 };
@@ -55,6 +56,7 @@ nlohmann::json summary_json(const bwsim::KernelReport& r, const bwsim::HardwareC
   j["tma"] = {{"loads", run.tma.loads},           {"load_bytes", run.tma.load_bytes},
               {"stores", run.tma.stores},         {"store_bytes", run.tma.store_bytes},
               {"prefetches", run.tma.prefetches}, {"busy_fraction", run.tma_busy_fraction()}};
+  j["mma"] = {{"mmas", run.mma.mmas}, {"flops", run.mma.flops}, {"busy_fraction", run.mma_busy_fraction()}};
   j["bytes_per_cycle"] =
       run.cycles ? static_cast<double>(run.tma.load_bytes + run.tma.store_bytes) / static_cast<double>(run.cycles) : 0.0;
   j["check"] = r.checked ? nlohmann::json{{"passed", r.check_passed}, {"detail", r.check_detail}} : nlohmann::json(nullptr);
@@ -77,8 +79,12 @@ void print_summary(const bwsim::KernelReport& r, const bwsim::HardwareConfig& cf
              human_bytes(static_cast<double>(run.tma.load_bytes)), run.tma.loads,
              human_bytes(static_cast<double>(run.tma.store_bytes)), run.tma.stores,
              run.cycles ? moved / static_cast<double>(run.cycles) : 0.0);
-  fmt::print("units     TMA busy {:.1f}% (over {} SM{})\n", 100.0 * run.tma_busy_fraction(), run.sms_used,
-             run.sms_used == 1 ? "" : "s");
+  fmt::print("units     TMA busy {:.1f}%, tensor pipe busy {:.1f}% (over {} SM{})\n", 100.0 * run.tma_busy_fraction(),
+             100.0 * run.mma_busy_fraction(), run.sms_used, run.sms_used == 1 ? "" : "s");
+  if (run.mma.mmas)
+    fmt::print("mma       {} tcgen05.mma, {:.3g} TFLOP/s at {} GHz\n", run.mma.mmas,
+               run.cycles ? run.mma.flops / (static_cast<double>(run.cycles) / (cfg.clock_ghz * 1e9)) / 1e12 : 0.0,
+               cfg.clock_ghz);
   for (const auto& [k, v] : r.figures.items()) {
     if (v.is_number_float())
       fmt::print("  {:<24} {:.4g}\n", k, v.get<double>());
@@ -86,15 +92,19 @@ void print_summary(const bwsim::KernelReport& r, const bwsim::HardwareConfig& cf
       fmt::print("  {:<24} {}\n", k, v.dump());
   }
   if (r.checked) fmt::print("check     {}: {}\n", r.check_passed ? "PASSED" : "FAILED", r.check_detail);
-  if (!f.trace.empty()) fmt::print("trace     {} (open in ui.perfetto.dev; 1 us on its axis = 1 cycle)\n", f.trace);
+  if (!f.trace.empty())
+    fmt::print("trace     {} (SMs 0-{}; open in ui.perfetto.dev; 1 us on its axis = 1 cycle)\n", f.trace,
+               std::min(f.trace_sms, run.sms_used) - 1);
 }
 
 int run_kernel(const bwsim::KernelInfo& k, RunFlags& f) {
   if (f.check && !f.functional) throw bwsim::InputError("--check needs --functional (timing mode moves no data)");
+  if (f.trace_sms == 0) throw bwsim::InputError("--trace-sms must be at least 1");
   const bwsim::HardwareConfig cfg = bwsim::load_config(f.config, f.overrides);
   bwsim::KernelRequest req{cfg, {}, {}, f.check};
   req.options.mode = f.functional ? bwsim::Mode::Functional : bwsim::Mode::Timing;
   req.options.trace_path = f.trace;
+  req.options.trace_sms = f.trace_sms;
   req.options.watchdog_cycles = f.watchdog;
   for (const auto& [name, value] : f.params) req.args.set(name, value);
   const bwsim::KernelReport r = k.run(req);
@@ -128,6 +138,7 @@ int main(int argc, char** argv) {
     sub->add_flag("--functional", flags.functional, "move real bytes and compute real values (default: timing mode)");
     sub->add_flag("--check", flags.check, "compare the result with the CPU reference (needs --functional)");
     sub->add_option("--trace", flags.trace, "write a Chrome/Perfetto trace-event JSON file");
+    sub->add_option("--trace-sms", flags.trace_sms, "trace only SMs 0 .. N-1")->capture_default_str();
     sub->add_flag("--json", flags.json, "print the summary as one JSON object");
     sub->add_option("--watchdog", flags.watchdog, "simulated-cycle limit before a run is reported as a livelock")
         ->capture_default_str();

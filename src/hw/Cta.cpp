@@ -50,6 +50,8 @@ Cta::Cta(SimContext& ctx, Sm& sm, std::uint32_t id, std::uint32_t smem_bytes, st
   }
 }
 
+Tracer* Cta::tracer() const { return ctx_.tracer_for(sm_.index()); }
+
 // ---------------------------------------------------------------------------- errors
 
 SimLocation Cta::where(const WarpState& ws, const char* op) const {
@@ -214,8 +216,8 @@ void Cta::barrier_apply(WarpState& ws, BarrierOp op, std::uint32_t offset, std::
 
 void Cta::phase_completed(MBarrier& b) {
   const Cycle now = ctx_.now();
-  if (ctx_.tracer)
-    ctx_.tracer->instant(static_cast<int>(sm_.index()), kBarrierTrack,
+  if (tracer())
+    tracer()->instant(static_cast<int>(sm_.index()), kBarrierTrack,
                          fmt::format("{} phase {} done", b.name.empty() ? barrier_label(b.offset()) : b.name,
                                      b.phase() - 1),
                          now, fmt::format(R"("smem":{},"parity_now":{})", b.offset(), b.parity()));
@@ -346,13 +348,13 @@ void Cta::on_resume(void* wsp, std::uint64_t) {
   auto& ws = *static_cast<WarpState*>(wsp);
   Cta& cta = *ws.cta;
   const Cycle now = cta.ctx_.now();
-  if (cta.ctx_.tracer && now > ws.wait_since && ws.wait != WaitKind::Delay) {
+  if (cta.tracer() && now > ws.wait_since && ws.wait != WaitKind::Delay) {
     std::string what = wait_kind_name(ws.wait);
     if (ws.wait == WaitKind::BarrierParity || ws.wait == WaitKind::BarrierToken)
       what = fmt::format("wait {} p{}", cta.barrier_label(ws.wait_slot), ws.wait_value);
     else if (ws.wait == WaitKind::NamedBarrier)
       what = fmt::format("bar.sync {}", ws.wait_slot);
-    cta.ctx_.tracer->span(static_cast<int>(cta.sm_.index()), static_cast<int>(ws.index), what, ws.wait_since,
+    cta.tracer()->span(static_cast<int>(cta.sm_.index()), static_cast<int>(ws.index), what, ws.wait_since,
                           now - ws.wait_since);
   }
   if (ws.wait != WaitKind::Delay) ws.wait_cycles += now - ws.wait_since;
@@ -394,7 +396,6 @@ void Cta::async_end() {
 
 void Cta::check_finished() {
   if (finished_ || warps_running_ != 0 || async_outstanding_ != 0) return;
-  check_tmem_released();
   finished_ = true;
   finish_cycle_ = ctx_.now();
   for (const auto& w : warps_) finish_cycle_ = std::max(finish_cycle_, w.finish);

@@ -27,8 +27,8 @@ bool Cta::tmem_try_alloc(WarpState& ws) {
   const TmemAddr addr = TmemAddr::at(0, static_cast<std::uint32_t>(column));
   std::memcpy(smem_.bytes(ws.wait_slot, 4).data(), &addr.raw, 4);  // the ISA writes the address to SMEM
   ws.token_result = addr.raw;
-  if (ctx_.tracer)
-    ctx_.tracer->instant(static_cast<int>(sm_.index()), static_cast<int>(ws.index),
+  if (tracer())
+    tracer()->instant(static_cast<int>(sm_.index()), static_cast<int>(ws.index),
                          fmt::format("tcgen05.alloc {} columns at column {}", ncols, column), ctx_.now());
   return true;
 }

@@ -49,7 +49,7 @@ Cycle MmaPipe::issue(Cta& cta, WarpState& ws, const MmaInstr& in, Cycle at) {
   ++stats_.mmas;
   stats_.flops += 2.0 * in.f.m * in.f.n * mma_k(in.kind);
   stats_.busy_cycles += interval;
-  if (Tracer* t = ctx_.tracer) {
+  if (Tracer* t = ctx_.tracer_for(sm_)) {
     const std::string name = fmt::format("mma.{} {}x{}x{} {}", in.a_from_tmem ? "ts" : "ss", in.f.m, in.f.n,
                                          mma_k(in.kind), name_of(in.f.a_type));
     const std::string args = fmt::format(R"("d_col":{},"accumulate":{},"warp":{},"issue":{},"done":{})",

@@ -29,7 +29,7 @@ Cycle TmaUnit::stream(Cycle arrival, std::uint32_t bytes, Cycle& start) {
 
 void TmaUnit::trace_request(const Request& r, const char* what, Cycle issue, Cycle start, Cycle end, Cycle done,
                             std::uint32_t bytes) {
-  Tracer* t = ctx_.tracer;
+  Tracer* t = ctx_.tracer_for(sm_);
   const std::string name = fmt::format("{} {}", what, coords_text(*r.map, r.coords));
   const std::string args = fmt::format(R"("bytes":{},"smem":{},"warp":{},"cta":{},"issue":{},"done":{})", bytes,
                                        r.smem, r.warp->index, r.cta->id(), issue, done);
@@ -45,7 +45,7 @@ void TmaUnit::load(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCo
   const Cycle end = stream(at + ctx_.config.tma.issue_cycles, bytes, start);
   const Cycle done = end + ctx_.config.tma.load_latency;
   Request r{Kind::Load, &cta, &ws, &map, coords, smem, barrier, 0, next_id_++};
-  if (ctx_.tracer) trace_request(r, "tma.load", at, start, end, done, bytes);
+  if (ctx_.tracer_for(sm_)) trace_request(r, "tma.load", at, start, end, done, bytes);
   ++stats_.loads;
   stats_.load_bytes += bytes;
   cta.async_begin();
@@ -69,7 +69,7 @@ void TmaUnit::store(Cta& cta, WarpState& ws, const TensorMap& map, const TensorC
   Cycle start = 0;
   const Cycle end = stream(at + ctx_.config.tma.issue_cycles, bytes, start);
   Request r{Kind::Store, &cta, &ws, &map, coords, smem, 0, ws.bulk.add_op(), next_id_++};
-  if (ctx_.tracer) trace_request(r, "tma.store", at, start, end, end + ctx_.config.tma.store_latency, bytes);
+  if (ctx_.tracer_for(sm_)) trace_request(r, "tma.store", at, start, end, end + ctx_.config.tma.store_latency, bytes);
   ++stats_.stores;
   stats_.store_bytes += in_bounds_elements(map, coords) * size_of(map.dtype());
   cta.async_begin();
@@ -98,8 +98,8 @@ void TmaUnit::on_store_written(void* unit, std::uint64_t slot) {
 void TmaUnit::prefetch(Cta&, WarpState& ws, const TensorMap& map, const TensorCoords& coords, Cycle at) {
   ++stats_.prefetches;
   stats_.prefetch_bytes += map.box_bytes();
-  if (ctx_.tracer)
-    ctx_.tracer->instant(sm_, kTmaTrack, fmt::format("tma.prefetch {}", coords_text(map, coords)), at,
+  if (ctx_.tracer_for(sm_))
+    ctx_.tracer_for(sm_)->instant(sm_, kTmaTrack, fmt::format("tma.prefetch {}", coords_text(map, coords)), at,
                          fmt::format(R"("bytes":{},"warp":{})", map.box_bytes(), ws.index));
 }
 

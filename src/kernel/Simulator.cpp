@@ -31,13 +31,13 @@ struct Simulator::Launch {
   std::vector<WarpSummary> warps;
 
   Launch(const HardwareConfig& cfg, Mode mode, std::string_view kernel, GlobalMemory& gmem, Tracer* tracer,
-         const LaunchConfig& l, const WarpProgram& p)
-      : ctx{Engine{}, cfg, mode, std::string(kernel), gmem, tracer}, launch(l), program(p) {
+         std::uint32_t trace_sms, const LaunchConfig& l, const WarpProgram& p)
+      : ctx{Engine{}, cfg, mode, std::string(kernel), gmem, tracer, trace_sms}, launch(l), program(p) {
     const std::uint32_t n = std::min(cfg.sm.count, l.grid_ctas);
     for (std::uint32_t i = 0; i < n; ++i) {
       sms.emplace_back(ctx, i);
       sms.back().set_on_cta_finished(&Launch::on_cta_finished, this);
-      if (tracer) tracer->process_name(static_cast<int>(i), fmt::format("SM {}", i));
+      if (Tracer* t = ctx.tracer_for(i)) t->process_name(static_cast<int>(i), fmt::format("SM {}", i));
     }
     resident.resize(n);
   }
@@ -56,15 +56,17 @@ struct Simulator::Launch {
     for (std::uint32_t w = 0; w < r.cta->num_warps(); ++w) {
       WarpState& ws = r.cta->warp(w);
       r.warps.emplace_back(ws, *r.cta, launch.grid_ctas);
-      if (ctx.tracer) ctx.tracer->thread_name(static_cast<int>(sm), static_cast<int>(w), fmt::format("w{}", w));
+      if (Tracer* t = ctx.tracer_for(sm)) t->thread_name(static_cast<int>(sm), static_cast<int>(w), fmt::format("w{}", w));
       r.programs.push_back(program(r.warps.back()));
       if (!r.programs.back().valid()) throw InputError("the warp program returned no coroutine");
       r.programs.back().set_on_done(&Launch::warp_done, &ws);
       ws.handle = r.programs.back().handle();
     }
-    if (ctx.tracer) ctx.tracer->thread_name(static_cast<int>(sm), kTmaTrack, "TMA unit");
-    if (ctx.tracer) ctx.tracer->thread_name(static_cast<int>(sm), kBarrierTrack, "mbarrier phases");
-    if (ctx.tracer) ctx.tracer->thread_name(static_cast<int>(sm), kMmaTrack, "MMA pipe");
+    if (Tracer* t = ctx.tracer_for(sm)) {
+      t->thread_name(static_cast<int>(sm), kTmaTrack, "TMA unit");
+      t->thread_name(static_cast<int>(sm), kBarrierTrack, "mbarrier phases");
+      t->thread_name(static_cast<int>(sm), kMmaTrack, "MMA pipe");
+    }
     r.cta->start(at);
   }
 
@@ -78,6 +80,7 @@ struct Simulator::Launch {
   static void retire(void* self, std::uint64_t sm) {
     auto& l = *static_cast<Launch*>(self);
     Resident& r = l.resident[sm];
+    r.cta->check_tmem_released();
     const Cta& cta = *r.cta;
     for (std::uint32_t w = 0; w < cta.num_warps(); ++w) {
       const WarpState& ws = cta.warp(w);
@@ -121,7 +124,7 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
   std::unique_ptr<Tracer> tracer;
   if (!options_.trace_path.empty()) tracer = std::make_unique<Tracer>(options_.trace_path, config_.clock_ghz);
   const auto wall_start = std::chrono::steady_clock::now();
-  Launch l(config_, options_.mode, kernel, gmem_, tracer.get(), lc, program);
+  Launch l(config_, options_.mode, kernel, gmem_, tracer.get(), options_.trace_sms, lc, program);
 
   for (std::uint32_t sm = 0; sm < l.sms.size(); ++sm) l.dispatch(sm, 0);
   const bool drained = l.ctx.engine.run(options_.watchdog_cycles);

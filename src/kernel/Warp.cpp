@@ -12,7 +12,7 @@ std::uint32_t Warp::sm_idx() const { return cta_.sm().index(); }
 
 void Warp::set_role(std::string_view role) {
   ws_.role = role;
-  if (Tracer* t = cta_.ctx().tracer)
+  if (Tracer* t = cta_.tracer())
     t->thread_name(static_cast<int>(sm_idx()), static_cast<int>(ws_.index), fmt::format("w{} {}", ws_.index, role));
 }
 
@@ -24,7 +24,7 @@ Cycle Warp::issue(Cycle cost) {
 }
 
 void Warp::trace_op(std::string_view name, Cycle at, Cycle cost) const {
-  cta_.ctx().tracer->span(static_cast<int>(sm_idx()), static_cast<int>(ws_.index), name, at, cost);
+  cta_.tracer()->span(static_cast<int>(sm_idx()), static_cast<int>(ws_.index), name, at, cost);
 }
 
 // ------------------------------------------------------------------------------- mbarrier
@@ -33,14 +33,14 @@ void Warp::mbarrier_init(MBarrierRef bar, std::uint32_t count, std::string_view 
   // Takes effect at issue: other warps may only use the barrier after a synchronisation.
   const Cycle t = issue(config().warp.issue_cycles);
   cta_.barrier_init(ws_, bar.offset, count, std::string(name));
-  if (cta_.ctx().tracer) trace_op(fmt::format("mbarrier.init {} count {}", cta_.barrier_label(bar.offset), count), t, config().warp.issue_cycles);
+  if (cta_.tracer()) trace_op(fmt::format("mbarrier.init {} count {}", cta_.barrier_label(bar.offset), count), t, config().warp.issue_cycles);
 }
 
 void Warp::barrier_op(BarrierOp op, MBarrierRef bar, std::uint32_t value) {
   const Cycle cost = config().warp.issue_cycles;
   const Cycle t = issue(cost);
   cta_.barrier_op_at(ws_, t + config().mbarrier.arrive_latency, op, bar.offset, value);
-  if (cta_.ctx().tracer) {
+  if (cta_.tracer()) {
     static constexpr const char* names[] = {"mbarrier.arrive",     "mbarrier.arrive",      "mbarrier.arrive.expect_tx",
                                             "mbarrier.expect_tx",  "mbarrier.complete_tx", "mbarrier.inval",
                                             "bar.arrive"};
@@ -106,7 +106,7 @@ void Warp::tma_load(const TensorMap& map, SmemAddr dst, MBarrierRef bar, const T
   const Cycle cost = config().tma.issue_cycles;
   const Cycle t = issue(cost);
   cta_.sm().tma().load(cta_, ws_, map, coords, dst.offset, bar.offset, t);
-  if (cta_.ctx().tracer) trace_op("tma.load issue", t, cost);
+  if (cta_.tracer()) trace_op("tma.load issue", t, cost);
 }
 
 void Warp::tma_store(const TensorMap& map, SmemAddr src, const TensorCoords& coords) {
@@ -120,7 +120,7 @@ void Warp::tma_store(const TensorMap& map, SmemAddr src, const TensorCoords& coo
   const Cycle cost = config().tma.issue_cycles;
   const Cycle t = issue(cost);
   cta_.sm().tma().store(cta_, ws_, map, coords, src.offset, t);
-  if (cta_.ctx().tracer) trace_op("tma.store issue", t, cost);
+  if (cta_.tracer()) trace_op("tma.store issue", t, cost);
 }
 
 void Warp::tma_prefetch(const TensorMap& map, const TensorCoords& coords) {

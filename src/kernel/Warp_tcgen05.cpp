@@ -36,7 +36,7 @@ void Warp::tcgen05_dealloc(TmemAddr addr, std::uint32_t ncols) {
               "pass the address tcgen05.alloc returned");
   const Cycle t = issue(config().warp.issue_cycles);
   cta_.tmem_dealloc_at(ws_, t + config().tmem.alloc_cycles, addr.column(), ncols);
-  if (cta_.ctx().tracer) trace_op(fmt::format("tcgen05.dealloc {} columns at {}", ncols, addr.column()), t, 1);
+  if (cta_.tracer()) trace_op(fmt::format("tcgen05.dealloc {} columns at {}", ncols, addr.column()), t, 1);
 }
 
 void Warp::tcgen05_relinquish_alloc_permit() {
@@ -135,7 +135,7 @@ void Warp::tcgen05_commit(MBarrierRef bar) {
   const Cycle t = issue(config().mma.issue_cycles);
   cta_.barrier_op_at(ws_, std::max(t, ws_.tcgen05_done) + config().mbarrier.arrive_latency, BarrierOp::Arrive,
                      bar.offset, 1);
-  if (cta_.ctx().tracer) trace_op(fmt::format("tcgen05.commit -> {}", cta_.barrier_label(bar.offset)), t, 1);
+  if (cta_.tracer()) trace_op(fmt::format("tcgen05.commit -> {}", cta_.barrier_label(bar.offset)), t, 1);
 }
 
 void Warp::tcgen05_fence_before_thread_sync() { issue(config().warp.issue_cycles); }
@@ -180,7 +180,7 @@ Cycle Warp::tmem_transfer(const char* op, TmemAddr addr, TmemShape shape, std::u
   Cycle& port = cta_.sm().tmem_port_free(ws_.index % 4);
   const Cycle start = std::max(t + config().warp.issue_cycles, port);
   port = start + (bytes + bw - 1) / bw;
-  if (cta_.ctx().tracer)
+  if (cta_.tracer())
     trace_op(fmt::format("{}.{}.x{}{} lanes {}.. columns {}..", op, name_of(shape), num, pack16 ? ".16b" : "",
                          addr.lane(), addr.column()),
              t, port - t);

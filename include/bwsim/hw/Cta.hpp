@@ -29,6 +29,7 @@ class Cta {
   Cta& operator=(const Cta&) = delete;
 
   SimContext& ctx() const { return ctx_; }
+  Tracer* tracer() const;  // this CTA's SM's tracer, or nullptr
   Sm& sm() const { return sm_; }
   std::uint32_t id() const { return id_; }
   Smem& smem() { return smem_; }
@@ -87,6 +88,9 @@ class Cta {
   void async_begin() { ++async_outstanding_; }
   void async_end();
   bool finished() const { return finished_; }
+  // A located error if the finished CTA still holds TMEM columns (called when it retires, from an
+  // event: the last warp finishes inside a coroutine's final suspend, which must not throw).
+  void check_tmem_released();
   Cycle finish_cycle() const { return finish_cycle_; }
   // Every unfinished warp's wait and the state of the barriers involved.
   std::string wait_report() const;
@@ -106,7 +110,6 @@ class Cta {
   static void on_resume(void* ws, std::uint64_t);
   static void on_barrier_op(void* ws, std::uint64_t packed);
   static void on_tmem_dealloc(void* ws, std::uint64_t packed);
-  void check_tmem_released();
   MBarrier* barrier_slot(std::uint32_t offset);
 
   SimContext& ctx_;

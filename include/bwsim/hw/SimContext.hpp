@@ -21,8 +21,12 @@ struct SimContext {
   std::string kernel;
   GlobalMemory& gmem;
   Tracer* tracer = nullptr;
+  std::uint32_t trace_sms = 0;  // SMs 0 .. trace_sms-1 are traced
 
   bool functional() const { return mode == Mode::Functional; }
+  // The tracer for events of SM `sm`, or nullptr when the run is not traced or the SM filtered out
+  // (callers test it before formatting anything).
+  Tracer* tracer_for(std::uint32_t sm) const { return sm < trace_sms ? tracer : nullptr; }
   Cycle now() const { return engine.now(); }
 };
 

@@ -26,6 +26,7 @@ struct LaunchConfig {
 struct SimOptions {
   Mode mode = Mode::Functional;
   std::string trace_path;           // empty: no trace
+  std::uint32_t trace_sms = 4;      // trace SMs 0 .. trace_sms-1 only (a full chip's trace is huge)
   Cycle watchdog_cycles = 10'000'000'000ull;  // a run longer than this is reported as a livelock
 };
 
