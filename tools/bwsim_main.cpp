@@ -82,7 +82,7 @@ void print_summary(const bwsim::KernelReport& r, const bwsim::HardwareConfig& cf
   fmt::print("units     TMA busy {:.1f}%, tensor pipe busy {:.1f}% (over {} SM{})\n", 100.0 * run.tma_busy_fraction(),
              100.0 * run.mma_busy_fraction(), run.sms_used, run.sms_used == 1 ? "" : "s");
   if (run.mma.mmas)
-    fmt::print("mma       {} tcgen05.mma, {:.3g} TFLOP/s at {} GHz\n", run.mma.mmas,
+    fmt::print("mma       {} tcgen05.mma, {:.1f} TFLOP/s at {} GHz\n", run.mma.mmas,
                run.cycles ? run.mma.flops / (static_cast<double>(run.cycles) / (cfg.clock_ghz * 1e9)) / 1e12 : 0.0,
                cfg.clock_ghz);
   for (const auto& [k, v] : r.figures.items()) {
