@@ -187,26 +187,31 @@ Cycle Warp::tmem_transfer(const char* op, TmemAddr addr, TmemShape shape, std::u
   return port;
 }
 
+namespace {
+// Calls fn(register index, lane, first column) for every register of a warp's access, in the
+// registers' lane-major order; the column is the 32-bit column, or the first of a 16-bit pair.
+template <class Fn>
+void for_each_register(TmemAddr base, TmemShape shape, std::uint32_t per_thread, bool pack16,
+                       std::uint32_t half_split, Fn fn) {
+  for (std::uint32_t t = 0; t < 32; ++t)
+    for (std::uint32_t r = 0; r < per_thread; ++r) {
+      const TmemCell c = tmem_cell(shape, t, r, half_split);
+      fn(t * per_thread + r, base.lane() + c.lane, base.column() + (pack16 ? 2 * c.column : c.column));
+    }
+}
+}  // namespace
+
 void Warp::tcgen05_ld(TmemAddr src, TmemShape shape, std::uint32_t num, std::span<std::uint32_t> regs, bool pack16,
                       std::uint32_t half_split) {
   const Cycle end = tmem_transfer("tcgen05.ld", src, shape, num, regs.size(), pack16, half_split);
   ws_.tmem_ld_done = std::max(ws_.tmem_ld_done, end + config().tmem.access_latency);
   Tmem& tmem = cta_.sm().tmem();
   if (!tmem.holds_data()) return;
-  const std::uint32_t per_thread = static_cast<std::uint32_t>(regs.size() / 32);
-  for (std::uint32_t t = 0; t < 32; ++t)
-    for (std::uint32_t r = 0; r < per_thread; ++r) {
-      const TmemCell c = tmem_cell(shape, t, r, half_split);
-      const std::uint32_t lane = src.lane() + c.lane;
-      std::uint32_t v;
-      if (pack16) {
-        const std::uint32_t col = src.column() + 2 * c.column;
-        v = (tmem.cell(lane, col) & 0xFFFFu) | (tmem.cell(lane, col + 1) << 16);
-      } else {
-        v = tmem.cell(lane, src.column() + c.column);
-      }
-      regs[t * per_thread + r] = v;
-    }
+  for_each_register(src, shape, static_cast<std::uint32_t>(regs.size() / 32), pack16, half_split,
+                    [&](std::uint32_t i, std::uint32_t lane, std::uint32_t col) {
+                      regs[i] = pack16 ? (tmem.cell(lane, col) & 0xFFFFu) | (tmem.cell(lane, col + 1) << 16)
+                                       : tmem.cell(lane, col);
+                    });
 }
 
 void Warp::tcgen05_st(TmemAddr dst, TmemShape shape, std::uint32_t num, std::span<const std::uint32_t> regs,
@@ -215,20 +220,15 @@ void Warp::tcgen05_st(TmemAddr dst, TmemShape shape, std::uint32_t num, std::spa
   ws_.tmem_st_done = std::max(ws_.tmem_st_done, end + config().tmem.access_latency);
   Tmem& tmem = cta_.sm().tmem();
   if (!tmem.holds_data()) return;
-  const std::uint32_t per_thread = static_cast<std::uint32_t>(regs.size() / 32);
-  for (std::uint32_t t = 0; t < 32; ++t)
-    for (std::uint32_t r = 0; r < per_thread; ++r) {
-      const TmemCell c = tmem_cell(shape, t, r, half_split);
-      const std::uint32_t lane = dst.lane() + c.lane;
-      const std::uint32_t v = regs[t * per_thread + r];
-      if (unpack16) {
-        const std::uint32_t col = dst.column() + 2 * c.column;
-        tmem.cell(lane, col) = v & 0xFFFFu;  // each 16-bit value lands zero-extended in its column
-        tmem.cell(lane, col + 1) = v >> 16;
-      } else {
-        tmem.cell(lane, dst.column() + c.column) = v;
-      }
-    }
+  for_each_register(dst, shape, static_cast<std::uint32_t>(regs.size() / 32), unpack16, half_split,
+                    [&](std::uint32_t i, std::uint32_t lane, std::uint32_t col) {
+                      if (unpack16) {
+                        tmem.cell(lane, col) = regs[i] & 0xFFFFu;  // each 16-bit value lands zero-extended
+                        tmem.cell(lane, col + 1) = regs[i] >> 16;
+                      } else {
+                        tmem.cell(lane, col) = regs[i];
+                      }
+                    });
 }
 
 }  // namespace bwsim
