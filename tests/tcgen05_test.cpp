@@ -361,7 +361,7 @@ TEST(MmaTest, InvalidShapeIsAMisuse) {
         run_cta([](Warp& w) -> Task {
           const TmemAddr d = co_await w.tcgen05_alloc(kSlot, 256);
           w.tcgen05_mma(MmaKind::F16, d, core_desc(SmemAddr{1024}), core_desc(SmemAddr{8192}),
-                        InstrDescriptor{encode(MmaKind::F16, {.m = 128, .n = 24}).raw}, false);  // N=24: not a multiple of 16
+                        InstrDescriptor{encode(MmaKind::F16, {.m = 128, .n = 256}).raw & ~(63u << 17)}, false);  // N = 0
         }, 32, 32768);
       },
       Rule::MmaInvalid);
@@ -379,5 +379,26 @@ TEST(MmaTest, AccumulatorOutsideTheAllocationIsAMisuse) {
       Rule::TmemOutOfAllocation);
 }
 
+}  // namespace
+}  // namespace bwsim
+
+namespace bwsim {
+namespace {
+TEST(MmaTest, M128AcceptsNMultiplesOf8AsThePtxIsaDoes) {
+  Cycle elapsed = 0;
+  run_cta([&](Warp& w) -> Task {
+    const TmemAddr d = co_await w.tcgen05_alloc(kSlot, 32);
+    w.mbarrier_init(kBar, 1);
+    const Cycle t = w.now();
+    w.tcgen05_mma(MmaKind::F16, d, core_desc(SmemAddr{1024}), core_desc(SmemAddr{8192}),
+                  encode(MmaKind::F16, {.m = 128, .n = 24}), false);
+    w.tcgen05_commit(kBar);
+    co_await w.mbarrier_wait(kBar, 0);
+    elapsed = w.now() - t;
+    w.tcgen05_dealloc(d, 32);
+  }, 32, 32768, Mode::Timing);
+  // math 12, SMEM (4096 + 768) / 128 = 38 (the interval, not the latency), latency 100, +16.
+  EXPECT_EQ(elapsed, 16u + 12u + 100u);
+}
 }  // namespace
 }  // namespace bwsim
