@@ -94,15 +94,19 @@ Warp::ArriveAwaiter Warp::mbarrier_arrive_token(MBarrierRef bar, std::uint32_t c
 
 // ------------------------------------------------------------------------------- TMA
 
-void Warp::tma_load(const TensorMap& map, SmemAddr dst, MBarrierRef bar, const TensorCoords& coords) {
-  const char* op = "tma.load";
-  cta_.check_smem(ws_, op, dst.offset, map.box_bytes(), swizzle_alignment(map.swizzle()));
-  cta_.live_barrier(ws_, bar.offset, op);
+void Warp::check_map_in_gmem(const TensorMap& map, const char* op) {
   if (!cta_.ctx().gmem.contains(map.address(), map.footprint_bytes()))
     cta_.fail(Rule::TmaInvalid, ws_, op,
               fmt::format("the tensor map spans GMEM [{:#x}, +{}) outside every allocation", map.address().value,
                           map.footprint_bytes()),
               "build the tensor map over an allocated buffer with its real dimensions and strides");
+}
+
+void Warp::tma_load(const TensorMap& map, SmemAddr dst, MBarrierRef bar, const TensorCoords& coords) {
+  const char* op = "tma.load";
+  cta_.check_smem(ws_, op, dst.offset, map.box_bytes(), swizzle_alignment(map.swizzle()));
+  cta_.live_barrier(ws_, bar.offset, op);
+  check_map_in_gmem(map, op);
   const Cycle cost = config().tma.issue_cycles;
   const Cycle t = issue(cost);
   cta_.sm().tma().load(cta_, ws_, map, coords, dst.offset, bar.offset, t);
@@ -112,11 +116,7 @@ void Warp::tma_load(const TensorMap& map, SmemAddr dst, MBarrierRef bar, const T
 void Warp::tma_store(const TensorMap& map, SmemAddr src, const TensorCoords& coords) {
   const char* op = "tma.store";
   cta_.check_smem(ws_, op, src.offset, map.box_bytes(), swizzle_alignment(map.swizzle()));
-  if (!cta_.ctx().gmem.contains(map.address(), map.footprint_bytes()))
-    cta_.fail(Rule::TmaInvalid, ws_, op,
-              fmt::format("the tensor map spans GMEM [{:#x}, +{}) outside every allocation", map.address().value,
-                          map.footprint_bytes()),
-              "build the tensor map over an allocated buffer with its real dimensions and strides");
+  check_map_in_gmem(map, op);
   const Cycle cost = config().tma.issue_cycles;
   const Cycle t = issue(cost);
   cta_.sm().tma().store(cta_, ws_, map, coords, src.offset, t);

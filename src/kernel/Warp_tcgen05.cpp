@@ -69,7 +69,7 @@ std::uint32_t operand_end(const SmemDescriptorFields& f, Major major, std::uint3
 }
 }  // namespace
 
-void Warp::issue_mma(MmaInstr& in, InstrDescriptor idesc, const char* op) {
+void Warp::issue_mma(MmaInstr in, InstrDescriptor idesc, const char* op) {
   if (auto err = decode(in.kind, idesc, in.f)) cta_.fail(Rule::MmaInvalid, ws_, op, *err, "");
   const std::uint32_t M = in.f.m, N = in.f.n;
   // PTX (tcgen05.mma shapes, dense cta_group::1): M 64 or 128, N a multiple of 8 in 8..256 for
@@ -109,26 +109,24 @@ void Warp::issue_mma(MmaInstr& in, InstrDescriptor idesc, const char* op) {
 void Warp::tcgen05_mma(MmaKind kind, TmemAddr d, SmemDescriptor a, SmemDescriptor b, InstrDescriptor idesc,
                        bool enable_input_d) {
   const char* op = "tcgen05.mma";
-  MmaInstr in;
-  in.kind = kind;
-  in.d = d;
-  in.accumulate = enable_input_d;
-  in.a = decode_operand(a, "A descriptor", op);
-  in.b = decode_operand(b, "B descriptor", op);
-  issue_mma(in, idesc, op);
+  issue_mma(MmaInstr{.kind = kind,
+                     .a = decode_operand(a, "A descriptor", op),
+                     .b = decode_operand(b, "B descriptor", op),
+                     .d = d,
+                     .accumulate = enable_input_d},
+            idesc, op);
 }
 
 void Warp::tcgen05_mma(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, InstrDescriptor idesc,
                        bool enable_input_d) {
   const char* op = "tcgen05.mma (A in TMEM)";
-  MmaInstr in;
-  in.kind = kind;
-  in.d = d;
-  in.accumulate = enable_input_d;
-  in.a_from_tmem = true;
-  in.a_tmem = a;
-  in.b = decode_operand(b, "B descriptor", op);
-  issue_mma(in, idesc, op);
+  issue_mma(MmaInstr{.kind = kind,
+                     .b = decode_operand(b, "B descriptor", op),
+                     .a_from_tmem = true,
+                     .a_tmem = a,
+                     .d = d,
+                     .accumulate = enable_input_d},
+            idesc, op);
 }
 
 void Warp::tcgen05_commit(MBarrierRef bar) {

@@ -45,6 +45,17 @@ class PipelineBarriers {
   // Waits until consumers released every stage, so no load is in flight at exit.
   Task producer_tail(Warp& w, PipelineState state) const;
 
+  // The protocol every pipeline shares: the producer waits for an empty stage, the consumer for
+  // a full one and releases it with one arrival per warp (PipelineTmaAsync arms full[i] in its
+  // acquire and PipelineTmaUmmaAsync releases with tcgen05.commit instead).
+  Warp::WaitAwaiter producer_acquire(Warp& w, const PipelineState& s) const {
+    return w.mbarrier_wait(empty(s.index), s.phase);
+  }
+  Warp::WaitAwaiter consumer_wait(Warp& w, const PipelineState& s) const {
+    return w.mbarrier_wait(full(s.index), s.phase);
+  }
+  void consumer_release(Warp& w, const PipelineState& s) const { w.mbarrier_arrive(empty(s.index)); }
+
  protected:
   SmemAddr base_;
   std::uint32_t stages_;
@@ -81,10 +92,6 @@ class PipelineTmaAsync : public PipelineBarriers {
   }
   // The barrier the stage's TMA loads complete.
   MBarrierRef producer_get_barrier(const PipelineState& s) const { return full(s.index); }
-  Warp::WaitAwaiter consumer_wait(Warp& w, const PipelineState& s) const {
-    return w.mbarrier_wait(full(s.index), s.phase);
-  }
-  void consumer_release(Warp& w, const PipelineState& s) const { w.mbarrier_arrive(empty(s.index)); }
 
  private:
   std::uint32_t bytes_;
@@ -119,14 +126,7 @@ class PipelineUmmaAsync : public PipelineBarriers {
   PipelineUmmaAsync(SmemAddr barriers, Params p) : PipelineBarriers(barriers, p.stages, p.name), consumers_(p.consumer_warps) {}
 
   void init(Warp& w) const { PipelineBarriers::init(w, 1, consumers_); }
-  Warp::WaitAwaiter producer_acquire(Warp& w, const PipelineState& s) const {
-    return w.mbarrier_wait(empty(s.index), s.phase);
-  }
   void producer_commit(Warp& w, const PipelineState& s) const { w.tcgen05_commit(full(s.index)); }
-  Warp::WaitAwaiter consumer_wait(Warp& w, const PipelineState& s) const {
-    return w.mbarrier_wait(full(s.index), s.phase);
-  }
-  void consumer_release(Warp& w, const PipelineState& s) const { w.mbarrier_arrive(empty(s.index)); }
 
  private:
   std::uint32_t consumers_;
@@ -145,14 +145,7 @@ class PipelineAsync : public PipelineBarriers {
       : PipelineBarriers(barriers, p.stages, p.name), producers_(p.producer_warps), consumers_(p.consumer_warps) {}
 
   void init(Warp& w) const { PipelineBarriers::init(w, producers_, consumers_); }
-  Warp::WaitAwaiter producer_acquire(Warp& w, const PipelineState& s) const {
-    return w.mbarrier_wait(empty(s.index), s.phase);
-  }
   void producer_commit(Warp& w, const PipelineState& s) const { w.mbarrier_arrive(full(s.index)); }
-  Warp::WaitAwaiter consumer_wait(Warp& w, const PipelineState& s) const {
-    return w.mbarrier_wait(full(s.index), s.phase);
-  }
-  void consumer_release(Warp& w, const PipelineState& s) const { w.mbarrier_arrive(empty(s.index)); }
 
  private:
   std::uint32_t producers_;

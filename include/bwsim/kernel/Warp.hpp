@@ -179,7 +179,9 @@ class Warp {
   Cycle issue(Cycle cost);
   void barrier_op(BarrierOp op, MBarrierRef bar, std::uint32_t value);
   void trace_op(std::string_view name, Cycle at, Cycle cost) const;
-  void issue_mma(MmaInstr& instr, InstrDescriptor idesc, const char* op);
+  void issue_mma(MmaInstr instr, InstrDescriptor idesc, const char* op);
+  // A located tma-invalid error unless the tensor map lies inside allocated GMEM.
+  void check_map_in_gmem(const TensorMap& map, const char* op);
   SmemDescriptorFields decode_operand(SmemDescriptor d, const char* which, const char* op);
   WaitAwaiter wait_until(Cycle at);
   // Validates a tcgen05.ld/st and reserves the warp quadrant's TMEM port; returns the transfer's end.
