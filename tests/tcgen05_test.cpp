@@ -379,11 +379,6 @@ TEST(MmaTest, AccumulatorOutsideTheAllocationIsAMisuse) {
       Rule::TmemOutOfAllocation);
 }
 
-}  // namespace
-}  // namespace bwsim
-
-namespace bwsim {
-namespace {
 TEST(MmaTest, M128AcceptsNMultiplesOf8AsThePtxIsaDoes) {
   Cycle elapsed = 0;
   run_cta([&](Warp& w) -> Task {

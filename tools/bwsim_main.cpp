@@ -56,7 +56,11 @@ nlohmann::json summary_json(const bwsim::KernelReport& r, const bwsim::HardwareC
   j["tma"] = {{"loads", run.tma.loads},           {"load_bytes", run.tma.load_bytes},
               {"stores", run.tma.stores},         {"store_bytes", run.tma.store_bytes},
               {"prefetches", run.tma.prefetches}, {"busy_fraction", run.tma_busy_fraction()}};
-  j["mma"] = {{"mmas", run.mma.mmas}, {"flops", run.mma.flops}, {"busy_fraction", run.mma_busy_fraction()}};
+  j["mma"] = {{"mmas", run.mma.mmas},
+              {"flops", run.mma.flops},
+              {"busy_fraction", run.mma_busy_fraction()},
+              {"copies", run.mma.copies},
+              {"copy_bytes", run.mma.copy_bytes}};
   j["bytes_per_cycle"] =
       run.cycles ? static_cast<double>(run.tma.load_bytes + run.tma.store_bytes) / static_cast<double>(run.cycles) : 0.0;
   j["check"] = r.checked ? nlohmann::json{{"passed", r.check_passed}, {"detail", r.check_detail}} : nlohmann::json(nullptr);

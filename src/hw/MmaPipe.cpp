@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <vector>
 
 #include "bwsim/hw/Cta.hpp"
@@ -40,11 +41,31 @@ Cycle MmaPipe::latency(const MmaInstr& in) const {
   return in.f.m == 64 ? c.latency_ss_m64 : c.latency_ss;
 }
 
+Cycle MmaPipe::reserve(Cycle at, Cycle interval) {
+  const Cycle start = std::max(at + ctx_.config.mma.issue_cycles, free_at_);
+  free_at_ = start + interval;
+  return start;
+}
+
+template <class Instr>
+void MmaPipe::schedule_execute(Cta& cta, const Instr& instr, Cycle start) {
+  if (!ctx_.functional()) return;
+  cta.async_begin();
+  ctx_.engine.schedule(start, &MmaPipe::on_start<Instr>, this, pending(&instr).put(Pending<Instr>{instr, &cta}));
+}
+
+template <class Instr>
+void MmaPipe::on_start(void* pipe, std::uint64_t slot) {
+  auto& self = *static_cast<MmaPipe*>(pipe);
+  const Pending<Instr> p = self.pending(static_cast<const Instr*>(nullptr)).take(slot);
+  self.execute(p.instr, *p.cta);
+  p.cta->async_end();
+}
+
 Cycle MmaPipe::issue(Cta& cta, WarpState& ws, const MmaInstr& in, Cycle at) {
   const Cycle math = math_cycles(in);
   const Cycle interval = std::max(math, smem_cycles(in));
-  const Cycle start = std::max(at + ctx_.config.mma.issue_cycles, free_at_);
-  free_at_ = start + interval;
+  const Cycle start = reserve(at, interval);
   const Cycle done = start + math + latency(in);
   ++stats_.mmas;
   stats_.flops += 2.0 * in.f.m * in.f.n * mma_k(in.kind);
@@ -59,23 +80,29 @@ Cycle MmaPipe::issue(Cta& cta, WarpState& ws, const MmaInstr& in, Cycle at) {
     t->async_end(sm_, "mma", "mma", next_id_, done);
   }
   ++next_id_;
-  if (ctx_.functional()) {
-    cta.async_begin();
-    ctx_.engine.schedule(start, &MmaPipe::on_start, this, pending_.put(Pending{in, &cta}));
-  }
+  schedule_execute(cta, in, start);
   return done;
 }
 
-void MmaPipe::on_start(void* pipe, std::uint64_t slot) {
-  auto& self = *static_cast<MmaPipe*>(pipe);
-  const Pending p = self.pending_.take(slot);
-  self.compute(p.instr, *p.cta);
-  p.cta->async_end();
+Cycle MmaPipe::issue(Cta& cta, WarpState& ws, const TmemCopyInstr& in, Cycle at) {
+  const std::uint32_t bytes = tmem_copy_rows(in.shape) * tmem_copy_columns(in.shape) * 4;
+  const std::uint32_t bw = ctx_.config.mma.smem_bytes_per_cycle;
+  const Cycle interval = (bytes + bw - 1) / bw;
+  const Cycle start = reserve(at, interval);
+  const Cycle done = start + interval + ctx_.config.tmem.access_latency;
+  ++stats_.copies;
+  stats_.copy_bytes += bytes;
+  if (Tracer* t = ctx_.tracer_for(sm_))
+    t->span(sm_, kMmaTrack, fmt::format("tcgen05.cp.{}", name_of(in.shape)), start, interval,
+            fmt::format(R"("lane":{},"col":{},"smem":{},"warp":{},"issue":{},"done":{})", in.dst.lane(),
+                        in.dst.column(), in.src.start_address, ws.index, at, done));
+  schedule_execute(cta, in, start);
+  return done;
 }
 
 // D[m][n] (+)= sum_k A[m][k] * B[n][k]: products of the narrow inputs are exact in fp32; the
 // K products of one instruction are summed in fp32 in k order, then added to D.
-void MmaPipe::compute(const MmaInstr& in, Cta& cta) {
+void MmaPipe::execute(const MmaInstr& in, Cta& cta) {
   const std::uint32_t M = in.f.m, N = in.f.n, K = mma_k(in.kind);
   const std::uint32_t ea = size_of(in.f.a_type), eb = size_of(in.f.b_type);
   const float sa = in.f.negate_a ? -1.0f : 1.0f, sb = in.f.negate_b ? -1.0f : 1.0f;
@@ -111,6 +138,20 @@ void MmaPipe::compute(const MmaInstr& in, Cta& cta) {
       std::uint32_t& cell = tmem_.cell(lane, in.d.column() + n);
       const float prev = in.accumulate ? std::bit_cast<float>(cell) : 0.0f;
       cell = std::bit_cast<std::uint32_t>(prev + sum);
+    }
+  }
+}
+
+// Row r's 32-bit words, read from the K-major canonical layout, land in the row's lanes.
+void MmaPipe::execute(const TmemCopyInstr& in, Cta& cta) {
+  Smem& smem = cta.smem();
+  const std::uint32_t words = tmem_copy_columns(in.shape);
+  for (std::uint32_t r = 0; r < tmem_copy_rows(in.shape); ++r) {
+    const TmemCopyLanes lanes = tmem_copy_lanes(in.shape, r);
+    for (std::uint32_t j = 0; j < words; ++j) {
+      std::uint32_t v;
+      std::memcpy(&v, smem.bytes(operand_address(in.src, Major::K, 4, r, j), 4).data(), 4);
+      for (std::uint32_t i = 0; i < lanes.count; ++i) tmem_.cell(in.dst.lane() + lanes.lane[i], in.dst.column() + j) = v;
     }
   }
 }

@@ -60,4 +60,46 @@ const char* name_of(TmemShape shape) {
   return "?";
 }
 
+std::uint32_t tmem_copy_rows(TmemCopyShape shape) {
+  switch (shape) {
+    case TmemCopyShape::S128x256b:
+    case TmemCopyShape::S128x128b: return 128;
+    case TmemCopyShape::S4x256b: return 4;
+    case TmemCopyShape::S64x128bWarpx2_02_13:
+    case TmemCopyShape::S64x128bWarpx2_01_23: return 64;
+    case TmemCopyShape::S32x128bWarpx4: return 32;
+  }
+  return 0;
+}
+
+std::uint32_t tmem_copy_columns(TmemCopyShape shape) {
+  return shape == TmemCopyShape::S128x256b || shape == TmemCopyShape::S4x256b ? 8 : 4;
+}
+
+std::uint32_t tmem_copy_lane_span(TmemCopyShape shape) { return shape == TmemCopyShape::S4x256b ? 97 : 128; }
+
+TmemCopyLanes tmem_copy_lanes(TmemCopyShape shape, std::uint32_t r) {
+  switch (shape) {
+    case TmemCopyShape::S128x256b:
+    case TmemCopyShape::S128x128b: return {1, {r}};
+    case TmemCopyShape::S4x256b: return {1, {32 * r}};
+    case TmemCopyShape::S64x128bWarpx2_02_13: return {2, {r, r + 64}};
+    case TmemCopyShape::S64x128bWarpx2_01_23: return r < 32 ? TmemCopyLanes{2, {r, r + 32}} : TmemCopyLanes{2, {r + 32, r + 64}};
+    case TmemCopyShape::S32x128bWarpx4: return {4, {r, r + 32, r + 64, r + 96}};
+  }
+  return {};
+}
+
+const char* name_of(TmemCopyShape shape) {
+  switch (shape) {
+    case TmemCopyShape::S128x256b: return "128x256b";
+    case TmemCopyShape::S128x128b: return "128x128b";
+    case TmemCopyShape::S4x256b: return "4x256b";
+    case TmemCopyShape::S64x128bWarpx2_02_13: return "64x128b.warpx2::02_13";
+    case TmemCopyShape::S64x128bWarpx2_01_23: return "64x128b.warpx2::01_23";
+    case TmemCopyShape::S32x128bWarpx4: return "32x128b.warpx4";
+  }
+  return "?";
+}
+
 }  // namespace bwsim

@@ -155,6 +155,7 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
     r.mma.flops += m.flops;
     r.mma.busy_cycles += m.busy_cycles;
     r.mma.copies += m.copies;
+    r.mma.copy_bytes += m.copy_bytes;
   }
   r.warps = std::move(l.warps);
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

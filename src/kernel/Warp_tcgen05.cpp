@@ -69,6 +69,16 @@ std::uint32_t operand_end(const SmemDescriptorFields& f, Major major, std::uint3
 }
 }  // namespace
 
+void Warp::check_operand_in_smem(const SmemDescriptorFields& f, Major major, std::uint32_t elem, std::uint32_t rows,
+                                 std::uint32_t k, const char* which, const char* op) {
+  const std::uint32_t end = operand_end(f, major, elem, rows, k);
+  if (end > cta_.smem().size())
+    cta_.fail(Rule::SmemOutOfBounds, ws_, op,
+              fmt::format("{} [{:#x}, {:#x}) lies outside the CTA's {} bytes of SMEM", which, f.start_address, end,
+                          cta_.smem().size()),
+              "check the descriptor's start address, LBO and SBO");
+}
+
 void Warp::issue_mma(MmaInstr in, InstrDescriptor idesc, const char* op) {
   if (auto err = decode(in.kind, idesc, in.f)) cta_.fail(Rule::MmaInvalid, ws_, op, *err, "");
   const std::uint32_t M = in.f.m, N = in.f.n;
@@ -82,24 +92,15 @@ void Warp::issue_mma(MmaInstr in, InstrDescriptor idesc, const char* op) {
   if (in.d.lane() != 0)
     cta_.fail(Rule::MmaInvalid, ws_, op, fmt::format("D address {:#x} has lane {}, not 0", in.d.raw, in.d.lane()), "");
   cta_.tmem_check_access(ws_, op, 0, kTmemLanes, in.d.column(), N, false);
-  const std::uint32_t smem = cta_.smem().size();
-  auto check_operand = [&](const SmemDescriptorFields& f, Major major, DataType t, std::uint32_t rows, const char* which) {
-    const std::uint32_t end = operand_end(f, major, size_of(t), rows, K);
-    if (end > smem)
-      cta_.fail(Rule::SmemOutOfBounds, ws_, op,
-                fmt::format("{} operand [{:#x}, {:#x}) lies outside the CTA's {} bytes of SMEM", which, f.start_address,
-                            end, smem),
-                "check the descriptor's start address, LBO and SBO");
-  };
   if (in.a_from_tmem) {
     if (in.f.a_major != Major::K)
       cta_.fail(Rule::MmaInvalid, ws_, op, "A from TMEM must be K-major (transpose-A bit 0)", "");
     cta_.tmem_check_access(ws_, op, in.a_tmem.lane(), M == 64 ? kTmemLanes : M, in.a_tmem.column(),
                            K * size_of(in.f.a_type) / 4, false);
   } else {
-    check_operand(in.a, in.f.a_major, in.f.a_type, M, "A");
+    check_operand_in_smem(in.a, in.f.a_major, size_of(in.f.a_type), M, K, "A operand", op);
   }
-  check_operand(in.b, in.f.b_major, in.f.b_type, N, "B");
+  check_operand_in_smem(in.b, in.f.b_major, size_of(in.f.b_type), N, K, "B operand", op);
 
   const Cycle t = issue(config().mma.issue_cycles);
   const Cycle done = cta_.sm().mma().issue(cta_, ws_, in, t);
@@ -127,6 +128,17 @@ void Warp::tcgen05_mma(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, I
                      .d = d,
                      .accumulate = enable_input_d},
             idesc, op);
+}
+
+void Warp::tcgen05_cp(TmemAddr dst, SmemDescriptor src, TmemCopyShape shape) {
+  const char* op = "tcgen05.cp";
+  TmemCopyInstr in{.shape = shape, .src = decode_operand(src, "source descriptor", op), .dst = dst};
+  const std::uint32_t rows = tmem_copy_rows(shape), words = tmem_copy_columns(shape);
+  cta_.tmem_check_access(ws_, op, dst.lane(), tmem_copy_lane_span(shape), dst.column(), words, false);
+  check_operand_in_smem(in.src, Major::K, 4, rows, words, "source", op);
+  const Cycle t = issue(config().mma.issue_cycles);
+  const Cycle done = cta_.sm().mma().issue(cta_, ws_, in, t);
+  ws_.tcgen05_done = std::max(ws_.tcgen05_done, done);
 }
 
 void Warp::tcgen05_commit(MBarrierRef bar) {

@@ -3,13 +3,16 @@
 // occupies the pipe for its initiation interval, the larger of its math time (2*128*N*K FLOP at
 // the kind's rate: M = 64 uses the same time at half the FLOP) and its SMEM operand time (A and B
 // bytes at mma.smem_bytes_per_cycle; B only when A is in TMEM). D is complete the math time plus
-// the pipe latency after the instruction starts. Functional mode computes D from the real SMEM
-// and TMEM bytes when the instruction starts (the cycle it reads its operands).
+// the pipe latency after the instruction starts. A tcgen05.cp reads its source at the same SMEM
+// rate through the same pipe (so it stays ordered with the thread's MMAs) and its data is in TMEM
+// tmem.access_latency after the read ends. Functional mode moves the real SMEM and TMEM bytes
+// when the instruction starts (the cycle it reads its operands).
 #include <cstdint>
 
 #include "bwsim/core/SlotPool.hpp"
 #include "bwsim/hw/SimContext.hpp"
 #include "bwsim/hw/Tmem.hpp"
+#include "bwsim/hw/TmemAccess.hpp"
 #include "bwsim/hw/UmmaDescriptor.hpp"
 
 namespace bwsim {
@@ -27,11 +30,19 @@ struct MmaInstr {
   bool accumulate = false;  // enable-input-d
 };
 
+// A decoded, validated tcgen05.cp.
+struct TmemCopyInstr {
+  TmemCopyShape shape = TmemCopyShape::S128x256b;
+  SmemDescriptorFields src;
+  TmemAddr dst;
+};
+
 struct MmaStats {
   std::uint64_t mmas = 0;
   double flops = 0;          // useful FLOP (2*M*N*K per instruction)
   Cycle busy_cycles = 0;     // cycles the pipe was occupied
   std::uint64_t copies = 0;  // tcgen05.cp
+  std::uint64_t copy_bytes = 0;
 };
 
 class MmaPipe {
@@ -40,6 +51,8 @@ class MmaPipe {
 
   // Enters `instr`, issued at cycle `at`, into the pipe; returns the cycle D is complete.
   Cycle issue(Cta& cta, WarpState& ws, const MmaInstr& instr, Cycle at);
+  // Enters a tcgen05.cp issued at `at`; returns the cycle its data is in TMEM.
+  Cycle issue(Cta& cta, WarpState& ws, const TmemCopyInstr& instr, Cycle at);
   // Math and SMEM cycles of `instr` (its initiation interval is their maximum).
   Cycle math_cycles(const MmaInstr& instr) const;
   Cycle smem_cycles(const MmaInstr& instr) const;
@@ -48,19 +61,30 @@ class MmaPipe {
   const MmaStats& stats() const { return stats_; }
 
  private:
+  template <class Instr>
   struct Pending {
-    MmaInstr instr;
+    Instr instr;
     Cta* cta;
   };
+  // Reserves the pipe for `interval` cycles from the first cycle after issue at `at` that it is
+  // free; returns the start.
+  Cycle reserve(Cycle at, Cycle interval);
+  template <class Instr>
   static void on_start(void* pipe, std::uint64_t slot);
-  void compute(const MmaInstr& instr, Cta& cta);
+  void execute(const MmaInstr& instr, Cta& cta);
+  void execute(const TmemCopyInstr& instr, Cta& cta);
+  SlotPool<Pending<MmaInstr>>& pending(const MmaInstr*) { return pending_mma_; }
+  SlotPool<Pending<TmemCopyInstr>>& pending(const TmemCopyInstr*) { return pending_copy_; }
+  template <class Instr>
+  void schedule_execute(Cta& cta, const Instr& instr, Cycle start);
 
   SimContext& ctx_;
   int sm_;
   Tmem& tmem_;
   Cycle free_at_ = 0;
   std::uint64_t next_id_ = 0;
-  SlotPool<Pending> pending_;
+  SlotPool<Pending<MmaInstr>> pending_mma_;
+  SlotPool<Pending<TmemCopyInstr>> pending_copy_;
   MmaStats stats_;
 };
 

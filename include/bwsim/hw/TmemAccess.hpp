@@ -33,4 +33,27 @@ std::uint32_t tmem_columns(TmemShape shape, std::uint32_t num, bool pack16);
 TmemCell tmem_cell(TmemShape shape, std::uint32_t thread, std::uint32_t reg, std::uint32_t half_split);
 const char* name_of(TmemShape shape);
 
+// tcgen05.cp SMEM -> TMEM shapes (rows x bits per row, with the warp-multicast qualifiers). The
+// source is a K-major canonical layout whose "rows" are the strided dimension; bits 32j..32j+31 of
+// row r land in column j of the address's column. Rows to lanes (relative to the address's lane;
+// PTX gives the shapes and the multicast pairs, CUTLASS copy_traits_sm100 SM100_UTCCP_* the order):
+//   128x256b, 128x128b      row r -> lane r
+//   4x256b                  row r -> lane 32r (one lane per quadrant)
+//   64x128b.warpx2::02_13   row r -> lanes r, r + 64 (rows 0-31 in quadrants 0 and 2, 32-63 in 1 and 3)
+//   64x128b.warpx2::01_23   row r < 32 -> lanes r, r + 32; row r >= 32 -> lanes r + 32, r + 64
+//   32x128b.warpx4          row r -> lanes r, r + 32, r + 64, r + 96
+enum class TmemCopyShape : std::uint8_t { S128x256b, S128x128b, S4x256b, S64x128bWarpx2_02_13, S64x128bWarpx2_01_23, S32x128bWarpx4 };
+
+struct TmemCopyLanes {
+  std::uint32_t count = 0;  // 1, 2 or 4
+  std::uint32_t lane[4] = {};
+};
+
+std::uint32_t tmem_copy_rows(TmemCopyShape shape);
+std::uint32_t tmem_copy_columns(TmemCopyShape shape);  // 32-bit columns per row: 8 or 4
+// One past the highest relative lane the copy writes.
+std::uint32_t tmem_copy_lane_span(TmemCopyShape shape);
+TmemCopyLanes tmem_copy_lanes(TmemCopyShape shape, std::uint32_t row);
+const char* name_of(TmemCopyShape shape);
+
 }  // namespace bwsim

@@ -101,6 +101,10 @@ class Warp {
                    bool enable_input_d);
   // The TS form: A from TMEM.
   void tcgen05_mma(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, InstrDescriptor idesc, bool enable_input_d);
+  // tcgen05.cp.cta_group::1.<shape> [dst], src_desc: issued by one thread; copies the rows the
+  // SMEM descriptor describes (K-major canonical layout, rows = the strided dimension) into TMEM
+  // (lane placement in TmemAccess.hpp), in order with this warp's MMAs; tracked by tcgen05.commit.
+  void tcgen05_cp(TmemAddr dst, SmemDescriptor src, TmemCopyShape shape);
   // tcgen05.commit.cta_group::1.mbarrier::arrive::one: one arrival on `bar` once every earlier
   // tcgen05.mma / cp of this warp has completed.
   void tcgen05_commit(MBarrierRef bar);
@@ -183,6 +187,9 @@ class Warp {
   // A located tma-invalid error unless the tensor map lies inside allocated GMEM.
   void check_map_in_gmem(const TensorMap& map, const char* op);
   SmemDescriptorFields decode_operand(SmemDescriptor d, const char* which, const char* op);
+  // A located smem-out-of-bounds error unless the rows x k elements a descriptor describes lie in SMEM.
+  void check_operand_in_smem(const SmemDescriptorFields& f, Major major, std::uint32_t elem, std::uint32_t rows,
+                             std::uint32_t k, const char* which, const char* op);
   WaitAwaiter wait_until(Cycle at);
   // Validates a tcgen05.ld/st and reserves the warp quadrant's TMEM port; returns the transfer's end.
   Cycle tmem_transfer(const char* op, TmemAddr addr, TmemShape shape, std::uint32_t num, std::size_t regs,
