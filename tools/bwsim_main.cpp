@@ -54,6 +54,7 @@ nlohmann::json summary_json(const bwsim::KernelReport& r, const bwsim::HardwareC
   j["sms_used"] = run.sms_used;
   j["ctas"] = run.ctas;
   j["tma"] = {{"loads", run.tma.loads},           {"load_bytes", run.tma.load_bytes},
+              {"delivered_bytes", run.tma.delivered_bytes},
               {"stores", run.tma.stores},         {"store_bytes", run.tma.store_bytes},
               {"prefetches", run.tma.prefetches}, {"busy_fraction", run.tma_busy_fraction()}};
   j["mma"] = {{"mmas", run.mma.mmas},
@@ -83,6 +84,10 @@ void print_summary(const bwsim::KernelReport& r, const bwsim::HardwareConfig& cf
              human_bytes(static_cast<double>(run.tma.load_bytes)), run.tma.loads,
              human_bytes(static_cast<double>(run.tma.store_bytes)), run.tma.stores,
              run.cycles ? moved / static_cast<double>(run.cycles) : 0.0);
+  if (run.tma.delivered_bytes != run.tma.load_bytes)
+    fmt::print("multicast {} read from L2 landed as {} in SMEM ({:.2f}x)\n",
+               human_bytes(static_cast<double>(run.tma.load_bytes)), human_bytes(static_cast<double>(run.tma.delivered_bytes)),
+               run.tma.load_bytes ? static_cast<double>(run.tma.delivered_bytes) / static_cast<double>(run.tma.load_bytes) : 0.0);
   fmt::print("units     TMA busy {:.1f}%, tensor pipe busy {:.1f}% (over {} SM{})\n", 100.0 * run.tma_busy_fraction(),
              100.0 * run.mma_busy_fraction(), run.sms_used, run.sms_used == 1 ? "" : "s");
   if (run.mma.mmas)

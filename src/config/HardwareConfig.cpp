@@ -135,6 +135,7 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   tma.read<Cycle>("load_latency", c.tma.load_latency, 0, kMaxLatency);
   tma.read<Cycle>("store_latency", c.tma.store_latency, 0, kMaxLatency);
   tma.read<std::uint32_t>("bytes_per_cycle", c.tma.bytes_per_cycle, 1, 65536);
+  tma.read<Cycle>("multicast_extra_latency", c.tma.multicast_extra_latency, 0, kMaxLatency);
   tma.finish();
 
   StrictMap tmem = top.section("tmem");
@@ -154,7 +155,22 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   mma.read<Cycle>("latency_ss", c.mma.latency_ss, 0, kMaxLatency);
   mma.read<Cycle>("latency_ss_m64", c.mma.latency_ss_m64, 0, kMaxLatency);
   mma.read<Cycle>("latency_ts", c.mma.latency_ts, 0, kMaxLatency);
+  mma.read<Cycle>("latency_2cta_ss", c.mma.latency_2cta_ss, 0, kMaxLatency);
+  mma.read<Cycle>("latency_2cta_ss_m128", c.mma.latency_2cta_ss_m128, 0, kMaxLatency);
+  mma.read<Cycle>("latency_2cta_ts", c.mma.latency_2cta_ts, 0, kMaxLatency);
+  mma.read<Cycle>("latency_2cta_ts_m128", c.mma.latency_2cta_ts_m128, 0, kMaxLatency);
   mma.finish();
+
+  StrictMap cl = top.section("cluster");
+  cl.read<std::uint32_t>("max_ctas_portable", c.cluster.max_ctas_portable, 1, 16);
+  cl.read<std::uint32_t>("max_ctas", c.cluster.max_ctas, 1, 16);
+  cl.read<Cycle>("barrier_latency", c.cluster.barrier_latency, 0, kMaxLatency);
+  cl.read<Cycle>("barrier_release_latency", c.cluster.barrier_release_latency, 0, kMaxLatency);
+  cl.read<Cycle>("remote_arrive_latency", c.cluster.remote_arrive_latency, 0, kMaxLatency);
+  cl.read<Cycle>("dsmem_load_latency", c.cluster.dsmem_load_latency, 0, kMaxLatency);
+  cl.finish();
+  if (c.cluster.max_ctas_portable > c.cluster.max_ctas)
+    top.fail("cluster.max_ctas_portable", "exceeds cluster.max_ctas");
 
   top.finish();
   return c;

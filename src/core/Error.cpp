@@ -7,8 +7,10 @@ namespace {
 std::string format_message(const std::string& kind, const SimLocation& w, const std::string& what,
                            const std::string& hint) {
   std::string who = w.warp >= 0 ? fmt::format("warp {}", w.warp) : std::string("hardware unit");
-  std::string msg = fmt::format("[{}] kernel '{}', CTA {}, {}, {} at cycle {}: {}", kind, w.kernel, w.cta, who,
-                                w.op, w.cycle, what);
+  const std::string cta = w.cluster_rank >= 0 ? fmt::format("CTA {} (cluster {} rank {})", w.cta, w.cluster, w.cluster_rank)
+                                              : fmt::format("CTA {}", w.cta);
+  std::string msg = fmt::format("[{}] kernel '{}', {}, {}, {} at cycle {}: {}", kind, w.kernel, cta, who, w.op,
+                                w.cycle, what);
   if (!hint.empty()) msg += fmt::format("\n  hint: {}", hint);
   return msg;
 }
@@ -43,6 +45,10 @@ const char* rule_name(Rule r) {
     case Rule::TmemAllocMisuse: return "tmem-alloc-misuse";
     case Rule::TmemAccessInvalid: return "tmem-access-invalid";
     case Rule::MmaInvalid: return "mma-invalid";
+    case Rule::ClusterRankOutOfRange: return "cluster-rank-out-of-range";
+    case Rule::CtaPairMisuse: return "cta-pair-misuse";
+    case Rule::ClusterBarrierMisuse: return "cluster-barrier-misuse";
+    case Rule::ClusterPeerExited: return "cluster-peer-exited";
   }
   return "unknown";
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "bwsim/hw/Cluster.hpp"
 #include "bwsim/hw/Sm.hpp"
 
 namespace bwsim {
@@ -32,14 +33,18 @@ const char* wait_kind_name(WaitKind k) {
     case WaitKind::BulkGroupsRead: return "cp.async.bulk.wait_group.read";
     case WaitKind::Delay: return "delay";
     case WaitKind::TmemAlloc: return "tcgen05.alloc";
+    case WaitKind::ClusterBarrier: return "barrier.cluster.wait";
   }
   return "?";
 }
 
-Cta::Cta(SimContext& ctx, Sm& sm, std::uint32_t id, std::uint32_t smem_bytes, std::uint32_t block_threads)
+Cta::Cta(SimContext& ctx, Sm& sm, Cluster& cluster, std::uint32_t id, std::uint32_t smem_bytes,
+         std::uint32_t block_threads)
     : ctx_(ctx),
       sm_(sm),
+      cluster_(cluster),
       id_(id),
+      rank_(id % cluster.size()),
       block_threads_(block_threads),
       smem_(smem_bytes),
       warps_(block_threads / 32),
@@ -55,7 +60,22 @@ Tracer* Cta::tracer() const { return ctx_.tracer_for(sm_.index()); }
 // ---------------------------------------------------------------------------- errors
 
 SimLocation Cta::where(const WarpState& ws, const char* op) const {
-  return SimLocation{ctx_.kernel, static_cast<int>(id_), static_cast<int>(ws.index), op, ctx_.now()};
+  // The acting warp may be a peer's (a remote arrive): name its own CTA.
+  const Cta& c = *ws.cta;
+  SimLocation at{ctx_.kernel, static_cast<int>(c.id_), static_cast<int>(ws.index), op, ctx_.now()};
+  if (c.cluster_.size() > 1) {
+    at.cluster = static_cast<int>(c.cluster_.id());
+    at.cluster_rank = static_cast<int>(c.rank_);
+  }
+  return at;
+}
+
+void Cta::check_resident_for(WarpState& ws, const char* op) const {
+  if (finished_)
+    fail(Rule::ClusterPeerExited, ws, op,
+         fmt::format("CTA rank {} of the cluster has already exited (at cycle {})", rank_, finish_cycle_),
+         "keep every CTA resident while peers access its SMEM or barriers (cluster barrier or producer_tail "
+         "before exit)");
 }
 
 void Cta::fail(Rule rule, WarpState& ws, const char* op, std::string what, std::string hint) const {
@@ -64,8 +84,10 @@ void Cta::fail(Rule rule, WarpState& ws, const char* op, std::string what, std::
 
 std::string Cta::barrier_label(std::uint32_t offset) const {
   const MBarrier* b = find_barrier(offset);
-  if (b && !b->name.empty()) return fmt::format("'{}' (smem {:#x})", b->name, offset);
-  return fmt::format("smem {:#x}", offset);
+  const std::string where = cluster_.size() > 1 ? fmt::format("rank {} smem {:#x}", rank_, offset)
+                                                : fmt::format("smem {:#x}", offset);
+  if (b && !b->name.empty()) return fmt::format("'{}' ({})", b->name, where);
+  return where;
 }
 
 std::string Cta::describe(const MBarrier& b) const {
@@ -150,21 +172,24 @@ void Cta::barrier_init(WarpState& ws, std::uint32_t offset, std::uint32_t count,
   b->last_cycle = ctx_.now();
 }
 
+// Event argument: op (8 bits) | SMEM offset (20 bits) | target rank (4 bits) | value (32 bits).
 void Cta::on_barrier_op(void* wsp, std::uint64_t packed) {
   auto& ws = *static_cast<WarpState*>(wsp);
   const auto op = static_cast<BarrierOp>(packed & 0xff);
-  const auto offset = static_cast<std::uint32_t>((packed >> 8) & 0xffffff);
+  const auto offset = static_cast<std::uint32_t>((packed >> 8) & 0xfffff);
+  const auto rank = static_cast<std::uint32_t>((packed >> 28) & 0xf);
   const auto value = static_cast<std::uint32_t>(packed >> 32);
-  Cta& cta = *ws.cta;
-  cta.barrier_apply(ws, op, offset, value, barrier_op_name(op));
-  cta.async_end();
+  Cta& target = ws.cta->cluster_.cta(rank);
+  if (&target != ws.cta) target.check_resident_for(ws, barrier_op_name(op));
+  target.barrier_apply(ws, op, offset, value, barrier_op_name(op));
+  ws.cta->async_end();
 }
 
 void Cta::barrier_op_at(WarpState& ws, Cycle at, BarrierOp op, std::uint32_t offset, std::uint32_t value) {
-  const std::uint64_t packed =
-      static_cast<std::uint64_t>(op) | (static_cast<std::uint64_t>(offset & 0xffffff) << 8) |
-      (static_cast<std::uint64_t>(value) << 32);
-  async_begin();  // the CTA stays resident until its last arrival has landed
+  static_assert(kMaxClusterCtas <= 16, "the rank travels in 4 bits");
+  const std::uint64_t packed = static_cast<std::uint64_t>(op) | (static_cast<std::uint64_t>(offset & 0xfffff) << 8) |
+                               (static_cast<std::uint64_t>(rank_) << 28) | (static_cast<std::uint64_t>(value) << 32);
+  ws.cta->async_begin();  // the issuing CTA stays resident until its last arrival has landed
   ctx_.engine.schedule(at, &Cta::on_barrier_op, &ws, packed);
 }
 
@@ -282,6 +307,8 @@ bool Cta::satisfied(WarpState& ws) {
     case WaitKind::BulkGroupsRead: return ws.bulk.satisfied(static_cast<std::uint32_t>(ws.wait_value), true);
     case WaitKind::Delay: return ctx_.now() >= ws.wait_value;
     case WaitKind::TmemAlloc: return tmem_try_alloc(ws);  // allocates when it passes
+    case WaitKind::ClusterBarrier:
+      return cluster_.barrier_phase() > ws.wait_value && ctx_.now() >= cluster_.barrier_wake_at();
     case WaitKind::NamedBarrier:
     case WaitKind::None: return false;
   }
@@ -335,7 +362,13 @@ void Cta::enlist(WarpState& ws) {
     ws.next_waiter = b.waiters;
     b.waiters = &ws;
   }
-  if (ws.wait == WaitKind::TmemAlloc) sm_.tmem().add_waiter(ws);
+  if (ws.wait == WaitKind::TmemAlloc && !ws.pair_alloc) sm_.tmem().add_waiter(ws);
+  if (ws.wait == WaitKind::ClusterBarrier) {
+    if (cluster_.barrier_phase() > ws.wait_value)
+      wake(ws, cluster_.barrier_wake_at());  // completed; its waiters resume later
+    else
+      cluster_.add_barrier_waiter(ws);
+  }
   // Bulk-group waits are re-checked by bulk_progress().
 }
 
@@ -374,6 +407,7 @@ void Cta::bulk_progress(WarpState& ws) {
 
 void Cta::start(Cycle at) {
   warps_running_ = num_warps();
+  cluster_.live_warps_ += num_warps();
   for (auto& ws : warps_) {
     ws.ready = at;
     ws.start = at;
@@ -386,6 +420,7 @@ void Cta::warp_finished(WarpState& ws) {
   last_warp_ = &ws;
   ws.finish = std::max(ws.ready, ctx_.now());
   --warps_running_;
+  cluster_.warp_exited(ws);
   check_finished();
 }
 
@@ -403,7 +438,9 @@ void Cta::check_finished() {
 }
 
 std::string Cta::wait_report() const {
-  std::string out = fmt::format("CTA {} on SM {}:\n", id_, sm_.index());
+  std::string out = cluster_.size() > 1
+                        ? fmt::format("CTA {} (cluster {} rank {}) on SM {}:\n", id_, cluster_.id(), rank_, sm_.index())
+                        : fmt::format("CTA {} on SM {}:\n", id_, sm_.index());
   std::vector<std::uint32_t> involved;
   for (const auto& w : warps_) {
     std::string who = w.role.empty() ? fmt::format("warp {}", w.index) : fmt::format("warp {} ({})", w.index, w.role);
@@ -430,8 +467,19 @@ std::string Cta::wait_report() const {
                            w.wait_since);
         break;
       case WaitKind::TmemAlloc:
-        out += fmt::format("  {}: blocked in tcgen05.alloc of {} columns since cycle {} ({} of {} TMEM columns free)\n",
-                           who, w.wait_value, w.wait_since, sm_.tmem().free_columns(), sm_.tmem().columns());
+        if (w.pair_alloc)
+          out += fmt::format("  {}: blocked in tcgen05.alloc.cta_group::2 of {} columns since cycle {}, waiting for a "
+                             "warp of the peer CTA (rank {}) to allocate too\n",
+                             who, w.wait_value, w.wait_since, rank_ ^ 1u);
+        else
+          out += fmt::format("  {}: blocked in tcgen05.alloc of {} columns since cycle {} ({} of {} TMEM columns free)\n",
+                             who, w.wait_value, w.wait_since, sm_.tmem().free_columns(), sm_.tmem().columns());
+        break;
+      case WaitKind::ClusterBarrier:
+        out += fmt::format("  {}: blocked in barrier.cluster.wait for phase {} since cycle {} ({} of {} live warps of "
+                           "cluster {} arrived)\n",
+                           who, w.wait_value, w.wait_since, cluster_.barrier_arrived(), cluster_.barrier_expected(),
+                           cluster_.id());
         break;
       default:
         out += fmt::format("  {}: runnable ({}), clock at cycle {}\n", who, wait_kind_name(w.wait), w.ready);

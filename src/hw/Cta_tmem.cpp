@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "bwsim/hw/Cluster.hpp"
 #include "bwsim/hw/Cta.hpp"
 #include "bwsim/hw/Sm.hpp"
 
@@ -21,15 +22,55 @@ bool Cta::tmem_try_alloc(WarpState& ws) {
   if (tmem_relinquished_)
     fail(Rule::TmemAllocMisuse, ws, op, "the CTA already executed tcgen05.relinquish_alloc_permit",
          "allocate everything before relinquishing the permit");
+  if (ws.pair_alloc) return tmem_try_pair_alloc(ws);
   const auto ncols = static_cast<std::uint32_t>(ws.wait_value);
   const std::int64_t column = sm_.tmem().try_allocate(*this, ncols);
   if (column < 0) return false;
-  const TmemAddr addr = TmemAddr::at(0, static_cast<std::uint32_t>(column));
+  tmem_alloc_done(ws, static_cast<std::uint32_t>(column));
+  return true;
+}
+
+void Cta::tmem_alloc_done(WarpState& ws, std::uint32_t column) {
+  const TmemAddr addr = TmemAddr::at(0, column);
   std::memcpy(smem_.bytes(ws.wait_slot, 4).data(), &addr.raw, 4);  // the ISA writes the address to SMEM
   ws.token_result = addr.raw;
   if (tracer())
     tracer()->instant(static_cast<int>(sm_.index()), static_cast<int>(ws.index),
-                         fmt::format("tcgen05.alloc {} columns at column {}", ncols, column), ctx_.now());
+                      fmt::format("tcgen05.alloc{} {} columns at column {}", ws.pair_alloc ? ".cta_group::2" : "",
+                                  ws.wait_value, column),
+                      ctx_.now());
+}
+
+// tcgen05.alloc.cta_group::2: one warp of each CTA of the pair; the first waits for the second,
+// which allocates the same columns in both SMs' TMEM (their allocation histories are identical,
+// every tcgen05 instruction of a kernel having the same cta_group).
+bool Cta::tmem_try_pair_alloc(WarpState& ws) {
+  const char* op = "tcgen05.alloc.cta_group::2";
+  WarpState*& partner = cluster_.pair_alloc_waiter(rank_ / 2);
+  if (!partner || partner == &ws) {
+    partner = &ws;
+    return false;
+  }
+  WarpState& other = *partner;
+  partner = nullptr;
+  if (other.cta == this)
+    fail(Rule::CtaPairMisuse, ws, op, fmt::format("warps {} and {} of the same CTA both allocate", other.index, ws.index),
+         "one warp of each CTA of the pair performs the cta_group::2 allocation");
+  if (other.wait_value != ws.wait_value)
+    fail(Rule::TmemAllocMisuse, ws, op,
+         fmt::format("this CTA allocates {} columns, its peer {}", ws.wait_value, other.wait_value),
+         "both CTAs of the pair allocate the same number of columns");
+  const auto ncols = static_cast<std::uint32_t>(ws.wait_value);
+  const std::int64_t mine = sm_.tmem().try_allocate(*this, ncols);
+  const std::int64_t theirs = other.cta->sm_.tmem().try_allocate(*other.cta, ncols);
+  if (mine < 0 || theirs < 0 || mine != theirs)
+    fail(Rule::TmemAllocMisuse, ws, op,
+         fmt::format("{} columns are not free at the same place in both SMs ({} and {} free)", ncols,
+                     sm_.tmem().free_columns(), other.cta->sm_.tmem().free_columns()),
+         "a cta_group::2 allocation that has to wait for a dealloc is not modeled; free columns first");
+  tmem_alloc_done(ws, static_cast<std::uint32_t>(mine));
+  other.cta->tmem_alloc_done(other, static_cast<std::uint32_t>(mine));
+  other.cta->wake(other, ctx_.now() + ctx_.config.warp.issue_cycles);
   return true;
 }
 

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 
+#include "bwsim/hw/Cluster.hpp"
 #include "bwsim/hw/Cta.hpp"
 #include "bwsim/hw/TensorCopy.hpp"
 
@@ -39,28 +41,40 @@ void TmaUnit::trace_request(const Request& r, const char* what, Cycle issue, Cyc
 }
 
 void TmaUnit::load(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCoords& coords, std::uint32_t smem,
-                   std::uint32_t barrier, Cycle at) {
+                   std::uint32_t barrier, TmaDestinations dests, Cycle at) {
   const std::uint32_t bytes = map.box_bytes();
   Cycle start = 0;
   const Cycle end = stream(at + ctx_.config.tma.issue_cycles, bytes, start);
-  const Cycle done = end + ctx_.config.tma.load_latency;
-  Request r{Kind::Load, &cta, &ws, &map, coords, smem, barrier, 0, next_id_++};
-  if (ctx_.tracer_for(sm_)) trace_request(r, "tma.load", at, start, end, done, bytes);
+  const bool multicast = dests.ranks != (1u << cta.rank());
+  const Cycle done = end + ctx_.config.tma.load_latency + (multicast ? ctx_.config.tma.multicast_extra_latency : 0);
+  Request r{Kind::Load, &cta, &ws, &map, coords, smem, barrier, dests, 0, next_id_++};
+  if (ctx_.tracer_for(sm_)) trace_request(r, multicast ? "tma.load.multicast" : "tma.load", at, start, end, done, bytes);
   ++stats_.loads;
   stats_.load_bytes += bytes;
+  stats_.delivered_bytes += static_cast<std::uint64_t>(bytes) * std::popcount(dests.ranks);
   cta.async_begin();
   ctx_.engine.schedule(done, &TmaUnit::on_load_done, this, requests_.put(r));
 }
 
+// The box lands at the same offset in every destination CTA; each signals complete_tx with the
+// bytes that landed in it on its own barrier, or on its pair leader's.
 void TmaUnit::on_load_done(void* unit, std::uint64_t slot) {
   auto& self = *static_cast<TmaUnit*>(unit);
   const Request r = self.requests_.take(slot);
-  Cta& cta = *r.cta;
   const std::uint32_t bytes = r.map->box_bytes();
-  cta.check_no_live_barrier(*r.warp, "tma.load (data landing)", r.smem, bytes);
-  if (self.ctx_.functional()) copy_box_to_smem(*r.map, r.coords, self.ctx_.gmem, cta.smem().bytes(r.smem, bytes));
-  cta.barrier_apply(*r.warp, BarrierOp::CompleteTx, r.barrier, bytes, "tma.load complete_tx");
-  cta.async_end();
+  const Cluster& cluster = r.cta->cluster();
+  const char* op = "tma.load (data landing)";
+  for (std::uint32_t rank = 0; rank < cluster.size(); ++rank) {
+    if (!(r.dests.ranks >> rank & 1u)) continue;
+    Cta& dest = cluster.cta(rank);
+    if (&dest != r.cta) dest.check_resident_for(*r.warp, op);
+    dest.check_no_live_barrier(*r.warp, op, r.smem, bytes);
+    if (self.ctx_.functional()) copy_box_to_smem(*r.map, r.coords, self.ctx_.gmem, dest.smem().bytes(r.smem, bytes));
+    Cta& signalled = r.dests.to_pair_leader ? cluster.cta(rank & ~1u) : dest;
+    if (&signalled != r.cta) signalled.check_resident_for(*r.warp, op);
+    signalled.barrier_apply(*r.warp, BarrierOp::CompleteTx, r.barrier, bytes, "tma.load complete_tx");
+  }
+  r.cta->async_end();
 }
 
 void TmaUnit::store(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCoords& coords, std::uint32_t smem,
@@ -68,7 +82,7 @@ void TmaUnit::store(Cta& cta, WarpState& ws, const TensorMap& map, const TensorC
   const std::uint32_t bytes = map.box_bytes();
   Cycle start = 0;
   const Cycle end = stream(at + ctx_.config.tma.issue_cycles, bytes, start);
-  Request r{Kind::Store, &cta, &ws, &map, coords, smem, 0, ws.bulk.add_op(), next_id_++};
+  Request r{Kind::Store, &cta, &ws, &map, coords, smem, 0, {}, ws.bulk.add_op(), next_id_++};
   if (ctx_.tracer_for(sm_)) trace_request(r, "tma.store", at, start, end, end + ctx_.config.tma.store_latency, bytes);
   ++stats_.stores;
   stats_.store_bytes += in_bounds_elements(map, coords) * size_of(map.dtype());

@@ -12,34 +12,44 @@
 
 namespace bwsim {
 
-// One launch in flight: the SMs, the resident CTAs and the dispatcher for waves.
+// One launch in flight: the SMs, the resident clusters and the dispatcher for waves. SMs form
+// groups of cluster-size consecutive SMs; each group runs one cluster at a time.
 struct Simulator::Launch {
   struct Resident {
     std::unique_ptr<Cta> cta;
     std::deque<Warp> warps;
     std::vector<Task> programs;
   };
+  struct Group {
+    std::unique_ptr<Cluster> cluster;
+    std::vector<Resident> ctas;  // by rank
+  };
 
   SimContext ctx;
   const LaunchConfig& launch;
   const WarpProgram& program;
+  std::uint32_t cluster_size;
   std::deque<Sm> sms;
-  std::vector<Resident> resident;  // per SM
-  std::uint32_t next_cta = 0;
+  std::vector<Group> groups;
+  std::uint32_t next_cluster = 0;
   std::uint32_t finished_ctas = 0;
   Cycle last_finish = 0;
   std::vector<WarpSummary> warps;
 
   Launch(const HardwareConfig& cfg, Mode mode, std::string_view kernel, GlobalMemory& gmem, Tracer* tracer,
          std::uint32_t trace_sms, const LaunchConfig& l, const WarpProgram& p)
-      : ctx{Engine{}, cfg, mode, std::string(kernel), gmem, tracer, trace_sms}, launch(l), program(p) {
-    const std::uint32_t n = std::min(cfg.sm.count, l.grid_ctas);
-    for (std::uint32_t i = 0; i < n; ++i) {
+      : ctx{Engine{}, cfg, mode, std::string(kernel), gmem, tracer, trace_sms},
+        launch(l),
+        program(p),
+        cluster_size(l.cluster.size()) {
+    const std::uint32_t n = std::min(cfg.sm.count / cluster_size, l.grid_ctas / cluster_size);
+    for (std::uint32_t i = 0; i < n * cluster_size; ++i) {
       sms.emplace_back(ctx, i);
       sms.back().set_on_cta_finished(&Launch::on_cta_finished, this);
       if (Tracer* t = ctx.tracer_for(i)) t->process_name(static_cast<int>(i), fmt::format("SM {}", i));
     }
-    resident.resize(n);
+    groups.resize(n);
+    for (Group& g : groups) g.ctas.resize(cluster_size);
   }
 
   static void warp_done(void* wsp) {
@@ -47,58 +57,77 @@ struct Simulator::Launch {
     ws.cta->warp_finished(ws);
   }
 
-  void dispatch(std::uint32_t sm, Cycle at) {
-    if (next_cta >= launch.grid_ctas) return;
-    Resident& r = resident[sm];
-    r.cta = std::make_unique<Cta>(ctx, sms[sm], next_cta++, launch.dynamic_smem_bytes, launch.block_threads);
-    r.warps.clear();
-    r.programs.clear();
-    for (std::uint32_t w = 0; w < r.cta->num_warps(); ++w) {
-      WarpState& ws = r.cta->warp(w);
-      r.warps.emplace_back(ws, *r.cta, launch.grid_ctas);
-      if (Tracer* t = ctx.tracer_for(sm)) t->thread_name(static_cast<int>(sm), static_cast<int>(w), fmt::format("w{}", w));
-      r.programs.push_back(program(r.warps.back()));
-      if (!r.programs.back().valid()) throw InputError("the warp program returned no coroutine");
-      r.programs.back().set_on_done(&Launch::warp_done, &ws);
-      ws.handle = r.programs.back().handle();
+  void dispatch(std::uint32_t group, Cycle at) {
+    if (next_cluster * cluster_size >= launch.grid_ctas) return;
+    Group& g = groups[group];
+    const std::uint32_t cluster_id = next_cluster++;
+    g.cluster = std::make_unique<Cluster>(ctx, cluster_id, launch.cluster);
+    for (std::uint32_t rank = 0; rank < cluster_size; ++rank) {
+      const std::uint32_t sm = group * cluster_size + rank;
+      Resident& r = g.ctas[rank];
+      r.cta = std::make_unique<Cta>(ctx, sms[sm], *g.cluster, cluster_id * cluster_size + rank,
+                                    launch.dynamic_smem_bytes, launch.block_threads);
+      g.cluster->add(*r.cta);
+      r.warps.clear();
+      r.programs.clear();
+      for (std::uint32_t w = 0; w < r.cta->num_warps(); ++w) {
+        WarpState& ws = r.cta->warp(w);
+        r.warps.emplace_back(ws, *r.cta, launch.grid_ctas);
+        if (Tracer* t = ctx.tracer_for(sm))
+          t->thread_name(static_cast<int>(sm), static_cast<int>(w), fmt::format("w{}", w));
+        r.programs.push_back(program(r.warps.back()));
+        if (!r.programs.back().valid()) throw InputError("the warp program returned no coroutine");
+        r.programs.back().set_on_done(&Launch::warp_done, &ws);
+        ws.handle = r.programs.back().handle();
+      }
+      if (Tracer* t = ctx.tracer_for(sm)) {
+        t->thread_name(static_cast<int>(sm), kTmaTrack, "TMA unit");
+        t->thread_name(static_cast<int>(sm), kBarrierTrack, "mbarrier phases");
+        t->thread_name(static_cast<int>(sm), kMmaTrack, "MMA pipe");
+      }
     }
-    if (Tracer* t = ctx.tracer_for(sm)) {
-      t->thread_name(static_cast<int>(sm), kTmaTrack, "TMA unit");
-      t->thread_name(static_cast<int>(sm), kBarrierTrack, "mbarrier phases");
-      t->thread_name(static_cast<int>(sm), kMmaTrack, "MMA pipe");
-    }
-    r.cta->start(at);
+    for (Resident& r : g.ctas) r.cta->start(at);
   }
 
-  // Called inside the finishing CTA's last event: retire it from a fresh event instead, so no
-  // frame of the CTA is on the stack when it is destroyed.
+  // Called inside the finishing CTA's last event. A cluster retires when all its CTAs have
+  // finished (a peer may still touch an exited CTA's SMEM, which is reported), from a fresh
+  // event, so no frame of a CTA is on the stack when it is destroyed.
   static void on_cta_finished(void* self, Cta& cta) {
     auto& l = *static_cast<Launch*>(self);
-    l.ctx.engine.schedule(std::max(cta.finish_cycle(), l.ctx.now()), &Launch::retire, self, cta.sm().index());
+    if (!cta.cluster().finished()) return;
+    Cycle at = l.ctx.now();
+    for (std::uint32_t r = 0; r < cta.cluster().size(); ++r) at = std::max(at, cta.cluster().cta(r).finish_cycle());
+    l.ctx.engine.schedule(at, &Launch::retire, self, cta.sm().index() / l.cluster_size);
   }
 
-  static void retire(void* self, std::uint64_t sm) {
+  static void retire(void* self, std::uint64_t group) {
     auto& l = *static_cast<Launch*>(self);
-    Resident& r = l.resident[sm];
-    r.cta->check_tmem_released();
-    const Cta& cta = *r.cta;
-    for (std::uint32_t w = 0; w < cta.num_warps(); ++w) {
-      const WarpState& ws = cta.warp(w);
-      l.warps.push_back(WarpSummary{static_cast<std::uint32_t>(sm), cta.id(), w, ws.role, ws.start, ws.finish,
-                                    ws.wait_cycles, ws.instructions});
+    Group& g = l.groups[group];
+    for (Resident& r : g.ctas) {
+      r.cta->check_tmem_released();
+      const Cta& cta = *r.cta;
+      for (std::uint32_t w = 0; w < cta.num_warps(); ++w) {
+        const WarpState& ws = cta.warp(w);
+        l.warps.push_back(WarpSummary{cta.sm().index(), cta.id(), w, ws.role, ws.start, ws.finish, ws.wait_cycles,
+                                      ws.instructions});
+      }
+      l.last_finish = std::max(l.last_finish, cta.finish_cycle());
+      ++l.finished_ctas;
     }
-    l.last_finish = std::max(l.last_finish, cta.finish_cycle());
-    ++l.finished_ctas;
-    r.programs.clear();
-    r.warps.clear();
-    r.cta.reset();
-    l.dispatch(static_cast<std::uint32_t>(sm), l.ctx.now());
+    for (Resident& r : g.ctas) {
+      r.programs.clear();
+      r.warps.clear();
+      r.cta.reset();
+    }
+    g.cluster.reset();
+    l.dispatch(static_cast<std::uint32_t>(group), l.ctx.now());
   }
 
   std::string report() const {
     std::string out;
-    for (const auto& r : resident)
-      if (r.cta && !r.cta->finished()) out += r.cta->wait_report();
+    for (const Group& g : groups)
+      for (const Resident& r : g.ctas)
+        if (r.cta && !r.cta->finished()) out += r.cta->wait_report();
     return out;
   }
 };
@@ -116,6 +145,18 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
   if (lc.block_threads / 32 > config_.sm.max_warps)
     throw InputError(fmt::format("launch: {} warps per CTA exceed the SM's {} resident warps (sm.max_warps)",
                                  lc.block_threads / 32, config_.sm.max_warps));
+  const std::uint32_t cs = lc.cluster.size();
+  if (cs == 0 || cs > config_.cluster.max_ctas)
+    throw InputError(fmt::format("launch: a cluster of {}x{}x{} = {} CTAs; the {} config allows 1..{} (cluster.max_ctas)",
+                                 lc.cluster.x, lc.cluster.y, lc.cluster.z, cs, config_.name, config_.cluster.max_ctas));
+  if (cs > config_.cluster.max_ctas_portable && !lc.non_portable_cluster)
+    throw InputError(fmt::format("launch: a cluster of {} CTAs exceeds the portable limit of {}; opt in with the "
+                                 "non-portable cluster size attribute (--non-portable-cluster)",
+                                 cs, config_.cluster.max_ctas_portable));
+  if (lc.grid_ctas % cs != 0)
+    throw InputError(fmt::format("launch: the grid of {} CTAs is not a multiple of the cluster size {}", lc.grid_ctas, cs));
+  if (cs > config_.sm.count)
+    throw InputError(fmt::format("launch: a cluster of {} CTAs does not fit on the {} SMs", cs, config_.sm.count));
   if (lc.dynamic_smem_bytes > config_.sm.max_smem_per_cta)
     throw InputError(fmt::format("launch: SMEM over capacity: {} bytes of dynamic shared memory requested, the {} config "
                                  "allows {} per CTA (sm.max_smem_per_cta)",
@@ -126,7 +167,7 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
   const auto wall_start = std::chrono::steady_clock::now();
   Launch l(config_, options_.mode, kernel, gmem_, tracer.get(), options_.trace_sms, lc, program);
 
-  for (std::uint32_t sm = 0; sm < l.sms.size(); ++sm) l.dispatch(sm, 0);
+  for (std::uint32_t g = 0; g < l.groups.size(); ++g) l.dispatch(g, 0);
   const bool drained = l.ctx.engine.run(options_.watchdog_cycles);
   const SimLocation at{std::string(kernel), -1, -1, "run", l.ctx.now()};
   if (!drained)
@@ -145,6 +186,7 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
     const TmaStats& s = sm.tma().stats();
     r.tma.loads += s.loads;
     r.tma.load_bytes += s.load_bytes;
+    r.tma.delivered_bytes += s.delivered_bytes;
     r.tma.stores += s.stores;
     r.tma.store_bytes += s.store_bytes;
     r.tma.prefetches += s.prefetches;

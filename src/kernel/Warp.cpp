@@ -102,15 +102,21 @@ void Warp::check_map_in_gmem(const TensorMap& map, const char* op) {
               "build the tensor map over an allocated buffer with its real dimensions and strides");
 }
 
-void Warp::tma_load(const TensorMap& map, SmemAddr dst, MBarrierRef bar, const TensorCoords& coords) {
-  const char* op = "tma.load";
+void Warp::tma_load(const TensorMap& map, SmemAddr dst, MBarrierRef bar, const TensorCoords& coords,
+                    TmaLoadFlags flags) {
+  const char* op = flags.multicast_mask ? "tma.load.multicast::cluster" : "tma.load";
   cta_.check_smem(ws_, op, dst.offset, map.box_bytes(), swizzle_alignment(map.swizzle()));
-  cta_.live_barrier(ws_, bar.offset, op);
+  if (flags.cta_group_2) check_pair(op, false);
+  const std::uint16_t dests = mask_or_self(flags.multicast_mask, op);
+  // Every barrier the load will signal must be live now: a peer's only after the cluster
+  // barrier that follows its initialisation.
+  for (std::uint32_t r = 0; r < cta_.cluster().size(); ++r)
+    if (dests >> r & 1u) cta_.cluster().cta(flags.cta_group_2 ? r & ~1u : r).live_barrier(ws_, bar.offset, op);
   check_map_in_gmem(map, op);
   const Cycle cost = config().tma.issue_cycles;
   const Cycle t = issue(cost);
-  cta_.sm().tma().load(cta_, ws_, map, coords, dst.offset, bar.offset, t);
-  if (cta_.tracer()) trace_op("tma.load issue", t, cost);
+  cta_.sm().tma().load(cta_, ws_, map, coords, dst.offset, bar.offset, TmaDestinations{dests, flags.cta_group_2}, t);
+  if (cta_.tracer()) trace_op(fmt::format("{} issue", op), t, cost);
 }
 
 void Warp::tma_store(const TensorMap& map, SmemAddr src, const TensorCoords& coords) {

@@ -6,30 +6,36 @@
 #include <algorithm>
 #include <cstring>
 
+#include "bwsim/hw/Cluster.hpp"
 #include "bwsim/hw/Sm.hpp"
 #include "bwsim/kernel/Warp.hpp"
 
 namespace bwsim {
 
-Warp::AllocAwaiter Warp::tcgen05_alloc(SmemAddr dst, std::uint32_t ncols) {
-  const char* op = "tcgen05.alloc";
+Warp::AllocAwaiter Warp::tcgen05_alloc(SmemAddr dst, std::uint32_t ncols, std::uint32_t cta_group) {
+  const char* op = cta_group == 2 ? "tcgen05.alloc.cta_group::2" : "tcgen05.alloc";
+  check_cta_group(cta_group, op, false);
   cta_.tmem_check_alloc_size(ws_, op, ncols);
   cta_.check_smem(ws_, op, dst.offset, 4, 4);
   cta_.check_no_live_barrier(ws_, op, dst.offset, 4);
   ws_.wait = WaitKind::TmemAlloc;
   ws_.wait_slot = dst.offset;
   ws_.wait_value = ncols;
+  ws_.pair_alloc = cta_group == 2;
   return AllocAwaiter{*this};
 }
 
 TmemAddr Warp::AllocAwaiter::await_resume() {
   // The allocation itself takes tmem.alloc_cycles; the warp is stalled in it meanwhile.
   w.ws_.ready += w.config().tmem.alloc_cycles;
+  w.ws_.pair_alloc = false;
   return TmemAddr{static_cast<std::uint32_t>(w.ws_.token_result)};
 }
 
-void Warp::tcgen05_dealloc(TmemAddr addr, std::uint32_t ncols) {
+// With cta_group 2 each CTA's warp frees its own SM's copy of the pair's columns.
+void Warp::tcgen05_dealloc(TmemAddr addr, std::uint32_t ncols, std::uint32_t cta_group) {
   const char* op = "tcgen05.dealloc";
+  check_cta_group(cta_group, op, false);
   cta_.tmem_check_alloc_size(ws_, op, ncols);
   if (addr.lane() != 0)
     cta_.fail(Rule::TmemAllocMisuse, ws_, op, fmt::format("address {:#x} has lane {}, not 0", addr.raw, addr.lane()),
@@ -42,6 +48,12 @@ void Warp::tcgen05_dealloc(TmemAddr addr, std::uint32_t ncols) {
 void Warp::tcgen05_relinquish_alloc_permit() {
   issue(config().warp.issue_cycles);
   cta_.tmem_relinquish(ws_);
+}
+
+void Warp::check_cta_group(std::uint32_t cta_group, const char* op, bool leader) {
+  if (cta_group != 1 && cta_group != 2)
+    cta_.fail(Rule::MmaInvalid, ws_, op, fmt::format("cta_group::{} does not exist", cta_group), "use 1 or 2");
+  if (cta_group == 2) check_pair(op, leader);
 }
 
 SmemDescriptorFields Warp::decode_operand(SmemDescriptor d, const char* which, const char* op) {
@@ -82,25 +94,39 @@ void Warp::check_operand_in_smem(const SmemDescriptorFields& f, Major major, std
 void Warp::issue_mma(MmaInstr in, InstrDescriptor idesc, const char* op) {
   if (auto err = decode(in.kind, idesc, in.f)) cta_.fail(Rule::MmaInvalid, ws_, op, *err, "");
   const std::uint32_t M = in.f.m, N = in.f.n;
-  // PTX (tcgen05.mma shapes, dense cta_group::1): M 64 or 128, N a multiple of 8 in 8..256 for
-  // both; the condensed reference's "multiple of 16 for M = 128" is stricter than the ISA.
-  const bool ok = (M == 64 || M == 128) && N % 8 == 0 && N >= 8 && N <= 256;
+  // PTX (tcgen05.mma shapes, dense): cta_group::1 M 64 or 128 with N a multiple of 8 in 8..256
+  // (the condensed reference's "multiple of 16 for M = 128" is stricter than the ISA);
+  // cta_group::2 M 128 or 256 with N a multiple of 16 in 32..256.
+  const bool ok = in.pair ? (M == 128 || M == 256) && N % 16 == 0 && N >= 32 && N <= 256
+                          : (M == 64 || M == 128) && N % 8 == 0 && N >= 8 && N <= 256;
   if (!ok)
-    cta_.fail(Rule::MmaInvalid, ws_, op, fmt::format("shape M={} N={} is not a cta_group::1 shape", M, N),
-              "M = 64 or 128 with N a multiple of 8 in 8..256");
+    cta_.fail(Rule::MmaInvalid, ws_, op,
+              fmt::format("shape M={} N={} is not a cta_group::{} shape", M, N, in.pair ? 2 : 1),
+              in.pair ? "M = 128 or 256 with N a multiple of 16 in 32..256"
+                      : "M = 64 or 128 with N a multiple of 8 in 8..256");
+  if (in.pair && in.a_from_tmem && M == 128)
+    cta_.fail(Rule::MmaInvalid, ws_, op, "cta_group::2 M = 128 with A in TMEM is not modeled", "use M = 256 or SS");
   const std::uint32_t K = mma_k(in.kind);
   if (in.d.lane() != 0)
     cta_.fail(Rule::MmaInvalid, ws_, op, fmt::format("D address {:#x} has lane {}, not 0", in.d.raw, in.d.lane()), "");
-  cta_.tmem_check_access(ws_, op, 0, kTmemLanes, in.d.column(), N, false);
+  const std::uint32_t rows = in.pair ? M / 2 : M;  // of A, per CTA
+  const std::uint32_t b_rows = in.pair ? N / 2 : N;
+  const std::uint32_t d_columns = in.pair && M == 128 ? N / 2 : N;  // Layout B folds N over two lane halves
+  for (std::uint32_t c = 0; c < (in.pair ? 2u : 1u); ++c) {
+    Cta& cta = cta_.cluster().cta(cta_.rank() + c);
+    if (c) cta.check_resident_for(ws_, op);
+    cta.tmem_check_access(ws_, op, 0, kTmemLanes, in.d.column(), d_columns, false);
+    if (in.a_from_tmem)
+      cta.tmem_check_access(ws_, op, in.a_tmem.lane(), rows == 64 ? kTmemLanes : rows, in.a_tmem.column(),
+                            K * size_of(in.f.a_type) / 4, false);
+  }
   if (in.a_from_tmem) {
     if (in.f.a_major != Major::K)
       cta_.fail(Rule::MmaInvalid, ws_, op, "A from TMEM must be K-major (transpose-A bit 0)", "");
-    cta_.tmem_check_access(ws_, op, in.a_tmem.lane(), M == 64 ? kTmemLanes : M, in.a_tmem.column(),
-                           K * size_of(in.f.a_type) / 4, false);
   } else {
-    check_operand_in_smem(in.a, in.f.a_major, size_of(in.f.a_type), M, K, "A operand", op);
+    check_operand_in_smem(in.a, in.f.a_major, size_of(in.f.a_type), rows, K, "A operand", op);
   }
-  check_operand_in_smem(in.b, in.f.b_major, size_of(in.f.b_type), N, K, "B operand", op);
+  check_operand_in_smem(in.b, in.f.b_major, size_of(in.f.b_type), b_rows, K, "B operand", op);
 
   const Cycle t = issue(config().mma.issue_cycles);
   const Cycle done = cta_.sm().mma().issue(cta_, ws_, in, t);
@@ -108,25 +134,29 @@ void Warp::issue_mma(MmaInstr in, InstrDescriptor idesc, const char* op) {
 }
 
 void Warp::tcgen05_mma(MmaKind kind, TmemAddr d, SmemDescriptor a, SmemDescriptor b, InstrDescriptor idesc,
-                       bool enable_input_d) {
-  const char* op = "tcgen05.mma";
+                       bool enable_input_d, std::uint32_t cta_group) {
+  const char* op = cta_group == 2 ? "tcgen05.mma.cta_group::2" : "tcgen05.mma";
+  check_cta_group(cta_group, op, true);
   issue_mma(MmaInstr{.kind = kind,
                      .a = decode_operand(a, "A descriptor", op),
                      .b = decode_operand(b, "B descriptor", op),
                      .d = d,
-                     .accumulate = enable_input_d},
+                     .accumulate = enable_input_d,
+                     .pair = cta_group == 2},
             idesc, op);
 }
 
 void Warp::tcgen05_mma(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, InstrDescriptor idesc,
-                       bool enable_input_d) {
-  const char* op = "tcgen05.mma (A in TMEM)";
+                       bool enable_input_d, std::uint32_t cta_group) {
+  const char* op = cta_group == 2 ? "tcgen05.mma.cta_group::2 (A in TMEM)" : "tcgen05.mma (A in TMEM)";
+  check_cta_group(cta_group, op, true);
   issue_mma(MmaInstr{.kind = kind,
                      .b = decode_operand(b, "B descriptor", op),
                      .a_from_tmem = true,
                      .a_tmem = a,
                      .d = d,
-                     .accumulate = enable_input_d},
+                     .accumulate = enable_input_d,
+                     .pair = cta_group == 2},
             idesc, op);
 }
 
@@ -141,13 +171,21 @@ void Warp::tcgen05_cp(TmemAddr dst, SmemDescriptor src, TmemCopyShape shape) {
   ws_.tcgen05_done = std::max(ws_.tcgen05_done, done);
 }
 
-void Warp::tcgen05_commit(MBarrierRef bar) {
-  const char* op = "tcgen05.commit";
-  cta_.live_barrier(ws_, bar.offset, op);
+void Warp::tcgen05_commit(MBarrierRef bar, std::uint16_t multicast_mask) {
+  const char* op = multicast_mask ? "tcgen05.commit.multicast::cluster" : "tcgen05.commit";
+  const std::uint16_t targets = mask_or_self(multicast_mask, op);
+  const Cluster& cluster = cta_.cluster();
+  for (std::uint32_t r = 0; r < cluster.size(); ++r)
+    if (targets >> r & 1u) cluster.cta(r).live_barrier(ws_, bar.offset, op);
   const Cycle t = issue(config().mma.issue_cycles);
-  cta_.barrier_op_at(ws_, std::max(t, ws_.tcgen05_done) + config().mbarrier.arrive_latency, BarrierOp::Arrive,
-                     bar.offset, 1);
-  if (cta_.tracer()) trace_op(fmt::format("tcgen05.commit -> {}", cta_.barrier_label(bar.offset)), t, 1);
+  // The tensor pipe signals every barrier of the mask itself: the same arrive latency for each.
+  const Cycle at = std::max(t, ws_.tcgen05_done) + config().mbarrier.arrive_latency;
+  for (std::uint32_t r = 0; r < cluster.size(); ++r)
+    if (targets >> r & 1u) cluster.cta(r).barrier_op_at(ws_, at, BarrierOp::Arrive, bar.offset, 1);
+  if (cta_.tracer())
+    trace_op(multicast_mask ? fmt::format("tcgen05.commit.multicast {:#06x} -> {}", multicast_mask, cta_.barrier_label(bar.offset))
+                            : fmt::format("tcgen05.commit -> {}", cta_.barrier_label(bar.offset)),
+             t, 1);
 }
 
 void Warp::tcgen05_fence_before_thread_sync() { issue(config().warp.issue_cycles); }

@@ -40,6 +40,7 @@ struct HardwareConfig {
     Cycle load_latency = 0;           // end of streaming -> complete_tx lands (L2 hit)
     Cycle store_latency = 0;          // SMEM read done -> global write visible
     std::uint32_t bytes_per_cycle = 0;  // bytes one SM's TMA unit streams per cycle
+    Cycle multicast_extra_latency = 0;  // added to load_latency for a .multicast::cluster load
   } tma;
 
   struct Tmem {
@@ -58,7 +59,21 @@ struct HardwareConfig {
     Cycle latency_ss = 0;                      // pipe start -> D written, beyond N/2: SS, M = 128
     Cycle latency_ss_m64 = 0;                  // same, SS, M = 64
     Cycle latency_ts = 0;                      // same, A from TMEM
+    // cta_group::2 (the pair's two pipes run the instruction together), beyond its math time:
+    Cycle latency_2cta_ss = 0;                 // SS, M = 256
+    Cycle latency_2cta_ss_m128 = 0;            // SS, M = 128 (64 rows per CTA)
+    Cycle latency_2cta_ts = 0;                 // TS, M = 256
+    Cycle latency_2cta_ts_m128 = 0;            // TS, M = 128
   } mma;
+
+  struct Cluster {
+    std::uint32_t max_ctas_portable = 0;  // largest cluster without the non-portable opt-in
+    std::uint32_t max_ctas = 0;           // largest cluster with it
+    Cycle barrier_latency = 0;            // last barrier.cluster.arrive.relaxed -> waiters resume
+    Cycle barrier_release_latency = 0;    // extra for an arrive with .release (the default) semantics
+    Cycle remote_arrive_latency = 0;      // mbarrier.arrive.shared::cluster issue -> lands on the peer's barrier
+    Cycle dsmem_load_latency = 0;         // ld.shared::cluster issue -> value in the register
+  } cluster;
 };
 
 // Loads and validates a config file. `overrides` are "dotted.key=value" strings applied before

@@ -28,6 +28,7 @@ struct SimLocation {
   int warp = -1;  // -1: a hardware unit, not a warp
   std::string op;
   Cycle cycle = 0;
+  int cluster = -1, cluster_rank = -1;  // set for CTAs of clusters larger than 1
 };
 
 // A program misuse or hang detected by the simulator.
@@ -68,6 +69,10 @@ enum class Rule : std::uint8_t {
   TmemAllocMisuse,
   TmemAccessInvalid,
   MmaInvalid,
+  ClusterRankOutOfRange,
+  CtaPairMisuse,
+  ClusterBarrierMisuse,
+  ClusterPeerExited,
 };
 const char* rule_name(Rule r);
 

@@ -16,6 +16,7 @@
 namespace bwsim {
 
 class Sm;
+class Cluster;
 
 // mbarrier operations that land on the barrier some cycles after a warp issues them.
 enum class BarrierOp : std::uint8_t { Arrive, ArriveToken, ArriveExpectTx, ExpectTx, CompleteTx, Inval, NamedArrive };
@@ -24,7 +25,8 @@ inline constexpr std::uint32_t kNamedBarriers = 16;  // bar.sync ids 0..15 (PTX)
 
 class Cta {
  public:
-  Cta(SimContext& ctx, Sm& sm, std::uint32_t id, std::uint32_t smem_bytes, std::uint32_t block_threads);
+  Cta(SimContext& ctx, Sm& sm, Cluster& cluster, std::uint32_t id, std::uint32_t smem_bytes,
+      std::uint32_t block_threads);
   Cta(const Cta&) = delete;
   Cta& operator=(const Cta&) = delete;
 
@@ -32,6 +34,8 @@ class Cta {
   Tracer* tracer() const;  // this CTA's SM's tracer, or nullptr
   Sm& sm() const { return sm_; }
   std::uint32_t id() const { return id_; }
+  Cluster& cluster() const { return cluster_; }
+  std::uint32_t rank() const { return rank_; }  // %cluster_ctarank
   Smem& smem() { return smem_; }
   std::uint32_t block_threads() const { return block_threads_; }
   std::uint32_t num_warps() const { return static_cast<std::uint32_t>(warps_.size()); }
@@ -40,8 +44,8 @@ class Cta {
 
   // --- mbarriers -------------------------------------------------------------------------
   void barrier_init(WarpState& ws, std::uint32_t offset, std::uint32_t count, std::string name);
-  // Lands `op` at cycle `at` (>= now): immediately if at == now and no event is needed, else
-  // through an event. `ws` is the issuing warp.
+  // Lands `op` on this CTA's barrier at cycle `at` (>= now) through an event. `ws` is the issuing
+  // warp, of this CTA or (a remote arrive, a multicast commit) of a peer in the cluster.
   void barrier_op_at(WarpState& ws, Cycle at, BarrierOp op, std::uint32_t offset, std::uint32_t value);
   // Applies `op` now. `ws` is the acting warp, or the issuing warp of a TMA for complete_tx.
   void barrier_apply(WarpState& ws, BarrierOp op, std::uint32_t offset, std::uint32_t value, const char* opname);
@@ -73,6 +77,9 @@ class Cta {
                          std::uint32_t ncols, bool quadrant);
   void tmem_check_alloc_size(WarpState& ws, const char* op, std::uint32_t ncols);
 
+  // A located cluster-peer-exited error if this CTA has exited (a peer's access by `ws` is undefined).
+  void check_resident_for(WarpState& ws, const char* op) const;
+
   // --- checks -----------------------------------------------------------------------------
   void check_smem(WarpState& ws, const char* op, std::uint64_t offset, std::uint64_t len, std::uint32_t align);
   void check_no_live_barrier(WarpState& ws, const char* op, std::uint32_t offset, std::uint32_t len);
@@ -102,6 +109,8 @@ class Cta {
     WarpState* waiters = nullptr;
   };
   bool satisfied(WarpState& ws);
+  bool tmem_try_pair_alloc(WarpState& ws);
+  void tmem_alloc_done(WarpState& ws, std::uint32_t column);
   void enlist(WarpState& ws);
   void named_arrive(WarpState& ws, std::uint32_t id, std::uint32_t threads, bool wait);
   void phase_completed(MBarrier& b);
@@ -114,7 +123,9 @@ class Cta {
 
   SimContext& ctx_;
   Sm& sm_;
+  Cluster& cluster_;
   std::uint32_t id_;
+  std::uint32_t rank_;
   std::uint32_t block_threads_;
   Smem smem_;
   std::vector<WarpState> warps_;

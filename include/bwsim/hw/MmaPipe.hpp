@@ -28,6 +28,7 @@ struct MmaInstr {
   bool a_from_tmem = false;
   TmemAddr a_tmem, d;
   bool accumulate = false;  // enable-input-d
+  bool pair = false;        // cta_group::2: issued by the pair's leader, runs on both SMs
 };
 
 // A decoded, validated tcgen05.cp.
@@ -66,9 +67,9 @@ class MmaPipe {
     Instr instr;
     Cta* cta;
   };
-  // Reserves the pipe for `interval` cycles from the first cycle after issue at `at` that it is
-  // free; returns the start.
-  Cycle reserve(Cycle at, Cycle interval);
+  // Reserves the pipe (and the pair's other pipe, if any) for `interval` cycles from the first
+  // cycle after issue at `at` that both are free; returns the start.
+  Cycle reserve(Cycle at, Cycle interval, MmaPipe* peer);
   template <class Instr>
   static void on_start(void* pipe, std::uint64_t slot);
   void execute(const MmaInstr& instr, Cta& cta);
@@ -91,5 +92,9 @@ class MmaPipe {
 // The TMEM lane that holds row m of an M-row cta_group::1 accumulator (M = 128: lane m; M = 64:
 // rows 16q..16q+15 in lanes 32q..32q+15 of quadrant q).
 std::uint32_t accumulator_lane(std::uint32_t m, std::uint32_t rows);
+// Where D[m][n] of `instr` lives relative to its D address, m counted within one CTA's rows:
+// cta_group::1 as above; cta_group::2 M = 256 lane m, column n; M = 128 (PTX Layout B, per
+// CUTLASS tmem_frg_2sm) lane m + 64 * (n / (N/2)), column n % (N/2).
+TmemCell accumulator_cell(const MmaInstr& instr, std::uint32_t m, std::uint32_t n);
 
 }  // namespace bwsim

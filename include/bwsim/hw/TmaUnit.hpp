@@ -1,6 +1,6 @@
 #pragma once
 // One SM's TMA unit: tiled tensor loads (GMEM -> SMEM, completing through complete_tx on an
-// mbarrier), stores (SMEM -> GMEM, tracked by the issuing warp's bulk async-groups) and L2
+// mbarrier; multicast into several CTAs of a cluster), stores (SMEM -> GMEM, tracked by the issuing warp's bulk async-groups) and L2
 // prefetches. Requests stream through the unit one after another at tma.bytes_per_cycle, then
 // take tma.load_latency / tma.store_latency to complete.
 #include <cstdint>
@@ -14,8 +14,16 @@ namespace bwsim {
 class Cta;
 struct WarpState;
 
+// Where a load lands: the cluster ranks whose SMEM receives the box (one bit each), and whether
+// complete_tx goes to each destination's pair leader (cta_group::2) instead of the destination.
+struct TmaDestinations {
+  std::uint16_t ranks = 0;
+  bool to_pair_leader = false;
+};
+
 struct TmaStats {
-  std::uint64_t loads = 0, load_bytes = 0;
+  std::uint64_t loads = 0, load_bytes = 0;    // requests and bytes read from L2 (once per multicast)
+  std::uint64_t delivered_bytes = 0;          // bytes written into SMEM (once per destination CTA)
   std::uint64_t stores = 0, store_bytes = 0;  // bytes actually written (clipped)
   std::uint64_t prefetches = 0, prefetch_bytes = 0;
   Cycle busy_cycles = 0;  // cycles the unit spent streaming
@@ -27,7 +35,7 @@ class TmaUnit {
 
   // Each is issued by `ws` at cycle `at` (the warp's issue clock); operands already validated.
   void load(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCoords& coords, std::uint32_t smem,
-            std::uint32_t barrier, Cycle at);
+            std::uint32_t barrier, TmaDestinations dests, Cycle at);
   void store(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCoords& coords, std::uint32_t smem, Cycle at);
   void prefetch(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCoords& coords, Cycle at);
 
@@ -43,6 +51,7 @@ class TmaUnit {
     TensorCoords coords;
     std::uint32_t smem;
     std::uint32_t barrier;
+    TmaDestinations dests;
     std::uint64_t group;
     std::uint64_t id;
   };

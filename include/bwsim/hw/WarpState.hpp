@@ -20,7 +20,8 @@ enum class WaitKind : std::uint8_t {
   BulkGroups,      // cp.async.bulk.wait_group
   BulkGroupsRead,  // cp.async.bulk.wait_group.read
   Delay,           // compute / sleep / waiting for an own operation to land
-  TmemAlloc,       // tcgen05.alloc waiting for free columns
+  TmemAlloc,       // tcgen05.alloc waiting for free columns (or for the pair's partner)
+  ClusterBarrier,  // barrier.cluster.wait
 };
 const char* wait_kind_name(WaitKind k);
 
@@ -45,11 +46,16 @@ struct WarpState {
 
   BulkGroups bulk;
 
+  // barrier.cluster: arrived and not yet waited, and the cluster phase the arrival belongs to.
+  bool cluster_arrived = false;
+  std::uint64_t cluster_arrive_phase = 0;
+
   // tcgen05: completion of this warp's async MMA/cp (what tcgen05.commit waits for) and of its
   // outstanding tcgen05.ld / st (what wait::ld / wait::st wait for).
   Cycle tcgen05_done = 0;
   Cycle tmem_ld_done = 0;
   Cycle tmem_st_done = 0;
+  bool pair_alloc = false;  // the pending tcgen05.alloc is cta_group::2
 
   // Statistics.
   Cycle start = 0;

@@ -10,6 +10,7 @@
 
 #include "bwsim/config/HardwareConfig.hpp"
 #include "bwsim/core/Task.hpp"
+#include "bwsim/hw/Cluster.hpp"
 #include "bwsim/hw/SimContext.hpp"
 #include "bwsim/hw/MmaPipe.hpp"
 #include "bwsim/hw/TmaUnit.hpp"
@@ -18,9 +19,13 @@
 namespace bwsim {
 
 struct LaunchConfig {
-  std::uint32_t grid_ctas = 1;
+  std::uint32_t grid_ctas = 1;        // a multiple of the cluster size
   std::uint32_t block_threads = 128;  // a multiple of 32
   std::uint32_t dynamic_smem_bytes = 0;
+  // CTAs cta_id / size form cluster cta_id / size, rank cta_id % size (x fastest). A cluster runs
+  // on cluster.size() consecutive SMs (ranks 2i, 2i+1 on one TPC) and retires as a whole.
+  ClusterShape cluster{};
+  bool non_portable_cluster = false;  // cudaFuncAttributeNonPortableClusterSizeAllowed
 };
 
 struct SimOptions {

@@ -3,12 +3,14 @@
 // Non-blocking operations (arrive, TMA issue, commit_group) cost their issue cycles and return;
 // their effects land at the cycle the model says. Anything that can block is `co_await`ed.
 // A bwsim warp program is one coroutine per warp: code under `if (w.elect_one())` runs once.
+#include <array>
 #include <coroutine>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
 
+#include "bwsim/hw/Cluster.hpp"
 #include "bwsim/hw/Cta.hpp"
 #include "bwsim/hw/TensorMap.hpp"
 #include "bwsim/hw/MmaPipe.hpp"
@@ -29,6 +31,24 @@ struct MBarrierRef {
   std::uint32_t offset = 0;
 };
 
+// A shared::cluster address (what mapa returns): `offset` in the SMEM of the cluster's CTA `rank`.
+struct ClusterSmemAddr {
+  std::uint32_t rank = 0;
+  std::uint32_t offset = 0;
+};
+struct ClusterBarrierRef {
+  std::uint32_t rank = 0;
+  std::uint32_t offset = 0;
+};
+
+// cp.async.bulk.tensor qualifiers: .multicast::cluster with a CTA mask (0: no multicast, the
+// box lands in the issuing CTA only) and .cta_group::2 (complete_tx goes to the barrier at the
+// same offset in the destination's pair leader, rank & ~1: the peer bit cleared, as CUTLASS does).
+struct TmaLoadFlags {
+  std::uint16_t multicast_mask = 0;
+  bool cta_group_2 = false;
+};
+
 // The state token mbarrier.arrive returns: which phase the arrival belonged to.
 struct BarrierToken {
   std::uint32_t barrier = 0;
@@ -46,6 +66,14 @@ class Warp {
   std::uint32_t block_threads() const { return cta_.block_threads(); }
   std::uint32_t cta_idx() const { return cta_.id(); }
   std::uint32_t grid_ctas() const { return grid_ctas_; }
+  // Cluster identity (Warp_cluster.cpp): %cluster_ctarank, %cluster_nctarank, the cluster's
+  // index in the grid, its shape and the CTA's (x, y, z) in it (x fastest).
+  std::uint32_t cluster_ctarank() const { return cta_.rank(); }
+  std::uint32_t cluster_nctarank() const;
+  std::uint32_t cluster_idx() const;
+  std::uint32_t num_clusters() const { return grid_ctas_ / cluster_nctarank(); }
+  ClusterShape cluster_shape() const;
+  std::array<std::uint32_t, 3> cluster_cta_coord() const;
   std::uint32_t sm_idx() const;
   bool functional() const { return cta_.ctx().functional(); }
   const HardwareConfig& config() const { return cta_.ctx().config; }
@@ -77,9 +105,30 @@ class Warp {
   // mbarrier.arrive whose returned state is used: resumes once the arrival has landed.
   ArriveAwaiter mbarrier_arrive_token(MBarrierRef bar, std::uint32_t count = 1);
 
+  // --- clusters (Warp_cluster.cpp) ---------------------------------------------------------
+  // barrier.cluster.arrive (.release by default; relaxed skips the release fence's cost) and
+  // barrier.cluster.wait: every warp of the cluster that has not exited arrives, then waits.
+  void cluster_arrive();
+  void cluster_arrive_relaxed();
+  WaitAwaiter cluster_wait();
+  // fence.mbarrier_init.release.cluster: orders this thread's mbarrier.init before the cluster
+  // barrier that makes the barriers usable by peers.
+  void fence_mbarrier_init();
+  // mapa.shared::cluster: the same offset in the CTA of rank `rank`.
+  ClusterSmemAddr mapa(SmemAddr addr, std::uint32_t rank);
+  ClusterBarrierRef mapa(MBarrierRef bar, std::uint32_t rank);
+  // mbarrier.arrive.shared::cluster: lands cluster.remote_arrive_latency later (a remote arrive).
+  void mbarrier_arrive(ClusterBarrierRef bar, std::uint32_t count = 1);
+  // st.shared::cluster / ld.shared::cluster (warp-collective). The load's value arrives
+  // cluster.dsmem_load_latency after issue (the warp stalls that long); a store's bytes are
+  // written at issue.
+  void st_shared_cluster(ClusterSmemAddr dst, std::span<const std::byte> data);
+  void ld_shared_cluster(ClusterSmemAddr src, std::span<std::byte> out);
+
   // --- TMA (cp.async.bulk.tensor) -----------------------------------------------------------
   // The tensor map must outlive the launch (it is the kernel's parameter).
-  void tma_load(const TensorMap& map, SmemAddr dst, MBarrierRef bar, const TensorCoords& coords);
+  void tma_load(const TensorMap& map, SmemAddr dst, MBarrierRef bar, const TensorCoords& coords,
+                TmaLoadFlags flags = {});
   void tma_store(const TensorMap& map, SmemAddr src, const TensorCoords& coords);
   void tma_prefetch(const TensorMap& map, const TensorCoords& coords);
   void bulk_commit_group();
@@ -90,24 +139,30 @@ class Warp {
 
   // --- tcgen05: tensor memory and the MMA pipe (Warp_tcgen05.cpp) ----------------------------
   struct AllocAwaiter;
-  // tcgen05.alloc.cta_group::1 (warp-collective): blocks until `ncols` columns (a power of 2 in
-  // 32..512) are free, writes the TMEM address to SMEM at `dst` and also returns it.
-  AllocAwaiter tcgen05_alloc(SmemAddr dst, std::uint32_t ncols);
-  void tcgen05_dealloc(TmemAddr addr, std::uint32_t ncols);
+  // tcgen05.alloc.cta_group::N (warp-collective): blocks until `ncols` columns (a power of 2 in
+  // 32..512) are free, writes the TMEM address to SMEM at `dst` and also returns it. With
+  // cta_group 2, one warp of each CTA of the pair calls it and both get the same columns.
+  AllocAwaiter tcgen05_alloc(SmemAddr dst, std::uint32_t ncols, std::uint32_t cta_group = 1);
+  void tcgen05_dealloc(TmemAddr addr, std::uint32_t ncols, std::uint32_t cta_group = 1);
   void tcgen05_relinquish_alloc_permit();
-  // tcgen05.mma.cta_group::1.kind::<kind> [d], a_desc, b_desc, idesc, enable_input_d: issued by
+  // tcgen05.mma.cta_group::N.kind::<kind> [d], a_desc, b_desc, idesc, enable_input_d: issued by
   // one thread (call it under elect_one()). enable_input_d false overwrites D, true adds to it.
+  // cta_group 2 (from the pair's leader, even rank): M = 128 or 256 over the pair; each CTA gives
+  // its M/2 rows of A and N/2 rows of B (the leader rows 0..N/2-1) from the same SMEM offsets and
+  // gets its M/2 rows of D in its own TMEM.
   void tcgen05_mma(MmaKind kind, TmemAddr d, SmemDescriptor a, SmemDescriptor b, InstrDescriptor idesc,
-                   bool enable_input_d);
+                   bool enable_input_d, std::uint32_t cta_group = 1);
   // The TS form: A from TMEM.
-  void tcgen05_mma(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, InstrDescriptor idesc, bool enable_input_d);
+  void tcgen05_mma(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, InstrDescriptor idesc, bool enable_input_d,
+                   std::uint32_t cta_group = 1);
   // tcgen05.cp.cta_group::1.<shape> [dst], src_desc: issued by one thread; copies the rows the
   // SMEM descriptor describes (K-major canonical layout, rows = the strided dimension) into TMEM
   // (lane placement in TmemAccess.hpp), in order with this warp's MMAs; tracked by tcgen05.commit.
   void tcgen05_cp(TmemAddr dst, SmemDescriptor src, TmemCopyShape shape);
-  // tcgen05.commit.cta_group::1.mbarrier::arrive::one: one arrival on `bar` once every earlier
-  // tcgen05.mma / cp of this warp has completed.
-  void tcgen05_commit(MBarrierRef bar);
+  // tcgen05.commit.mbarrier::arrive::one: one arrival on `bar` once every earlier tcgen05.mma / cp
+  // of this warp has completed; with a multicast mask, one arrival on the barrier at `bar`'s
+  // offset in every CTA of the mask (.multicast::cluster) instead.
+  void tcgen05_commit(MBarrierRef bar, std::uint16_t multicast_mask = 0);
   // tcgen05.ld.sync.aligned.<shape>.x<num>[.pack::16b]: reads TMEM at `src` into `regs`, lane-major
   // (regs[lane * regs_per_thread + r], see TmemAccess.hpp); usable after co_await tcgen05_wait_ld().
   // `half_split` is the 16x32bx2 immediate (column offset of the second half).
@@ -184,6 +239,15 @@ class Warp {
   void barrier_op(BarrierOp op, MBarrierRef bar, std::uint32_t value);
   void trace_op(std::string_view name, Cycle at, Cycle cost) const;
   void issue_mma(MmaInstr instr, InstrDescriptor idesc, const char* op);
+  // The CTA of `rank`; a located error if the rank is outside the cluster.
+  Cta& peer(std::uint32_t rank, const char* op);
+  // The CTAs a 16-bit cluster mask names (validated), or just this CTA's rank for mask 0.
+  std::uint16_t mask_or_self(std::uint16_t mask, const char* op);
+  // A located cta-pair-misuse error unless the cluster forms CTA pairs (and, if `leader`, this is
+  // the pair's even rank).
+  void check_pair(const char* op, bool leader);
+  // A located error unless cta_group is 1, or 2 with a CTA pair (and this CTA its leader if `leader`).
+  void check_cta_group(std::uint32_t cta_group, const char* op, bool leader);
   // A located tma-invalid error unless the tensor map lies inside allocated GMEM.
   void check_map_in_gmem(const TensorMap& map, const char* op);
   SmemDescriptorFields decode_operand(SmemDescriptor d, const char* which, const char* op);

@@ -1,0 +1,54 @@
+#include "bwsim/hw/Cluster.hpp"
+
+#include <algorithm>
+
+#include "bwsim/hw/Cta.hpp"
+
+namespace bwsim {
+
+Cluster::Cluster(SimContext& ctx, std::uint32_t id, ClusterShape shape)
+    : ctx_(ctx), id_(id), shape_(shape), pair_alloc_(shape.size() / 2 + 1, nullptr) {
+  ctas_.reserve(shape.size());
+}
+
+bool Cluster::finished() const {
+  for (const Cta* c : ctas_)
+    if (!c->finished()) return false;
+  return true;
+}
+
+void Cluster::barrier_arrive(WarpState& ws, Cycle ready_at) {
+  ws.cluster_arrived = true;
+  ws.cluster_arrive_phase = phase_;
+  ready_at_ = std::max(ready_at_, ready_at);
+  ++arrived_;
+  complete_phase_if_done();
+}
+
+void Cluster::warp_exited(WarpState& ws) {
+  --live_warps_;
+  if (ws.cluster_arrived && ws.cluster_arrive_phase == phase_) --arrived_;  // its arrival leaves with it
+  complete_phase_if_done();
+}
+
+void Cluster::add_barrier_waiter(WarpState& ws) {
+  ws.next_waiter = waiters_;
+  waiters_ = &ws;
+}
+
+void Cluster::complete_phase_if_done() {
+  if (arrived_ == 0 || arrived_ < live_warps_) return;
+  ++phase_;
+  arrived_ = 0;
+  wake_at_ = std::max(ctx_.now(), ready_at_) + ctx_.config.cluster.barrier_latency;
+  ready_at_ = 0;
+  for (WarpState* w = waiters_; w;) {
+    WarpState* next = w->next_waiter;
+    w->next_waiter = nullptr;
+    w->cta->wake(*w, wake_at_);
+    w = next;
+  }
+  waiters_ = nullptr;
+}
+
+}  // namespace bwsim

@@ -1,0 +1,130 @@
+// The cluster operations of the Warp handle: identity, barrier.cluster, mapa, remote mbarrier
+// arrives and distributed shared memory (PTX "Cluster of CTAs"; CUTLASS cute/arch/cluster_sm90).
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "bwsim/hw/Cluster.hpp"
+#include "bwsim/kernel/Warp.hpp"
+
+namespace bwsim {
+
+std::uint32_t Warp::cluster_nctarank() const { return cta_.cluster().size(); }
+std::uint32_t Warp::cluster_idx() const { return cta_.cluster().id(); }
+ClusterShape Warp::cluster_shape() const { return cta_.cluster().shape(); }
+
+std::array<std::uint32_t, 3> Warp::cluster_cta_coord() const {
+  const ClusterShape& s = cta_.cluster().shape();
+  const std::uint32_t r = cta_.rank();
+  return {r % s.x, (r / s.x) % s.y, r / (s.x * s.y)};
+}
+
+Cta& Warp::peer(std::uint32_t rank, const char* op) {
+  const std::uint32_t size = cta_.cluster().size();
+  if (rank >= size)
+    cta_.fail(Rule::ClusterRankOutOfRange, ws_, op, fmt::format("rank {} is outside the cluster of {} CTAs", rank, size),
+              "address ranks 0 .. %cluster_nctarank - 1");
+  return cta_.cluster().cta(rank);
+}
+
+std::uint16_t Warp::mask_or_self(std::uint16_t mask, const char* op) {
+  const std::uint32_t size = cta_.cluster().size();
+  if (mask == 0) return static_cast<std::uint16_t>(1u << cta_.rank());
+  if (mask >> size)
+    cta_.fail(Rule::ClusterRankOutOfRange, ws_, op,
+              fmt::format("CTA mask {:#06x} names ranks outside the cluster of {} CTAs", mask, size),
+              "build the mask from ranks 0 .. %cluster_nctarank - 1");
+  return mask;
+}
+
+void Warp::check_pair(const char* op, bool leader) {
+  const std::uint32_t size = cta_.cluster().size();
+  if (size % 2 != 0)
+    cta_.fail(Rule::CtaPairMisuse, ws_, op, fmt::format("the cluster has {} CTA{}: no CTA pair", size, size == 1 ? "" : "s"),
+              "launch with an even cluster size (ranks 2i and 2i+1 form a pair on one TPC)");
+  if (leader && cta_.rank() % 2 != 0)
+    cta_.fail(Rule::CtaPairMisuse, ws_, op,
+              fmt::format("issued from rank {}, the pair's peer; only the leader (rank {}) issues it", cta_.rank(),
+                          cta_.rank() - 1),
+              "issue cta_group::2 MMAs from the even-rank CTA of the pair");
+}
+
+void Warp::cluster_arrive() {
+  const char* op = "barrier.cluster.arrive";
+  if (ws_.cluster_arrived)
+    cta_.fail(Rule::ClusterBarrierMisuse, ws_, op, "the warp arrives again without barrier.cluster.wait in between",
+              "pair every barrier.cluster.arrive with a barrier.cluster.wait");
+  const Cycle t = issue(config().warp.issue_cycles);
+  cta_.cluster().barrier_arrive(ws_, t + config().cluster.barrier_release_latency);
+  if (cta_.tracer()) trace_op(op, t, 1);
+}
+
+void Warp::cluster_arrive_relaxed() {
+  const char* op = "barrier.cluster.arrive.relaxed";
+  if (ws_.cluster_arrived)
+    cta_.fail(Rule::ClusterBarrierMisuse, ws_, op, "the warp arrives again without barrier.cluster.wait in between",
+              "pair every barrier.cluster.arrive with a barrier.cluster.wait");
+  const Cycle t = issue(config().warp.issue_cycles);
+  cta_.cluster().barrier_arrive(ws_, t);
+  if (cta_.tracer()) trace_op(op, t, 1);
+}
+
+Warp::WaitAwaiter Warp::cluster_wait() {
+  if (!ws_.cluster_arrived)
+    cta_.fail(Rule::ClusterBarrierMisuse, ws_, "barrier.cluster.wait", "the warp waits without having arrived",
+              "call barrier.cluster.arrive before barrier.cluster.wait");
+  ws_.cluster_arrived = false;
+  return WaitAwaiter{ws_, WaitKind::ClusterBarrier, 0, ws_.cluster_arrive_phase};
+}
+
+void Warp::fence_mbarrier_init() { issue(config().warp.issue_cycles); }
+
+ClusterSmemAddr Warp::mapa(SmemAddr addr, std::uint32_t rank) {
+  peer(rank, "mapa");
+  issue(config().warp.issue_cycles);
+  return ClusterSmemAddr{rank, addr.offset};
+}
+
+ClusterBarrierRef Warp::mapa(MBarrierRef bar, std::uint32_t rank) {
+  peer(rank, "mapa");
+  issue(config().warp.issue_cycles);
+  return ClusterBarrierRef{rank, bar.offset};
+}
+
+void Warp::mbarrier_arrive(ClusterBarrierRef bar, std::uint32_t count) {
+  const char* op = "mbarrier.arrive.shared::cluster";
+  Cta& target = peer(bar.rank, op);
+  target.check_resident_for(ws_, op);
+  const Cycle t = issue(config().warp.issue_cycles);
+  const Cycle latency = &target == &cta_ ? config().mbarrier.arrive_latency : config().cluster.remote_arrive_latency;
+  target.barrier_op_at(ws_, t + latency, BarrierOp::Arrive, bar.offset, count);
+  if (cta_.tracer())
+    trace_op(fmt::format("{} {} ({})", op, target.barrier_label(bar.offset), count), t, config().warp.issue_cycles);
+}
+
+void Warp::st_shared_cluster(ClusterSmemAddr dst, std::span<const std::byte> data) {
+  const char* op = "st.shared::cluster";
+  Cta& target = peer(dst.rank, op);
+  target.check_resident_for(ws_, op);
+  const auto len = static_cast<std::uint32_t>(data.size());
+  target.check_smem(ws_, op, dst.offset, len, 1);
+  target.check_no_live_barrier(ws_, op, dst.offset, len);
+  std::memcpy(target.smem().bytes(dst.offset, len).data(), data.data(), len);
+  const std::uint32_t bw = config().smem.bytes_per_cycle;
+  issue((len + bw - 1) / bw);
+}
+
+void Warp::ld_shared_cluster(ClusterSmemAddr src, std::span<std::byte> out) {
+  const char* op = "ld.shared::cluster";
+  Cta& target = peer(src.rank, op);
+  target.check_resident_for(ws_, op);
+  const auto len = static_cast<std::uint32_t>(out.size());
+  target.check_smem(ws_, op, src.offset, len, 1);
+  std::memcpy(out.data(), target.smem().bytes(src.offset, len).data(), len);
+  const std::uint32_t bw = config().smem.bytes_per_cycle;
+  const Cycle t = issue((len + bw - 1) / bw);
+  // The value is usable a round trip later: the warp's next instruction waits for it.
+  ws_.ready = std::max(ws_.ready, t + (&target == &cta_ ? 0 : config().cluster.dsmem_load_latency));
+}
+
+}  // namespace bwsim
