@@ -25,4 +25,23 @@ inline RunResult run_cta(const WarpProgram& program, std::uint32_t threads = 32,
                     program);
 }
 
+// unit_test.yaml with 16 SMs, room for the largest cluster.
+inline const HardwareConfig& unit_config_16sm() {
+  static const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml", {"sm.count=16"});
+  return cfg;
+}
+
+// Runs `program` on `grid` CTAs in clusters of `cluster` with `threads` threads and `smem` bytes each.
+inline RunResult run_clusters(const WarpProgram& program, ClusterShape cluster, std::uint32_t grid,
+                              std::uint32_t threads = 32, std::uint32_t smem = 4096, Mode mode = Mode::Functional) {
+  Simulator sim(unit_config_16sm(), SimOptions{.mode = mode});
+  return sim.launch("test",
+                    LaunchConfig{.grid_ctas = grid,
+                                 .block_threads = threads,
+                                 .dynamic_smem_bytes = smem,
+                                 .cluster = cluster,
+                                 .non_portable_cluster = cluster.size() > 8},
+                    program);
+}
+
 }  // namespace bwsim::test
