@@ -29,7 +29,7 @@ struct RunFlags {
   std::string trace;
   std::uint32_t trace_sms = 4;
   std::uint64_t watchdog = 10'000'000'000ull;
-  std::map<std::string, std::string> params;
+  std::map<std::string, std::map<std::string, std::string>> params;  // per kernel: flag -> value
 };
 
 std::string human_bytes(double b) {
@@ -115,7 +115,7 @@ int run_kernel(const bwsim::KernelInfo& k, RunFlags& f) {
   req.options.trace_path = f.trace;
   req.options.trace_sms = f.trace_sms;
   req.options.watchdog_cycles = f.watchdog;
-  for (const auto& [name, value] : f.params) req.args.set(name, value);
+  for (const auto& [name, value] : f.params.at(k.name)) req.args.set(name, value);
   const bwsim::KernelReport r = k.run(req);
   if (f.json)
     fmt::print("{}\n", summary_json(r, cfg, f).dump());
@@ -139,8 +139,9 @@ int main(int argc, char** argv) {
   for (const auto& k : bwsim::kernel_registry()) {
     auto* sub = run->add_subcommand(k.name, k.summary);
     for (const auto& p : k.params) {
-      flags.params[p.name] = p.default_value;
-      sub->add_option("--" + p.name, flags.params[p.name], p.help)->capture_default_str();
+      std::string& value = flags.params[k.name][p.name];
+      value = p.default_value;
+      sub->add_option("--" + p.name, value, p.help)->capture_default_str();
     }
     sub->add_option("--config", flags.config, "hardware config YAML")->capture_default_str();
     sub->add_option("--set", flags.overrides, "override a config value: key.path=value (repeatable)");

@@ -25,7 +25,11 @@ std::uint64_t KernelArgs::integer(const std::string& name, std::uint64_t lo, std
 }
 
 const std::vector<KernelInfo>& kernel_registry() {
-  static const std::vector<KernelInfo> kernels = {gemm_kernel_info(), tma_copy_kernel_info()};
+  static const std::vector<KernelInfo> kernels = [] {
+    std::vector<KernelInfo> k = gemm_kernel_infos();
+    k.push_back(tma_copy_kernel_info());
+    return k;
+  }();
   return kernels;
 }
 

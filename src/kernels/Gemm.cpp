@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <vector>
 
 #include "bwsim/core/Error.hpp"
+#include "bwsim/hw/Cluster.hpp"
 #include "bwsim/hw/NumberFormats.hpp"
 #include "bwsim/kernel/Pipeline.hpp"
 
@@ -40,10 +42,11 @@ struct Layout {
   }
 };
 
-Layout make_layout(const GemmParams& p, std::uint32_t max_smem) {
+// `b_rows`: the rows of B one CTA holds per stage (tile_n, or tile_n / 2 on a CTA pair).
+Layout make_layout(const GemmParams& p, std::uint32_t b_rows, std::uint32_t max_smem) {
   Layout l;
   l.a_bytes = kTileM * kRowBytes;
-  l.stage_bytes = l.a_bytes + p.tile_n * kRowBytes;
+  l.stage_bytes = l.a_bytes + b_rows * kRowBytes;
   const std::uint32_t max_stages = 16;
   auto fill = [&](std::uint32_t stages) {
     l.stages = stages;
@@ -69,18 +72,64 @@ Layout make_layout(const GemmParams& p, std::uint32_t max_smem) {
   return l;
 }
 
+// The cluster's geometry. The cluster is cl_m x cl_n CTAs (x along M, y along N); each CTA owns
+// a 128 x tile_n block of the cluster tile (128*cl_m) x (tile_n*cl_n). With pair = 2, CTAs 2i and
+// 2i+1 along x form one 256 x tile_n MMA (cta_group::2), each holding its 128 rows of A and half
+// the tile's B rows. Operands are multicast as in CUTLASS: the A block of row x is split into cl_n
+// pieces, piece y loaded by CTA (x, y) into every CTA of row x; the B half h of column y is split
+// over the cl_m / pair MMA units, piece u loaded by CTA (pair*u + h, y) into every CTA of column
+// y holding half h.
+struct ClusterGeometry {
+  std::uint32_t cl_m = 1, cl_n = 1, pair = 1;
+  std::uint32_t units_m() const { return cl_m / pair; }
+  std::uint32_t size() const { return cl_m * cl_n; }
+  std::uint32_t rank(std::uint32_t x, std::uint32_t y) const { return x + y * cl_m; }
+  std::uint32_t a_piece_rows() const { return kTileM / cl_n; }
+  std::uint32_t b_rows(std::uint32_t tile_n) const { return tile_n / pair; }  // per CTA
+  std::uint32_t b_piece_rows(std::uint32_t tile_n) const { return b_rows(tile_n) / units_m(); }
+  // The CTAs CTA (x, y)'s A piece lands in: row x.
+  std::uint16_t a_mask(std::uint32_t x) const {
+    std::uint16_t m = 0;
+    for (std::uint32_t y = 0; y < cl_n; ++y) m |= static_cast<std::uint16_t>(1u << rank(x, y));
+    return m;
+  }
+  // The CTAs CTA (x, y)'s B piece lands in: column y, the same half.
+  std::uint16_t b_mask(std::uint32_t x, std::uint32_t y) const {
+    std::uint16_t m = 0;
+    for (std::uint32_t xx = x % pair; xx < cl_m; xx += pair) m |= static_cast<std::uint16_t>(1u << rank(xx, y));
+    return m;
+  }
+  // The CTAs whose producers fill the stage the MMA of unit (x / pair, y) reads: the unit's rows
+  // (A) and column y (B). Its commit releases their stages.
+  std::uint16_t release_mask(std::uint32_t x, std::uint32_t y) const {
+    std::uint16_t m = 0;
+    for (std::uint32_t xx = x - x % pair; xx < x - x % pair + pair; ++xx) m |= a_mask(xx);
+    for (std::uint32_t xx = 0; xx < cl_m; ++xx) m |= static_cast<std::uint16_t>(1u << rank(xx, y));
+    return m;
+  }
+  // MMAs that read what one producer multicasts: the cl_n units of its row, the units_m of its
+  // column, the shared one counted once.
+  std::uint32_t stage_consumers() const { return cl_n + units_m() - 1; }
+};
+
 struct Kernel {
   const GemmParams& p;
-  const TensorMap& a_map;
-  const TensorMap& b_map;
+  const TensorMap& a_map;  // box: an A piece
+  const TensorMap& b_map;  // box: a B piece
   const TensorMap& d_map;
   Layout layout;
-  std::uint32_t tiles_m, tiles_n, k_tiles, tmem_columns;
+  ClusterGeometry g;
+  std::uint32_t tiles_m, tiles_n, k_tiles, tmem_columns;  // tiles of the cluster
   InstrDescriptor idesc;
 
   std::uint32_t tiles() const { return tiles_m * tiles_n; }
-  std::int32_t m0(std::uint32_t t) const { return static_cast<std::int32_t>((t % tiles_m) * kTileM); }
-  std::int32_t n0(std::uint32_t t) const { return static_cast<std::int32_t>((t / tiles_m) * p.tile_n); }
+  // The first row / column of CTA (x, y)'s block of cluster tile t.
+  std::int32_t m0(std::uint32_t t, std::uint32_t x) const {
+    return static_cast<std::int32_t>(((t % tiles_m) * g.cl_m + x) * kTileM);
+  }
+  std::int32_t n0(std::uint32_t t, std::uint32_t y) const {
+    return static_cast<std::int32_t>(((t / tiles_m) * g.cl_n + y) * p.tile_n);
+  }
 
   SmemDescriptor operand(SmemAddr tile, std::uint32_t kb) const {
     // K-major, 128B swizzle: rows 128 B apart inside an 8-row atom, atoms SBO = 1024 B apart; the
@@ -92,36 +141,58 @@ struct Kernel {
   }
 
   Task operator()(Warp& w) const {
-    const PipelineTmaUmmaAsync mainloop(SmemAddr{layout.main_barriers},
-                                        {.stages = layout.stages,
-                                         .transaction_bytes = a_map.box_bytes() + b_map.box_bytes(),
-                                         .name = "mainloop"});
-    const PipelineUmmaAsync accum(SmemAddr{layout.acc_barriers},
-                                  {.stages = kAccStages, .consumer_warps = kEpilogueWarps, .name = "accum"});
+    const auto coord = w.cluster_cta_coord();
+    const std::uint32_t x = coord[0], y = coord[1];
+    const bool leader = x % g.pair == 0;  // issues the MMAs of its unit
+    const std::uint32_t b_rows = g.b_rows(p.tile_n);
+    const PipelineTmaUmmaAsync mainloop(
+        SmemAddr{layout.main_barriers},
+        {.stages = layout.stages,
+         .transaction_bytes = g.pair * layout.a_bytes + p.tile_n * kRowBytes,  // the unit's A and B
+         .name = "mainloop",
+         .consumers = g.stage_consumers(),
+         .release_mask = g.release_mask(x, y),
+         .arms_full = leader});
+    const std::uint32_t leader_rank = w.cluster_ctarank() - x % g.pair;
+    const PipelineUmmaAsync accum(
+        SmemAddr{layout.acc_barriers},
+        {.stages = kAccStages,
+         .consumer_warps = g.pair * kEpilogueWarps,
+         .name = "accum",
+         .commit_mask = g.pair == 2 ? static_cast<std::uint16_t>(3u << leader_rank) : std::uint16_t{0},
+         .release_rank = static_cast<std::int32_t>(leader_rank)});
     const SmemAddr tmem_slot{layout.tmem_slot};
     if (w.warp_idx() == 0) {
       mainloop.init(w);
       accum.init(w);
+      w.fence_mbarrier_init();
     } else if (w.warp_idx() == 1) {
-      co_await w.tcgen05_alloc(tmem_slot, tmem_columns);
+      co_await w.tcgen05_alloc(tmem_slot, tmem_columns, g.pair);
       w.tcgen05_relinquish_alloc_permit();
     }
-    co_await w.syncthreads();
+    co_await cluster_sync(w);  // every CTA's barriers initialised before any peer signals them
     const TmemAddr tmem{w.ld_shared_u32(tmem_slot)};
-    const std::uint32_t first = w.cta_idx(), step = w.grid_ctas();
+    const std::uint32_t first = w.cluster_idx(), step = w.num_clusters();
 
     if (w.warp_idx() == 0) {
       w.set_role("TMA producer");
+      const std::uint32_t a_piece = g.a_piece_rows(), b_piece = g.b_piece_rows(p.tile_n);
+      const TmaLoadFlags a_flags{.multicast_mask = g.a_mask(x), .cta_group_2 = g.pair == 2};
+      const TmaLoadFlags b_flags{.multicast_mask = g.b_mask(x, y), .cta_group_2 = g.pair == 2};
       PipelineState st = make_producer_start_state(layout.stages);
       for (std::uint32_t t = first; t < tiles(); t += step)
         for (std::uint32_t kt = 0; kt < k_tiles; ++kt, ++st) {
           co_await mainloop.producer_acquire(w, st);
           const auto k0 = static_cast<std::int32_t>(kt * a_map.box(0));
-          w.tma_load(a_map, layout.a(st.index), mainloop.producer_get_barrier(st), {k0, m0(t)});
-          w.tma_load(b_map, layout.b(st.index), mainloop.producer_get_barrier(st), {k0, n0(t)});
+          const MBarrierRef full = mainloop.producer_get_barrier(st);
+          w.tma_load(a_map, layout.a(st.index) + y * a_piece * kRowBytes, full,
+                     {k0, m0(t, x) + static_cast<std::int32_t>(y * a_piece)}, a_flags);
+          const std::uint32_t u = x / g.pair, half = x % g.pair;
+          w.tma_load(b_map, layout.b(st.index) + u * b_piece * kRowBytes, full,
+                     {k0, n0(t, y) + static_cast<std::int32_t>(half * b_rows + u * b_piece)}, b_flags);
         }
       co_await mainloop.producer_tail(w, st);
-    } else if (w.warp_idx() == 1) {
+    } else if (w.warp_idx() == 1 && leader) {
       w.set_role("MMA");
       PipelineState st = make_consumer_start_state(layout.stages);
       PipelineState acc = make_producer_start_state(kAccStages);
@@ -135,20 +206,32 @@ struct Kernel {
           for (std::uint32_t kb = 0; kb < kKBlocks; ++kb) {
             if (p.bug == GemmBug::SkipKBlock && kb == kKBlocks - 1) continue;
             const bool accumulate = kt > 0 || kb > 0 || p.bug == GemmBug::NoZeroInit;
-            w.tcgen05_mma(kind, d, operand(layout.a(st.index), kb), operand(layout.b(st.index), kb), idesc, accumulate);
+            w.tcgen05_mma(kind, d, operand(layout.a(st.index), kb), operand(layout.b(st.index), kb), idesc, accumulate,
+                          g.pair);
           }
           mainloop.consumer_release(w, st);  // tcgen05.commit: the stage is free once these MMAs read it
         }
         accum.producer_commit(w, acc);  // tcgen05.commit: the accumulator is complete
       }
       co_await accum.producer_tail(w, acc);  // the epilogue has read every accumulator
-      w.tcgen05_dealloc(tmem, tmem_columns);
+    } else if (w.warp_idx() >= 2) {
+      co_await epilogue(w, accum, tmem, x, y);
+    }
+    if (g.size() > 1) co_await cluster_sync(w);  // no CTA exits while a peer may still signal or read it
+    if (w.warp_idx() == 1) w.tcgen05_dealloc(tmem, tmem_columns, g.pair);
+  }
+
+  // A CTA-wide sync for a cluster of one; barrier.cluster.arrive + wait otherwise.
+  Task cluster_sync(Warp& w) const {
+    if (g.size() == 1) {
+      co_await w.syncthreads();
     } else {
-      co_await epilogue(w, accum, tmem);
+      w.cluster_arrive();
+      co_await w.cluster_wait();
     }
   }
 
-  Task epilogue(Warp& w, const PipelineUmmaAsync& accum, TmemAddr tmem) const {
+  Task epilogue(Warp& w, const PipelineUmmaAsync& accum, TmemAddr tmem, std::uint32_t x, std::uint32_t y) const {
     const std::uint32_t q = w.warp_idx() % 4;  // the warp's TMEM lane quadrant = its 32 rows of the tile
     w.set_role(fmt::format("Epilogue rows {}-{}", 32 * q, 32 * q + 31));
     const std::uint32_t dsize = size_of(p.d_type);
@@ -156,7 +239,7 @@ struct Kernel {
     std::vector<std::byte> staged(layout.staging_bytes);
     PipelineState acc = make_consumer_start_state(kAccStages);
     std::uint32_t chunk_count = 0;
-    for (std::uint32_t t = w.cta_idx(); t < tiles(); t += w.grid_ctas(), ++acc) {
+    for (std::uint32_t t = w.cluster_idx(); t < tiles(); t += w.num_clusters(), ++acc) {
       co_await accum.consumer_wait(w, acc);
       w.tcgen05_fence_after_thread_sync();
       const std::uint32_t chunks = p.tile_n / kEpilogueCols;
@@ -179,7 +262,8 @@ struct Kernel {
         if (p.d_type != DataType::F32) w.advance(kEpilogueCols / 2 * w.config().warp.issue_cycles);
         w.st_shared(buf, staged);
         w.fence_proxy_async();  // st.shared data becomes visible to the TMA store
-        w.tma_store(d_map, buf, {n0(t) + static_cast<std::int32_t>(c * kEpilogueCols), m0(t) + static_cast<std::int32_t>(32 * q)});
+        w.tma_store(d_map, buf,
+                    {n0(t, y) + static_cast<std::int32_t>(c * kEpilogueCols), m0(t, x) + static_cast<std::int32_t>(32 * q)});
         w.bulk_commit_group();
       }
     }
@@ -257,6 +341,20 @@ void validate(const GemmParams& p) {
     throw InputError(fmt::format("--d-type {}: D is f32 or bf16", name_of(p.d_type)));
   if (p.tile_n % 32 != 0 || p.tile_n < 32 || p.tile_n > 256)
     throw InputError(fmt::format("--tile-n {}: a multiple of 32 in 32..256 (the epilogue's chunk)", p.tile_n));
+  const ClusterGeometry g{p.cluster_m, p.cluster_n, p.two_sm ? 2u : 1u};
+  if (g.cl_m == 0 || g.cl_n == 0 || g.size() > kMaxClusterCtas)
+    throw InputError(fmt::format("--cluster {}x{}: at most {} CTAs", p.cluster_m, p.cluster_n, kMaxClusterCtas));
+  if (g.cl_m % g.pair != 0)
+    throw InputError(fmt::format("--cluster {}x{} with --2sm: the M extent must be even (CTA pairs)", p.cluster_m, p.cluster_n));
+  // Each multicast piece is whole 8-row 128B-swizzle atoms.
+  if (kTileM % g.cl_n != 0 || g.a_piece_rows() % 8 != 0)
+    throw InputError(fmt::format("--cluster {}x{}: A's 128 rows do not split into {} pieces of whole 8-row atoms",
+                                 p.cluster_m, p.cluster_n, g.cl_n));
+  if (g.b_rows(p.tile_n) % g.units_m() != 0 || g.b_piece_rows(p.tile_n) % 8 != 0)
+    throw InputError(fmt::format("--cluster {}x{}: B's {} rows per CTA do not split into {} pieces of whole 8-row atoms",
+                                 p.cluster_m, p.cluster_n, g.b_rows(p.tile_n), g.units_m()));
+  if (p.ctas % g.size() != 0)
+    throw InputError(fmt::format("--ctas {}: not a multiple of the cluster's {} CTAs", p.ctas, g.size()));
 }
 
 }  // namespace
@@ -274,8 +372,9 @@ GemmResult run_gemm(const HardwareConfig& config, const SimOptions& options, con
     return TensorMap::tiled({.dtype = p.ab_type, .address = addr, .dims = {p.k, rows}, .strides = {a_pitch},
                              .box = {tile_k, box_rows}, .swizzle = Swizzle::B128});
   };
-  const TensorMap a_map = operand_map(a, p.m, kTileM);
-  const TensorMap b_map = operand_map(b, p.n, p.tile_n);
+  const ClusterGeometry g{p.cluster_m, p.cluster_n, p.two_sm ? 2u : 1u};
+  const TensorMap a_map = operand_map(a, p.m, g.a_piece_rows());
+  const TensorMap b_map = operand_map(b, p.n, g.b_piece_rows(p.tile_n));
   const TensorMap d_map = TensorMap::tiled({.dtype = p.d_type, .address = d, .dims = {p.n, p.m}, .strides = {d_pitch},
                                             .box = {kEpilogueCols, 32}, .swizzle = Swizzle::None});
   if (sim.gmem().holds_data()) {
@@ -283,7 +382,7 @@ GemmResult run_gemm(const HardwareConfig& config, const SimOptions& options, con
     fill_random(sim.gmem().bytes(b, static_cast<std::uint64_t>(a_pitch) * p.n), p.ab_type, p.n, p.k, a_pitch, 2);
   }
 
-  const Layout layout = make_layout(p, config.sm.max_smem_per_cta);
+  const Layout layout = make_layout(p, g.b_rows(p.tile_n), config.sm.max_smem_per_cta);
   const std::uint32_t tmem_columns = std::bit_ceil(kAccStages * p.tile_n);
   if (tmem_columns > config.tmem.columns)
     throw InputError(fmt::format("--tile-n {}: two accumulators need {} TMEM columns, the SM has {}", p.tile_n,
@@ -293,20 +392,24 @@ GemmResult run_gemm(const HardwareConfig& config, const SimOptions& options, con
                       b_map,
                       d_map,
                       layout,
-                      (p.m + kTileM - 1) / kTileM,
-                      (p.n + p.tile_n - 1) / p.tile_n,
+                      g,
+                      (p.m + kTileM * g.cl_m - 1) / (kTileM * g.cl_m),
+                      (p.n + p.tile_n * g.cl_n - 1) / (p.tile_n * g.cl_n),
                       (p.k + tile_k - 1) / tile_k,
                       tmem_columns,
                       encode(kind_for(p.ab_type), InstrDescriptorFields{.a_type = p.ab_type, .b_type = p.ab_type,
-                                                                        .d_type = DataType::F32, .m = kTileM,
+                                                                        .d_type = DataType::F32, .m = kTileM * g.pair,
                                                                         .n = p.tile_n})};
   GemmResult r;
   r.stages = layout.stages;
-  r.tiles = kernel.tiles();
+  r.tiles = kernel.tiles() * g.size();
   r.flops = 2.0 * p.m * p.n * p.k;
   r.run = sim.launch("gemm",
-                     LaunchConfig{.grid_ctas = p.ctas, .block_threads = 32 * (2 + kEpilogueWarps),
-                                  .dynamic_smem_bytes = layout.smem_bytes},
+                     LaunchConfig{.grid_ctas = p.ctas,
+                                  .block_threads = 32 * (2 + kEpilogueWarps),
+                                  .dynamic_smem_bytes = layout.smem_bytes,
+                                  .cluster = {g.cl_m, g.cl_n, 1},
+                                  .non_portable_cluster = g.size() > config.cluster.max_ctas_portable},
                      [&kernel](Warp& w) { return kernel(w); });
   if (check && sim.gmem().holds_data()) {
     const CheckOutcome c = check_d(p, sim.gmem().bytes(a, static_cast<std::uint64_t>(a_pitch) * p.m), a_pitch,
@@ -322,7 +425,7 @@ GemmResult run_gemm(const HardwareConfig& config, const SimOptions& options, con
 }
 
 namespace {
-KernelReport run_from_cli(const KernelRequest& req) {
+KernelReport run_from_cli(const KernelRequest& req, const char* kernel, bool two_sm) {
   const KernelArgs& a = req.args;
   GemmParams p;
   p.m = static_cast<std::uint32_t>(a.integer("m", 1, 1u << 20));
@@ -338,6 +441,14 @@ KernelReport run_from_cli(const KernelRequest& req) {
   p.tile_n = static_cast<std::uint32_t>(a.integer("tile-n", 1, 256));
   p.stages = static_cast<std::uint32_t>(a.integer("stages", 0, 16));
   p.ctas = static_cast<std::uint32_t>(a.integer("ctas", 1, 1u << 16));
+  const std::string& cluster = a.text("cluster");
+  unsigned cm = 0, cn = 0;
+  char sep = 0;
+  if (std::sscanf(cluster.c_str(), "%u%c%u", &cm, &sep, &cn) != 3 || sep != 'x' || cm == 0 || cn == 0)
+    throw InputError(fmt::format("--cluster: expected MxN (CTAs along M and N, e.g. 2x2), got '{}'", cluster));
+  p.cluster_m = cm;
+  p.cluster_n = cn;
+  p.two_sm = two_sm;
   const std::string& bug = a.text("bug");
   if (bug == "none") p.bug = GemmBug::None;
   else if (bug == "no-zero-init") p.bug = GemmBug::NoZeroInit;
@@ -346,10 +457,11 @@ KernelReport run_from_cli(const KernelRequest& req) {
 
   const GemmResult r = run_gemm(req.config, req.options, p, req.check);
   KernelReport rep;
-  rep.kernel = "gemm";
-  rep.problem = fmt::format("D({}) = A x B^T, M={} N={} K={} {}, tile {}x{}x{}, {} stages, {} CTA{}", name_of(p.d_type),
-                            p.m, p.n, p.k, name_of(p.ab_type), kTileM, p.tile_n, kRowBytes / size_of(p.ab_type),
-                            r.stages, p.ctas, p.ctas == 1 ? "" : "s");
+  rep.kernel = kernel;
+  rep.problem = fmt::format("D({}) = A x B^T, M={} N={} K={} {}, MMA tile {}x{}x{}{}, {} stages, {} CTA{} in {}x{} clusters",
+                            name_of(p.d_type), p.m, p.n, p.k, name_of(p.ab_type), kTileM * (two_sm ? 2 : 1), p.tile_n,
+                            kRowBytes / size_of(p.ab_type), two_sm ? " (CTA pairs)" : "", r.stages, p.ctas,
+                            p.ctas == 1 ? "" : "s", p.cluster_m, p.cluster_n);
   rep.run = r.run;
   rep.checked = r.checked;
   rep.check_passed = r.matches;
@@ -361,27 +473,46 @@ KernelReport run_from_cli(const KernelRequest& req) {
                  {"tiles", r.tiles},
                  {"stages", r.stages},
                  {"mmas", r.run.mma.mmas},
+                 {"l2_to_smem_bytes", r.run.tma.load_bytes},
+                 {"smem_filled_bytes", r.run.tma.delivered_bytes},
                  {"tensor_busy_fraction", r.run.mma_busy_fraction()},
                  {"flops_per_cycle_per_sm", r.run.cycles && r.run.sms_used ? r.flops / static_cast<double>(r.run.cycles) / r.run.sms_used : 0.0},
                  {"peak_flops_per_cycle_per_sm", peak_per_sm}};
   return rep;
 }
+std::vector<KernelParam> gemm_params(const char* cluster, const char* ctas) {
+  return {{"m", "rows of A and D", "512"},
+          {"n", "rows of B, columns of D", "512"},
+          {"k", "reduction length", "512"},
+          {"dtype", "A/B element type: bf16, f16, e4m3, e5m2", "bf16"},
+          {"d-type", "D element type: f32 or bf16", "f32"},
+          {"tile-n", "MMA tile columns: a multiple of 32 up to 256", "256"},
+          {"stages", "mainloop SMEM stages; 0: as many as fit", "0"},
+          {"ctas", "CTAs, a multiple of the cluster size (persistent: each cluster loops over every n-th cluster tile)",
+           ctas},
+          {"cluster", "cluster shape MxN in CTAs (A multicast along N, B along M); more than 8 opts in to "
+                      "non-portable sizes",
+           cluster},
+          {"bug", "inject a kernel bug: none, no-zero-init, skip-kblock", "none"}};
+}
+
+KernelReport run_gemm_1sm(const KernelRequest& req) { return run_from_cli(req, "gemm", false); }
+KernelReport run_gemm_mcast(const KernelRequest& req) { return run_from_cli(req, "gemm_mcast", false); }
+KernelReport run_gemm_2sm(const KernelRequest& req) { return run_from_cli(req, "gemm_2sm", true); }
 }  // namespace
 
-KernelInfo gemm_kernel_info() {
-  return KernelInfo{
-      "gemm",
-      "Warp-specialized tcgen05 GEMM D = A x B^T: TMA producer warp, MMA warp, 4-warp TMEM->SMEM->TMA epilogue",
-      {{"m", "rows of A and D", "512"},
-       {"n", "rows of B, columns of D", "512"},
-       {"k", "reduction length", "512"},
-       {"dtype", "A/B element type: bf16, f16, e4m3, e5m2", "bf16"},
-       {"d-type", "D element type: f32 or bf16", "f32"},
-       {"tile-n", "MMA tile columns: a multiple of 32 up to 256", "256"},
-       {"stages", "mainloop SMEM stages; 0: as many as fit", "0"},
-       {"ctas", "CTAs (persistent: each loops over every grid-th tile)", "1"},
-       {"bug", "inject a kernel bug: none, no-zero-init, skip-kblock", "none"}},
-      &run_from_cli};
+std::vector<KernelInfo> gemm_kernel_infos() {
+  return {KernelInfo{"gemm",
+                     "Warp-specialized tcgen05 GEMM D = A x B^T: TMA producer warp, MMA warp, 4-warp "
+                     "TMEM->SMEM->TMA epilogue; 128 x tile-n MMAs (cta_group::1)",
+                     gemm_params("1x1", "1"), &run_gemm_1sm},
+          KernelInfo{"gemm_mcast",
+                     "The gemm kernel in a cluster (default 2x2) with multicast TMA loads and multicast commits",
+                     gemm_params("2x2", "4"), &run_gemm_mcast},
+          KernelInfo{"gemm_2sm",
+                     "The gemm kernel on CTA pairs: 256 x tile-n cta_group::2 MMAs issued by the pair's leader, "
+                     "cta_group::2 TMA loads, multicast across pairs (cluster default 2x1)",
+                     gemm_params("2x1", "2"), &run_gemm_2sm}};
 }
 
 }  // namespace bwsim

@@ -71,9 +71,15 @@ class PipelineTmaAsync : public PipelineBarriers {
     std::uint32_t transaction_bytes = 0;  // bytes the TMA loads of one stage deliver
     std::uint32_t consumer_warps = 1;
     std::string name = "pipe";
+    // Whether this CTA's producer arms full[i] (false for the peer of a CTA pair, whose loads
+    // complete on the leader's barrier, which the leader arms with the pair's bytes).
+    bool arms_full = true;
   };
   PipelineTmaAsync(SmemAddr barriers, Params p)
-      : PipelineBarriers(barriers, p.stages, p.name), bytes_(p.transaction_bytes), consumers_(p.consumer_warps) {}
+      : PipelineBarriers(barriers, p.stages, p.name),
+        bytes_(p.transaction_bytes),
+        consumers_(p.consumer_warps),
+        arms_full_(p.arms_full) {}
 
   void init(Warp& w) const { PipelineBarriers::init(w, 1, consumers_); }
 
@@ -82,13 +88,16 @@ class PipelineTmaAsync : public PipelineBarriers {
     Warp& w;
     MBarrierRef full;
     std::uint32_t bytes;
+    bool arm;
     bool await_ready() { return wait.await_ready(); }
     void await_suspend(std::coroutine_handle<> h) { wait.await_suspend(h); }
-    void await_resume() { w.mbarrier_arrive_expect_tx(full, bytes); }
+    void await_resume() {
+      if (arm) w.mbarrier_arrive_expect_tx(full, bytes);
+    }
   };
   // Waits for the stage to be empty, then arms full[i] with the stage's transaction bytes.
   AcquireAwaiter producer_acquire(Warp& w, const PipelineState& s) const {
-    return AcquireAwaiter{w.mbarrier_wait(empty(s.index), s.phase), w, full(s.index), bytes_};
+    return AcquireAwaiter{w.mbarrier_wait(empty(s.index), s.phase), w, full(s.index), bytes_, arms_full_};
   }
   // The barrier the stage's TMA loads complete.
   MBarrierRef producer_get_barrier(const PipelineState& s) const { return full(s.index); }
@@ -96,40 +105,69 @@ class PipelineTmaAsync : public PipelineBarriers {
  private:
   std::uint32_t bytes_;
   std::uint32_t consumers_;
+  bool arms_full_;
 };
 
 // TMA producer -> the MMA warp (sm100_pipeline.hpp): as PipelineTmaAsync, but the consumer is
 // one MMA-issuing warp that releases a stage with tcgen05.commit, so empty[i] fires only once the
-// MMAs reading the stage have completed.
+// MMAs reading the stage have completed. In a cluster, empty[i] counts one commit per MMA that
+// reads what this CTA's producer multicast, and each MMA warp's commit is multicast to every CTA
+// whose producer filled its stage (`release_mask`).
 class PipelineTmaUmmaAsync : public PipelineTmaAsync {
  public:
   struct Params {
     std::uint32_t stages = 2;
     std::uint32_t transaction_bytes = 0;
     std::string name = "mainloop";
+    std::uint32_t consumers = 1;
+    std::uint16_t release_mask = 0;  // 0: this CTA only
+    bool arms_full = true;
   };
   PipelineTmaUmmaAsync(SmemAddr barriers, Params p)
-      : PipelineTmaAsync(barriers, {.stages = p.stages, .transaction_bytes = p.transaction_bytes, .consumer_warps = 1,
-                                    .name = std::move(p.name)}) {}
-  void consumer_release(Warp& w, const PipelineState& s) const { w.tcgen05_commit(empty(s.index)); }
+      : PipelineTmaAsync(barriers, {.stages = p.stages,
+                                    .transaction_bytes = p.transaction_bytes,
+                                    .consumer_warps = p.consumers,
+                                    .name = std::move(p.name),
+                                    .arms_full = p.arms_full}),
+        release_mask_(p.release_mask) {}
+  void consumer_release(Warp& w, const PipelineState& s) const { w.tcgen05_commit(empty(s.index), release_mask_); }
+
+ private:
+  std::uint16_t release_mask_;
 };
 
 // The MMA warp -> consumer warps through TMEM (accumulators): full[i] is signalled by
 // tcgen05.commit once the stage's MMAs completed; empty[i] gets one arrival per consumer warp.
+// For a CTA pair the leader's commit reaches both CTAs (`commit_mask`) and every consumer warp of
+// the pair releases to the leader's empty[i] (`release_rank`).
 class PipelineUmmaAsync : public PipelineBarriers {
  public:
   struct Params {
     std::uint32_t stages = 2;
     std::uint32_t consumer_warps = 4;
     std::string name = "accum";
+    std::uint16_t commit_mask = 0;     // 0: this CTA only
+    std::int32_t release_rank = -1;    // -1: this CTA
   };
-  PipelineUmmaAsync(SmemAddr barriers, Params p) : PipelineBarriers(barriers, p.stages, p.name), consumers_(p.consumer_warps) {}
+  PipelineUmmaAsync(SmemAddr barriers, Params p)
+      : PipelineBarriers(barriers, p.stages, p.name),
+        consumers_(p.consumer_warps),
+        commit_mask_(p.commit_mask),
+        release_rank_(p.release_rank) {}
 
   void init(Warp& w) const { PipelineBarriers::init(w, 1, consumers_); }
-  void producer_commit(Warp& w, const PipelineState& s) const { w.tcgen05_commit(full(s.index)); }
+  void producer_commit(Warp& w, const PipelineState& s) const { w.tcgen05_commit(full(s.index), commit_mask_); }
+  void consumer_release(Warp& w, const PipelineState& s) const {
+    if (release_rank_ < 0 || static_cast<std::uint32_t>(release_rank_) == w.cluster_ctarank())
+      w.mbarrier_arrive(empty(s.index));
+    else
+      w.mbarrier_arrive(w.mapa(empty(s.index), static_cast<std::uint32_t>(release_rank_)));
+  }
 
  private:
   std::uint32_t consumers_;
+  std::uint16_t commit_mask_;
+  std::int32_t release_rank_;
 };
 
 // Plain arrive/wait both ways (e.g. warp -> warp hand-off through SMEM).

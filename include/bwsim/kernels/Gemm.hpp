@@ -28,6 +28,10 @@ struct GemmParams {
   std::uint32_t stages = 0;   // mainloop stages; 0: as many as SMEM allows
   std::uint32_t ctas = 1;
   GemmBug bug = GemmBug::None;
+  // Cluster of cluster_m x cluster_n CTAs (A multicast along N, B along M); two_sm: CTA pairs
+  // along M run 256 x tile_n cta_group::2 MMAs. ctas must be a multiple of the cluster size.
+  std::uint32_t cluster_m = 1, cluster_n = 1;
+  bool two_sm = false;
 };
 
 struct GemmResult {
@@ -41,6 +45,7 @@ struct GemmResult {
 
 GemmResult run_gemm(const HardwareConfig& config, const SimOptions& options, const GemmParams& params, bool check);
 
-KernelInfo gemm_kernel_info();
+// gemm (cta_group::1), gemm_mcast (clusters with multicast), gemm_2sm (CTA pairs).
+std::vector<KernelInfo> gemm_kernel_infos();
 
 }  // namespace bwsim
