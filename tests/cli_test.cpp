@@ -162,4 +162,18 @@ TEST(CliGemm, JsonCarriesTflopsAndTensorBusy) {
 
 TEST(CliGemm, BadTypeIsBadInput) { expect_rejected(bwsim(kGemm + " --dtype f32"), 2, "--dtype f32"); }
 
+TEST(CliGemm, ClusterKernelsAreListedAndPassTheirChecks) {
+  const Outcome list = bwsim("list");
+  EXPECT_NE(list.output.find("gemm_mcast"), std::string::npos);
+  EXPECT_NE(list.output.find("gemm_2sm"), std::string::npos);
+  const std::string cfg = " --config " BWSIM_SOURCE_DIR "/sim_configs/b200.yaml --m 256 --n 512 --k 128 --functional --check";
+  for (const char* k : {"run gemm_mcast", "run gemm_2sm --cluster 2x2 --ctas 4"}) {
+    const Outcome o = bwsim(k + cfg);
+    EXPECT_EQ(o.exit_code, 0) << o.output;
+    EXPECT_NE(o.output.find("check     PASSED"), std::string::npos) << o.output;
+  }
+  expect_rejected(bwsim("run gemm_mcast --cluster 2by2" + cfg), 2, "--cluster: expected MxN");
+  expect_rejected(bwsim("run gemm_mcast --cluster 2x2 --ctas 6" + cfg), 2, "not a multiple of the cluster's 4 CTAs");
+}
+
 }  // namespace

@@ -74,5 +74,71 @@ TEST(Gemm, RejectsBadParameters) {
   EXPECT_THROW(gemm({.stages = 9}, Mode::Timing), InputError);  // 9 x 48 KiB exceed SMEM
 }
 
+// ---------------------------------------------------------------------------------- clusters
+
+struct ClusterCase {
+  const char* name;
+  std::uint32_t cm, cn;
+  bool two_sm;
+  DataType ab;
+};
+
+class GemmClusters : public testing::TestWithParam<ClusterCase> {};
+
+TEST_P(GemmClusters, MatchesTheReferenceOnAShapeThatIsNotAClusterTileMultiple) {
+  // 300 x 200 x 136: partial clusters, partial tiles and a partial k-tile; two clusters.
+  const ClusterCase& c = GetParam();
+  const GemmParams p{.m = 300, .n = 200, .k = 136, .ab_type = c.ab, .ctas = 2 * c.cm * c.cn, .cluster_m = c.cm,
+                     .cluster_n = c.cn, .two_sm = c.two_sm};
+  const GemmResult r = gemm(p);
+  ASSERT_TRUE(r.checked);
+  EXPECT_TRUE(r.matches) << r.detail;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, GemmClusters,
+    testing::Values(ClusterCase{"Mcast1x2Bf16", 1, 2, false, DataType::BF16},
+                    ClusterCase{"Mcast2x1F16", 2, 1, false, DataType::F16},
+                    ClusterCase{"Mcast2x2Bf16", 2, 2, false, DataType::BF16},
+                    ClusterCase{"Mcast4x2F16", 4, 2, false, DataType::F16},
+                    ClusterCase{"Mcast4x4NonPortableBf16", 4, 4, false, DataType::BF16},
+                    ClusterCase{"Pair2x1Bf16", 2, 1, true, DataType::BF16},
+                    ClusterCase{"Pair2x2F16", 2, 2, true, DataType::F16},
+                    ClusterCase{"Pair4x2Bf16", 4, 2, true, DataType::BF16},
+                    ClusterCase{"Pair4x4NonPortableF16", 4, 4, true, DataType::F16}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(GemmClusters, MulticastCutsL2BytesByTheMulticastFactor) {
+  // 512 x 1024 x 256 divides into whole 2x2 cluster tiles. Per CTA and k-tile, 1x1 reads A 16 KiB
+  // + B 32 KiB from L2; 2x2 reads half of each (its pieces) and multicasts them to 2 CTAs each,
+  // so L2 bytes halve and the SMEM filled stays the same.
+  const GemmParams one{.m = 512, .n = 1024, .k = 256, .ctas = 4};
+  GemmParams mcast = one;
+  mcast.cluster_m = mcast.cluster_n = 2;
+  const GemmResult a = gemm(one, Mode::Timing), b = gemm(mcast, Mode::Timing);
+  EXPECT_EQ(a.run.tma.load_bytes, a.run.tma.delivered_bytes);
+  EXPECT_EQ(a.run.tma.load_bytes, 16ull * 4 * (16384 + 32768));  // 16 tiles x 4 k-tiles
+  EXPECT_EQ(b.run.tma.load_bytes * 2, a.run.tma.load_bytes);
+  EXPECT_EQ(b.run.tma.delivered_bytes, a.run.tma.delivered_bytes);
+  // A CTA pair reads each B row once for 256 rows of A: B's bytes halve, A's stay.
+  GemmParams pair = one;
+  pair.cluster_m = 2;
+  pair.two_sm = true;
+  EXPECT_EQ(gemm(pair, Mode::Timing).run.tma.load_bytes, 16ull * 4 * (16384 + 16384));
+}
+
+TEST(GemmClusters, BugsAreCaughtInPairsToo) {
+  EXPECT_FALSE(gemm({.m = 256, .n = 256, .k = 64, .ctas = 2, .bug = GemmBug::SkipKBlock, .cluster_m = 2, .two_sm = true})
+                   .matches);
+}
+
+TEST(GemmClusters, RejectsClusterShapesThatDoNotFit) {
+  EXPECT_THROW(gemm({.ctas = 3, .cluster_m = 3, .two_sm = true}, Mode::Timing), InputError);  // odd pair extent
+  EXPECT_THROW(gemm({.ctas = 3, .cluster_m = 2}, Mode::Timing), InputError);                 // grid not a multiple
+  EXPECT_THROW(gemm({.ctas = 32, .cluster_m = 2, .cluster_n = 16}, Mode::Timing), InputError);  // 32 CTAs
+  // tile_n 32 over 8 CTAs along M: 4-row B pieces are not whole 128B-swizzle atoms.
+  EXPECT_THROW(gemm({.tile_n = 32, .ctas = 8, .cluster_m = 8}, Mode::Timing), InputError);
+}
+
 }  // namespace
 }  // namespace bwsim
