@@ -7,17 +7,29 @@
 namespace bwsim {
 namespace {
 
-void BM_GemmTiming(benchmark::State& state) {
+void run(benchmark::State& state, const GemmParams& p) {
   static const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/b200.yaml");
-  const auto n = static_cast<std::uint32_t>(state.range(0));
-  const GemmParams p{.m = n, .n = n, .k = n, .ctas = static_cast<std::uint32_t>(state.range(1))};
   std::uint64_t events = 0;
   for (auto _ : state) events += run_gemm(cfg, SimOptions{.mode = Mode::Timing}, p, false).run.events;
   state.counters["events/s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
   state.counters["events/kernel"] = static_cast<double>(events) / static_cast<double>(state.iterations());
 }
+
+void BM_GemmTiming(benchmark::State& state) {
+  const auto n = static_cast<std::uint32_t>(state.range(0));
+  run(state, {.m = n, .n = n, .k = n, .ctas = static_cast<std::uint32_t>(state.range(1))});
+}
 // 2048^3 on one CTA (the figure) and 8192^3 on all 148 SMs (the main job).
 BENCHMARK(BM_GemmTiming)->Args({2048, 1})->Args({8192, 148})->Unit(benchmark::kMillisecond);
+
+// 8192^3 on 144 SMs in clusters: args cluster M, cluster N, CTA pairs (0/1).
+void BM_GemmClusterTiming(benchmark::State& state) {
+  run(state, {.m = 8192, .n = 8192, .k = 8192, .ctas = 144,
+              .cluster_m = static_cast<std::uint32_t>(state.range(0)),
+              .cluster_n = static_cast<std::uint32_t>(state.range(1)), .two_sm = state.range(2) != 0});
+}
+BENCHMARK(BM_GemmClusterTiming)->Args({1, 1, 0})->Args({2, 2, 0})->Args({2, 1, 1})->Args({4, 2, 1})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace bwsim
