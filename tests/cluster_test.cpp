@@ -158,6 +158,30 @@ TEST(DsmemTest, RemoteArriveAndDsmemLoadTakeTheConfiguredLatency) {
   EXPECT_EQ(load_done, load_issue + 60);
 }
 
+TEST(DsmemTest, StoredBytesLandAfterTheStoreLatency) {
+  // Rank 1 stores at cycle 100; the bytes are in rank 0's SMEM at 130 (dsmem_store_latency 30).
+  std::uint32_t before = 1, after = 0;
+  run_clusters(
+      [&](Warp& w) -> Task {
+        if (w.cluster_ctarank() == 1) {
+          const ClusterSmemAddr dst = w.mapa(kData, 0);
+          co_await w.sleep(100 - w.now());
+          const std::uint32_t v = 77;
+          w.st_shared_cluster(dst, std::as_bytes(std::span<const std::uint32_t>(&v, 1)));
+        } else {
+          co_await w.sleep(129 - w.now());
+          before = w.ld_shared_u32(kData);
+          co_await w.sleep(130 - w.now());
+          after = w.ld_shared_u32(kData);
+        }
+        w.cluster_arrive_relaxed();
+        co_await w.cluster_wait();
+      },
+      {2, 1, 1}, 2);
+  EXPECT_EQ(before, 0u);
+  EXPECT_EQ(after, 77u);
+}
+
 TEST(DsmemTest, AccessToAnExitedPeerOrOutsideTheClusterIsAnError) {
   const MisuseError e = expect_misuse(
       [] {

@@ -168,6 +168,7 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   cl.read<Cycle>("barrier_release_latency", c.cluster.barrier_release_latency, 0, kMaxLatency);
   cl.read<Cycle>("remote_arrive_latency", c.cluster.remote_arrive_latency, 0, kMaxLatency);
   cl.read<Cycle>("dsmem_load_latency", c.cluster.dsmem_load_latency, 0, kMaxLatency);
+  cl.read<Cycle>("dsmem_store_latency", c.cluster.dsmem_store_latency, 0, kMaxLatency);
   cl.finish();
   if (c.cluster.max_ctas_portable > c.cluster.max_ctas)
     top.fail("cluster.max_ctas_portable", "exceeds cluster.max_ctas");

@@ -51,4 +51,29 @@ void Cluster::complete_phase_if_done() {
   waiters_ = nullptr;
 }
 
+void Cluster::dsmem_store_at(WarpState& ws, Cycle at, std::uint32_t rank, std::uint32_t offset,
+                             std::span<const std::byte> data) {
+  const std::uint32_t slot = stores_.acquire();
+  DsmemStore& s = stores_[slot];
+  s.ws = &ws;
+  s.rank = rank;
+  s.offset = offset;
+  s.bytes.assign(data.begin(), data.end());
+  ws.cta->async_begin();  // the storing CTA (and so the cluster) stays until the bytes land
+  ctx_.engine.schedule(at, &Cluster::on_dsmem_store, this, slot);
+}
+
+void Cluster::on_dsmem_store(void* cluster, std::uint64_t slot) {
+  auto& self = *static_cast<Cluster*>(cluster);
+  DsmemStore& s = self.stores_[slot];
+  const char* op = "st.shared::cluster (bytes landing)";
+  Cta& target = self.cta(s.rank);
+  const auto len = static_cast<std::uint32_t>(s.bytes.size());
+  if (&target != s.ws->cta) target.check_resident_for(*s.ws, op);
+  target.check_no_live_barrier(*s.ws, op, s.offset, len);
+  std::copy(s.bytes.begin(), s.bytes.end(), target.smem().bytes(s.offset, len).begin());
+  self.stores_.release(slot);
+  s.ws->cta->async_end();
+}
+
 }  // namespace bwsim

@@ -109,9 +109,10 @@ void Warp::st_shared_cluster(ClusterSmemAddr dst, std::span<const std::byte> dat
   const auto len = static_cast<std::uint32_t>(data.size());
   target.check_smem(ws_, op, dst.offset, len, 1);
   target.check_no_live_barrier(ws_, op, dst.offset, len);
-  std::memcpy(target.smem().bytes(dst.offset, len).data(), data.data(), len);
   const std::uint32_t bw = config().smem.bytes_per_cycle;
-  issue((len + bw - 1) / bw);
+  const Cycle t = issue((len + bw - 1) / bw);
+  cta_.cluster().dsmem_store_at(ws_, t + (&target == &cta_ ? 0 : config().cluster.dsmem_store_latency), dst.rank,
+                                dst.offset, data);
 }
 
 void Warp::ld_shared_cluster(ClusterSmemAddr src, std::span<std::byte> out) {

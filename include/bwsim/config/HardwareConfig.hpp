@@ -73,6 +73,7 @@ struct HardwareConfig {
     Cycle barrier_release_latency = 0;    // extra for an arrive with .release (the default) semantics
     Cycle remote_arrive_latency = 0;      // mbarrier.arrive.shared::cluster issue -> lands on the peer's barrier
     Cycle dsmem_load_latency = 0;         // ld.shared::cluster issue -> value in the register
+    Cycle dsmem_store_latency = 0;        // st.shared::cluster issue -> bytes in the peer's SMEM
   } cluster;
 };
 

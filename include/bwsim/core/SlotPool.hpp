@@ -19,6 +19,17 @@ class SlotPool {
     items_[slot] = value;
     return slot;
   }
+  // A free slot whose item keeps what it held before (e.g. a vector's capacity), to fill in place.
+  std::uint32_t acquire() {
+    if (free_.empty()) {
+      items_.emplace_back();
+      return static_cast<std::uint32_t>(items_.size() - 1);
+    }
+    const std::uint32_t slot = free_.back();
+    free_.pop_back();
+    return slot;
+  }
+  void release(std::uint64_t slot) { free_.push_back(static_cast<std::uint32_t>(slot)); }
   T& operator[](std::uint64_t slot) { return items_[slot]; }
   // Returns the value and frees its slot.
   T take(std::uint64_t slot) {

@@ -2,9 +2,12 @@
 // One thread-block cluster: its CTAs by rank (placed together, a CTA pair on one TPC), the
 // cluster barrier (barrier.cluster.arrive/wait) and the rendezvous of cta_group::2 TMEM
 // allocation. A launch without clusters runs every CTA as a cluster of one, as CUDA does.
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
+#include "bwsim/core/SlotPool.hpp"
 #include "bwsim/hw/SimContext.hpp"
 
 namespace bwsim {
@@ -46,12 +49,22 @@ class Cluster {
   std::uint32_t barrier_arrived() const { return arrived_; }
   std::uint32_t barrier_expected() const { return live_warps_; }
 
+  // --- distributed shared memory -------------------------------------------------------------
+  // st.shared::cluster by `ws` into the CTA of `rank`: the bytes land at cycle `at`.
+  void dsmem_store_at(WarpState& ws, Cycle at, std::uint32_t rank, std::uint32_t offset, std::span<const std::byte> data);
+
   // --- cta_group::2 TMEM allocation rendezvous -----------------------------------------------
   // The warp of a pair that calls tcgen05.alloc.cta_group::2 first waits here for its partner.
   WarpState*& pair_alloc_waiter(std::uint32_t pair) { return pair_alloc_[pair]; }
 
  private:
   void complete_phase_if_done();
+  struct DsmemStore {
+    WarpState* ws = nullptr;
+    std::uint32_t rank = 0, offset = 0;
+    std::vector<std::byte> bytes;  // capacity kept when the slot is reused
+  };
+  static void on_dsmem_store(void* cluster, std::uint64_t slot);
 
   SimContext& ctx_;
   std::uint32_t id_;
@@ -64,6 +77,7 @@ class Cluster {
   Cycle wake_at_ = 0;
   WarpState* waiters_ = nullptr;
   std::vector<WarpState*> pair_alloc_;
+  SlotPool<DsmemStore> stores_;
 
   friend class Cta;  // counts its warps in at start
 };

@@ -119,9 +119,9 @@ class Warp {
   ClusterBarrierRef mapa(MBarrierRef bar, std::uint32_t rank);
   // mbarrier.arrive.shared::cluster: lands cluster.remote_arrive_latency later (a remote arrive).
   void mbarrier_arrive(ClusterBarrierRef bar, std::uint32_t count = 1);
-  // st.shared::cluster / ld.shared::cluster (warp-collective). The load's value arrives
-  // cluster.dsmem_load_latency after issue (the warp stalls that long); a store's bytes are
-  // written at issue.
+  // st.shared::cluster / ld.shared::cluster (warp-collective). A store's bytes land in the peer's
+  // SMEM cluster.dsmem_store_latency after issue; a load reads at issue and its value arrives
+  // cluster.dsmem_load_latency later (the warp stalls that long).
   void st_shared_cluster(ClusterSmemAddr dst, std::span<const std::byte> data);
   void ld_shared_cluster(ClusterSmemAddr src, std::span<std::byte> out);
 
