@@ -5,6 +5,7 @@
 
 #include "TestSupport.hpp"
 #include "bwsim/core/Error.hpp"
+#include "bwsim/testing/SimTesting.hpp"
 
 namespace bwsim {
 namespace {
@@ -106,6 +107,53 @@ TEST(BarrierOpsTest, ProducerConsumerHandOffAcrossPhases) {
   // consumer wakes at 28 and arrives at 28 (lands 33); producer wakes at 43, arrive lands 48,
   // consumer wakes at 58: 30 cycles a round (arrive 5 + wakeup 10, both ways).
   EXPECT_EQ(consumed, (std::vector<Cycle>{28, 58, 88, 118}));
+}
+
+TEST(BarrierOpsTest, PhaseFlipsAreRecordedForRegressionTests) {
+  // The hand-off above, with its barriers named: full completes at 18, 48, 78, 108, empty at 33,
+  // 63, 93, 123.
+  Simulator sim(test::unit_config(), SimOptions{.record_phase_flips = true});
+  const RunResult r = sim.launch("test", LaunchConfig{.grid_ctas = 1, .block_threads = 64, .dynamic_smem_bytes = 1024}, [](Warp& w) -> Task {
+    const MBarrierRef full{0}, empty{8};
+    if (w.warp_idx() == 0) {
+      w.mbarrier_init(full, 1, "full");
+      w.mbarrier_init(empty, 1, "empty");
+    }
+    co_await w.syncthreads();
+    for (std::uint32_t i = 0; i < 4; ++i) {
+      if (w.warp_idx() == 0) {
+        co_await w.mbarrier_wait(empty, (i & 1) ^ 1);
+        w.mbarrier_arrive(full);
+      } else {
+        co_await w.mbarrier_wait(full, i & 1);
+        w.mbarrier_arrive(empty);
+      }
+    }
+  });
+  EXPECT_EQ(simtest::flips_of(r, "full"), (std::vector<Cycle>{18, 48, 78, 108}));
+  EXPECT_EQ(simtest::flips_of(r, "empty"), (std::vector<Cycle>{33, 63, 93, 123}));
+  ASSERT_EQ(r.phase_flips.size(), 8u);
+  EXPECT_EQ(r.phase_flips[2].phase, 1u);  // full's second completion
+}
+
+TEST(BarrierOpsTest, AWaitTwoPhasesStaleIsALocatedError) {
+  // The warp saw phase 0 complete, then phases 1 and 2 completed without it: a wait for parity
+  // 1 (phase 1) would block until phase 3.
+  auto program = [](Warp& w) -> Task {
+    w.mbarrier_init(kBar, 1, "flag");
+    w.mbarrier_arrive(kBar);
+    co_await w.mbarrier_wait(kBar, 0);  // passes at 16: saw 1 phase complete
+    w.mbarrier_arrive(kBar);
+    w.mbarrier_arrive(kBar);
+    co_await w.sleep(20);
+    co_await w.mbarrier_wait(kBar, 1);
+  };
+  EXPECT_SIM_MISUSE(test::run_cta(program), Rule::StaleParity);
+  try {
+    test::run_cta(program);
+  } catch (const MisuseError& e) {
+    EXPECT_NE(std::string(e.what()).find("2 phases of mbarrier 'flag'"), std::string::npos) << e.what();
+  }
 }
 
 TEST(BarrierOpsTest, OverArrivalIsALocatedError) {

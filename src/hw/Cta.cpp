@@ -241,6 +241,7 @@ void Cta::barrier_apply(WarpState& ws, BarrierOp op, std::uint32_t offset, std::
 
 void Cta::phase_completed(MBarrier& b) {
   const Cycle now = ctx_.now();
+  if (ctx_.phase_flips) ctx_.phase_flips->push_back(PhaseFlip{id_, b.offset(), b.name, b.phase() - 1, now});
   if (tracer())
     tracer()->instant(static_cast<int>(sm_.index()), kBarrierTrack,
                          fmt::format("{} phase {} done", b.name.empty() ? barrier_label(b.offset()) : b.name,
@@ -254,6 +255,7 @@ void Cta::phase_completed(MBarrier& b) {
     if (done) {
       *link = w->next_waiter;
       w->next_waiter = nullptr;
+      note_observed(*w, b);
       wake(*w, now + ctx_.config.mbarrier.wakeup_latency);
     } else {
       link = &w->next_waiter;
@@ -297,12 +299,52 @@ void Cta::named_arrive(WarpState& ws, std::uint32_t id, std::uint32_t threads, b
 
 // ---------------------------------------------------------------------------- blocking
 
+ObservedPhases* Cta::observed(WarpState& ws, const MBarrier& b) const {
+  for (ObservedPhases& o : ws.observed)
+    if (o.cta == this && o.offset == b.offset()) {
+      if (o.generation != b.generation()) o = ObservedPhases{this, b.offset(), b.generation(), 0};
+      return &o;
+    }
+  ws.observed.push_back(ObservedPhases{this, b.offset(), b.generation(), 0});
+  return nullptr;  // first wait on this barrier: nothing seen before
+}
+
+void Cta::note_observed(WarpState& ws, const MBarrier& b) const {
+  for (ObservedPhases& o : ws.observed)
+    if (o.cta == this && o.offset == b.offset()) {
+      o = ObservedPhases{this, b.offset(), b.generation(), b.phase()};
+      return;
+    }
+  ws.observed.push_back(ObservedPhases{this, b.offset(), b.generation(), b.phase()});
+}
+
+// A parity wait by a warp that last saw this barrier two or more phases ago cannot mean the
+// phase it names: on hardware it passes (or blocks) for the wrong phase.
+void Cta::check_stale_parity(WarpState& ws, const MBarrier& b) {
+  const ObservedPhases* o = observed(ws, b);
+  if (!o || b.phase() < o->completed + 2) return;
+  fail(Rule::StaleParity, ws, "mbarrier.try_wait.parity",
+       fmt::format("waiting for parity {} but {} phases of {} completed since this warp last saw it (after phase "
+                   "{}): the wait names a phase that is long gone",
+                   ws.wait_value, b.phase() - o->completed, describe(b), o->completed),
+       "flip the phase bit every time the stage index wraps (PipelineState), once per completed phase");
+}
+
 bool Cta::satisfied(WarpState& ws) {
   switch (ws.wait) {
-    case WaitKind::BarrierParity:
-      return live_barrier(ws, ws.wait_slot, wait_kind_name(ws.wait))
-          .parity_completed(static_cast<std::uint32_t>(ws.wait_value));
-    case WaitKind::BarrierToken: return live_barrier(ws, ws.wait_slot, wait_kind_name(ws.wait)).phase() > ws.wait_value;
+    case WaitKind::BarrierParity: {
+      MBarrier& b = live_barrier(ws, ws.wait_slot, wait_kind_name(ws.wait));
+      check_stale_parity(ws, b);
+      if (!b.parity_completed(static_cast<std::uint32_t>(ws.wait_value))) return false;
+      note_observed(ws, b);
+      return true;
+    }
+    case WaitKind::BarrierToken: {
+      MBarrier& b = live_barrier(ws, ws.wait_slot, wait_kind_name(ws.wait));
+      if (b.phase() <= ws.wait_value) return false;
+      note_observed(ws, b);
+      return true;
+    }
     case WaitKind::BulkGroups: return ws.bulk.satisfied(static_cast<std::uint32_t>(ws.wait_value), false);
     case WaitKind::BulkGroupsRead: return ws.bulk.satisfied(static_cast<std::uint32_t>(ws.wait_value), true);
     case WaitKind::Delay: return ctx_.now() >= ws.wait_value;

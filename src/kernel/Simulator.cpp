@@ -166,6 +166,8 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
   if (!options_.trace_path.empty()) tracer = std::make_unique<Tracer>(options_.trace_path, config_.clock_ghz);
   const auto wall_start = std::chrono::steady_clock::now();
   Launch l(config_, options_.mode, kernel, gmem_, tracer.get(), options_.trace_sms, lc, program);
+  std::vector<PhaseFlip> flips;
+  if (options_.record_phase_flips) l.ctx.phase_flips = &flips;
 
   for (std::uint32_t g = 0; g < l.groups.size(); ++g) l.dispatch(g, 0);
   const bool drained = l.ctx.engine.run(options_.watchdog_cycles);
@@ -200,6 +202,7 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
     r.mma.copy_bytes += m.copy_bytes;
   }
   r.warps = std::move(l.warps);
+  r.phase_flips = std::move(flips);
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return r;
 }

@@ -109,6 +109,10 @@ class Cta {
     WarpState* waiters = nullptr;
   };
   bool satisfied(WarpState& ws);
+  // The phases of `b` the warp saw complete at its last passing wait (nullptr: never waited on it).
+  ObservedPhases* observed(WarpState& ws, const MBarrier& b) const;
+  void note_observed(WarpState& ws, const MBarrier& b) const;
+  void check_stale_parity(WarpState& ws, const MBarrier& b);
   bool tmem_try_pair_alloc(WarpState& ws);
   void tmem_alloc_done(WarpState& ws, std::uint32_t column);
   void enlist(WarpState& ws);

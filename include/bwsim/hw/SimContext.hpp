@@ -2,6 +2,7 @@
 // What every hardware unit of one kernel launch shares: the event engine, the config, the
 // mode, GMEM and the optional tracer.
 #include <string>
+#include <vector>
 
 #include "bwsim/config/HardwareConfig.hpp"
 #include "bwsim/core/Engine.hpp"
@@ -9,6 +10,15 @@
 #include "bwsim/hw/GlobalMemory.hpp"
 
 namespace bwsim {
+
+// One mbarrier phase completion, for tests that pin a barrier's history.
+struct PhaseFlip {
+  std::uint32_t cta = 0;
+  std::uint32_t offset = 0;
+  std::string name;
+  std::uint64_t phase = 0;  // the phase that completed (0 first)
+  Cycle cycle = 0;
+};
 
 // Functional mode moves real bytes and checks them; timing mode keeps every event but skips
 // data, so both produce the same cycle counts.
@@ -22,6 +32,7 @@ struct SimContext {
   GlobalMemory& gmem;
   Tracer* tracer = nullptr;
   std::uint32_t trace_sms = 0;  // SMs 0 .. trace_sms-1 are traced
+  std::vector<PhaseFlip>* phase_flips = nullptr;  // recorded when set
 
   bool functional() const { return mode == Mode::Functional; }
   // The tracer for events of SM `sm`, or nullptr when the run is not traced or the SM filtered out

@@ -4,6 +4,7 @@
 #include <coroutine>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "bwsim/core/Cycle.hpp"
 #include "bwsim/hw/BulkGroups.hpp"
@@ -25,6 +26,14 @@ enum class WaitKind : std::uint8_t {
 };
 const char* wait_kind_name(WaitKind k);
 
+// How many phases of one mbarrier a warp has seen complete (at its last passing wait on it).
+struct ObservedPhases {
+  const Cta* cta = nullptr;
+  std::uint32_t offset = 0;
+  std::uint32_t generation = 0;  // the barrier's init count: a re-initialised barrier starts over
+  std::uint64_t completed = 0;
+};
+
 struct WarpState {
   Cta* cta = nullptr;
   std::uint32_t index = 0;
@@ -43,6 +52,7 @@ struct WarpState {
   bool registered = false;  // parked on a barrier/group list, not just syncing its clock
   WarpState* next_waiter = nullptr;
   std::uint64_t token_result = 0;  // phase returned by the last arrive-with-token
+  std::vector<ObservedPhases> observed;  // per barrier this warp has waited on
 
   BulkGroups bulk;
 

@@ -33,6 +33,7 @@ struct SimOptions {
   std::string trace_path;           // empty: no trace
   std::uint32_t trace_sms = 4;      // trace SMs 0 .. trace_sms-1 only (a full chip's trace is huge)
   Cycle watchdog_cycles = 10'000'000'000ull;  // a run longer than this is reported as a livelock
+  bool record_phase_flips = false;  // fill RunResult::phase_flips (regression tests of barrier logic)
 };
 
 struct WarpSummary {
@@ -51,6 +52,7 @@ struct RunResult {
   TmaStats tma;                   // summed over SMs
   MmaStats mma;                   // summed over SMs
   std::vector<WarpSummary> warps;
+  std::vector<PhaseFlip> phase_flips;  // every mbarrier phase completion, in order (record_phase_flips)
   // Fraction of (cycles x SMs used) the TMA units spent streaming.
   double tma_busy_fraction() const {
     return cycles && sms_used ? static_cast<double>(tma.busy_cycles) / (static_cast<double>(cycles) * sms_used) : 0.0;
