@@ -83,7 +83,9 @@ TEST(ClusterBarrierTest, WaitersResumeBarrierLatencyAfterTheLastArrival) {
           const Cycle t = w.now();
           if (relaxed) w.cluster_arrive_relaxed(); else w.cluster_arrive();
           co_await w.cluster_wait();
-          if (w.cluster_ctarank() == 1 && w.warp_idx() == 1) EXPECT_EQ(t, 100u);
+          if (w.cluster_ctarank() == 1 && w.warp_idx() == 1) {
+            EXPECT_EQ(t, 100u);
+          }
           resumed.push_back(w.now());
         },
         {2, 1, 1}, 2, 64);

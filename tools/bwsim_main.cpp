@@ -29,6 +29,7 @@ struct RunFlags {
   std::string trace;
   std::uint32_t trace_sms = 4;
   std::uint64_t watchdog = 10'000'000'000ull;
+  bool no_check_races = false;
   std::map<std::string, std::map<std::string, std::string>> params;  // per kernel: flag -> value
 };
 
@@ -115,6 +116,7 @@ int run_kernel(const bwsim::KernelInfo& k, RunFlags& f) {
   req.options.trace_path = f.trace;
   req.options.trace_sms = f.trace_sms;
   req.options.watchdog_cycles = f.watchdog;
+  req.options.check_races = !f.no_check_races;
   for (const auto& [name, value] : f.params.at(k.name)) req.args.set(name, value);
   const bwsim::KernelReport r = k.run(req);
   if (f.json)
@@ -150,6 +152,8 @@ int main(int argc, char** argv) {
     sub->add_option("--trace", flags.trace, "write a Chrome/Perfetto trace-event JSON file");
     sub->add_option("--trace-sms", flags.trace_sms, "trace only SMs 0 .. N-1")->capture_default_str();
     sub->add_flag("--json", flags.json, "print the summary as one JSON object");
+    sub->add_flag("--no-check-races", flags.no_check_races,
+                  "skip async race detection (TMA/MMA/tcgen05.ld ordering, proxy fences) for speed");
     sub->add_option("--watchdog", flags.watchdog, "simulated-cycle limit before a run is reported as a livelock")
         ->capture_default_str();
     sub->callback([&chosen, &k] { chosen = &k; });

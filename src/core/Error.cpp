@@ -49,6 +49,11 @@ const char* rule_name(Rule r) {
     case Rule::CtaPairMisuse: return "cta-pair-misuse";
     case Rule::ClusterBarrierMisuse: return "cluster-barrier-misuse";
     case Rule::ClusterPeerExited: return "cluster-peer-exited";
+    case Rule::RaceStageReuse: return "race-stage-reuse";
+    case Rule::RaceEarlyRead: return "race-early-read";
+    case Rule::RaceMissingProxyFence: return "race-missing-proxy-fence";
+    case Rule::RaceEarlyAccumulatorRead: return "race-early-accumulator-read";
+    case Rule::RaceAccumulatorOverwrite: return "race-accumulator-overwrite";
   }
   return "unknown";
 }

@@ -18,8 +18,14 @@ const char* barrier_op_name(BarrierOp op) {
     case BarrierOp::CompleteTx: return "mbarrier.complete_tx";
     case BarrierOp::Inval: return "mbarrier.inval";
     case BarrierOp::NamedArrive: return "bar.arrive";
+    case BarrierOp::CommitArrive: return "tcgen05.commit arrive";
   }
   return "?";
+}
+
+bool is_arrival(BarrierOp op) {
+  return op == BarrierOp::Arrive || op == BarrierOp::ArriveToken || op == BarrierOp::ArriveExpectTx ||
+         op == BarrierOp::CommitArrive;
 }
 }  // namespace
 
@@ -190,6 +196,7 @@ void Cta::barrier_op_at(WarpState& ws, Cycle at, BarrierOp op, std::uint32_t off
   const std::uint64_t packed = static_cast<std::uint64_t>(op) | (static_cast<std::uint64_t>(offset & 0xfffff) << 8) |
                                (static_cast<std::uint64_t>(rank_) << 28) | (static_cast<std::uint64_t>(value) << 32);
   ws.cta->async_begin();  // the issuing CTA stays resident until its last arrival has landed
+  if (ctx_.check_races && is_arrival(op)) races::arrival_issued(ws, *this, offset, op == BarrierOp::CommitArrive);
   ctx_.engine.schedule(at, &Cta::on_barrier_op, &ws, packed);
 }
 
@@ -199,9 +206,11 @@ void Cta::barrier_apply(WarpState& ws, BarrierOp op, std::uint32_t offset, std::
     return;
   }
   MBarrier& b = live_barrier(ws, offset, opname);
+  if (ctx_.check_races && is_arrival(op)) races::arrival_landed(ws, *this, offset, b.generation(), b.phase());
   MBarrier::Outcome out = MBarrier::Outcome::Pending;
   switch (op) {
-    case BarrierOp::Arrive: out = b.arrive(value); break;
+    case BarrierOp::Arrive:
+    case BarrierOp::CommitArrive: out = b.arrive(value); break;
     case BarrierOp::ArriveToken:
       ws.token_result = b.phase();
       out = b.arrive(value);

@@ -72,6 +72,10 @@ void TmaUnit::on_load_done(void* unit, std::uint64_t slot) {
     if (self.ctx_.functional()) copy_box_to_smem(*r.map, r.coords, self.ctx_.gmem, dest.smem().bytes(r.smem, bytes));
     Cta& signalled = r.dests.to_pair_leader ? cluster.cta(rank & ~1u) : dest;
     if (&signalled != r.cta) signalled.check_resident_for(*r.warp, op);
+    if (self.ctx_.check_races) {
+      const MBarrier& b = signalled.live_barrier(*r.warp, r.barrier, op);
+      races::tma_landed(dest, *r.warp, r.smem, ReleaseToken{&signalled, r.barrier, b.generation(), b.phase()});
+    }
     signalled.barrier_apply(*r.warp, BarrierOp::CompleteTx, r.barrier, bytes, "tma.load complete_tx");
   }
   r.cta->async_end();

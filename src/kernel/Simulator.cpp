@@ -168,6 +168,7 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
   Launch l(config_, options_.mode, kernel, gmem_, tracer.get(), options_.trace_sms, lc, program);
   std::vector<PhaseFlip> flips;
   if (options_.record_phase_flips) l.ctx.phase_flips = &flips;
+  l.ctx.check_races = options_.check_races;
 
   for (std::uint32_t g = 0; g < l.groups.size(); ++g) l.dispatch(g, 0);
   const bool drained = l.ctx.engine.run(options_.watchdog_cycles);

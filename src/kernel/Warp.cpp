@@ -111,7 +111,10 @@ void Warp::tma_load(const TensorMap& map, SmemAddr dst, MBarrierRef bar, const T
   // Every barrier the load will signal must be live now: a peer's only after the cluster
   // barrier that follows its initialisation.
   for (std::uint32_t r = 0; r < cta_.cluster().size(); ++r)
-    if (dests >> r & 1u) cta_.cluster().cta(flags.cta_group_2 ? r & ~1u : r).live_barrier(ws_, bar.offset, op);
+    if (dests >> r & 1u) {
+      cta_.cluster().cta(flags.cta_group_2 ? r & ~1u : r).live_barrier(ws_, bar.offset, op);
+      if (cta_.checks_races()) races::tma_write(cta_.cluster().cta(r), ws_, dst.offset, dst.offset + map.box_bytes());
+    }
   check_map_in_gmem(map, op);
   const Cycle cost = config().tma.issue_cycles;
   const Cycle t = issue(cost);
@@ -123,6 +126,7 @@ void Warp::tma_store(const TensorMap& map, SmemAddr src, const TensorCoords& coo
   const char* op = "tma.store";
   cta_.check_smem(ws_, op, src.offset, map.box_bytes(), swizzle_alignment(map.swizzle()));
   check_map_in_gmem(map, op);
+  if (cta_.checks_races()) races::async_proxy_read(cta_, ws_, src.offset, src.offset + map.box_bytes(), op);
   const Cycle cost = config().tma.issue_cycles;
   const Cycle t = issue(cost);
   cta_.sm().tma().store(cta_, ws_, map, coords, src.offset, t);
@@ -144,7 +148,10 @@ Warp::WaitAwaiter Warp::bulk_wait_group_read(std::uint32_t n) {
   return WaitAwaiter{ws_, WaitKind::BulkGroupsRead, 0, n};
 }
 
-void Warp::fence_proxy_async() { issue(config().warp.issue_cycles); }
+void Warp::fence_proxy_async() {
+  issue(config().warp.issue_cycles);
+  if (cta_.checks_races()) races::proxy_fence(cta_, ws_);
+}
 
 // ------------------------------------------------------------------------------- CTA sync
 
@@ -165,6 +172,7 @@ void Warp::st_shared(SmemAddr dst, std::span<const std::byte> data) {
   cta_.check_smem(ws_, "st.shared", dst.offset, len, 1);
   cta_.check_no_live_barrier(ws_, "st.shared", dst.offset, len);
   std::memcpy(cta_.smem().bytes(dst.offset, len).data(), data.data(), len);
+  if (cta_.checks_races()) races::generic_write(cta_, ws_, dst.offset, dst.offset + len);
   const std::uint32_t bw = config().smem.bytes_per_cycle;
   issue((len + bw - 1) / bw);
 }

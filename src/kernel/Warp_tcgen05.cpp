@@ -66,24 +66,27 @@ SmemDescriptorFields Warp::decode_operand(SmemDescriptor d, const char* which, c
 }
 
 namespace {
-// One past the last SMEM byte an operand can touch: the address of its last element rounded up
-// to the 128-byte row (a swizzle permutes 16-byte chunks only inside such a row).
-std::uint32_t operand_end(const SmemDescriptorFields& f, Major major, std::uint32_t elem, std::uint32_t rows,
-                          std::uint32_t k) {
-  std::uint32_t end = 0;
+// The SMEM bytes an operand can touch, [begin, end): its corner elements' addresses widened to
+// their 128-byte rows (a swizzle permutes 16-byte chunks only inside such a row).
+struct SmemSpan {
+  std::uint32_t begin, end;
+};
+SmemSpan operand_span(const SmemDescriptorFields& f, Major major, std::uint32_t elem, std::uint32_t rows,
+                      std::uint32_t k) {
+  SmemSpan s{~0u, 0};
   for (std::uint32_t r : {0u, rows - 1})
     for (std::uint32_t kk : {0u, k - 1}) {
-      // The XOR stays inside the 128-byte row, so rounding the swizzled address to its row bounds it.
       const std::uint32_t a = operand_address(f, major, elem, r, kk);
-      end = std::max(end, (a | 127u) + 1);
+      s.begin = std::min(s.begin, a & ~127u);
+      s.end = std::max(s.end, (a | 127u) + 1);
     }
-  return end;
+  return s;
 }
 }  // namespace
 
 void Warp::check_operand_in_smem(const SmemDescriptorFields& f, Major major, std::uint32_t elem, std::uint32_t rows,
                                  std::uint32_t k, const char* which, const char* op) {
-  const std::uint32_t end = operand_end(f, major, elem, rows, k);
+  const std::uint32_t end = operand_span(f, major, elem, rows, k).end;
   if (end > cta_.smem().size())
     cta_.fail(Rule::SmemOutOfBounds, ws_, op,
               fmt::format("{} [{:#x}, {:#x}) lies outside the CTA's {} bytes of SMEM", which, f.start_address, end,
@@ -127,6 +130,17 @@ void Warp::issue_mma(MmaInstr in, InstrDescriptor idesc, const char* op) {
     check_operand_in_smem(in.a, in.f.a_major, size_of(in.f.a_type), rows, K, "A operand", op);
   }
   check_operand_in_smem(in.b, in.f.b_major, size_of(in.f.b_type), b_rows, K, "B operand", op);
+  if (cta_.checks_races())
+    for (std::uint32_t c = 0; c < (in.pair ? 2u : 1u); ++c) {
+      Cta& cta = cta_.cluster().cta(cta_.rank() + c);
+      if (!in.a_from_tmem) {
+        const SmemSpan a = operand_span(in.a, in.f.a_major, size_of(in.f.a_type), rows, K);
+        races::mma_operand(cta, ws_, a.begin, a.end, "its A operand");
+      }
+      const SmemSpan b = operand_span(in.b, in.f.b_major, size_of(in.f.b_type), b_rows, K);
+      races::mma_operand(cta, ws_, b.begin, b.end, "its B operand");
+      races::mma_accumulator(cta, ws_, in.d.column(), in.d.column() + d_columns);
+    }
 
   const Cycle t = issue(config().mma.issue_cycles);
   const Cycle done = cta_.sm().mma().issue(cta_, ws_, in, t);
@@ -166,6 +180,10 @@ void Warp::tcgen05_cp(TmemAddr dst, SmemDescriptor src, TmemCopyShape shape) {
   const std::uint32_t rows = tmem_copy_rows(shape), words = tmem_copy_columns(shape);
   cta_.tmem_check_access(ws_, op, dst.lane(), tmem_copy_lane_span(shape), dst.column(), words, false);
   check_operand_in_smem(in.src, Major::K, 4, rows, words, "source", op);
+  if (cta_.checks_races()) {
+    const SmemSpan src_span = operand_span(in.src, Major::K, 4, rows, words);
+    races::mma_operand(cta_, ws_, src_span.begin, src_span.end, "its source");
+  }
   const Cycle t = issue(config().mma.issue_cycles);
   const Cycle done = cta_.sm().mma().issue(cta_, ws_, in, t);
   ws_.tcgen05_done = std::max(ws_.tcgen05_done, done);
@@ -181,7 +199,7 @@ void Warp::tcgen05_commit(MBarrierRef bar, std::uint16_t multicast_mask) {
   // The tensor pipe signals every barrier of the mask itself: the same arrive latency for each.
   const Cycle at = std::max(t, ws_.tcgen05_done) + config().mbarrier.arrive_latency;
   for (std::uint32_t r = 0; r < cluster.size(); ++r)
-    if (targets >> r & 1u) cluster.cta(r).barrier_op_at(ws_, at, BarrierOp::Arrive, bar.offset, 1);
+    if (targets >> r & 1u) cluster.cta(r).barrier_op_at(ws_, at, BarrierOp::CommitArrive, bar.offset, 1);
   if (cta_.tracer())
     trace_op(multicast_mask ? fmt::format("tcgen05.commit.multicast {:#06x} -> {}", multicast_mask, cta_.barrier_label(bar.offset))
                             : fmt::format("tcgen05.commit -> {}", cta_.barrier_label(bar.offset)),
@@ -195,7 +213,10 @@ Warp::WaitAwaiter Warp::wait_until(Cycle at) {
   return WaitAwaiter{ws_, WaitKind::Delay, 0, at > ws_.ready ? at - ws_.ready : 0};
 }
 
-Warp::WaitAwaiter Warp::tcgen05_wait_ld() { return wait_until(ws_.tmem_ld_done); }
+Warp::WaitAwaiter Warp::tcgen05_wait_ld() {
+  if (cta_.checks_races()) races::tmem_wait_ld(cta_, ws_);
+  return wait_until(ws_.tmem_ld_done);
+}
 Warp::WaitAwaiter Warp::tcgen05_wait_st() { return wait_until(ws_.tmem_st_done); }
 
 std::uint32_t Warp::ld_shared_u32(SmemAddr src) {
@@ -254,6 +275,8 @@ void for_each_register(TmemAddr base, TmemShape shape, std::uint32_t per_thread,
 void Warp::tcgen05_ld(TmemAddr src, TmemShape shape, std::uint32_t num, std::span<std::uint32_t> regs, bool pack16,
                       std::uint32_t half_split) {
   const Cycle end = tmem_transfer("tcgen05.ld", src, shape, num, regs.size(), pack16, half_split);
+  if (cta_.checks_races())
+    races::tmem_load(cta_, ws_, src.column(), src.column() + tmem_columns(shape, num, pack16) + half_split);
   ws_.tmem_ld_done = std::max(ws_.tmem_ld_done, end + config().tmem.access_latency);
   Tmem& tmem = cta_.sm().tmem();
   if (!tmem.holds_data()) return;

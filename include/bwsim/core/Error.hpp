@@ -73,6 +73,11 @@ enum class Rule : std::uint8_t {
   CtaPairMisuse,
   ClusterBarrierMisuse,
   ClusterPeerExited,
+  RaceStageReuse,
+  RaceEarlyRead,
+  RaceMissingProxyFence,
+  RaceEarlyAccumulatorRead,
+  RaceAccumulatorOverwrite,
 };
 const char* rule_name(Rule r);
 

@@ -19,7 +19,16 @@ class Sm;
 class Cluster;
 
 // mbarrier operations that land on the barrier some cycles after a warp issues them.
-enum class BarrierOp : std::uint8_t { Arrive, ArriveToken, ArriveExpectTx, ExpectTx, CompleteTx, Inval, NamedArrive };
+enum class BarrierOp : std::uint8_t {
+  Arrive,
+  ArriveToken,
+  ArriveExpectTx,
+  ExpectTx,
+  CompleteTx,
+  Inval,
+  NamedArrive,
+  CommitArrive,  // tcgen05.commit's arrival: an arrive that also orders the warp's earlier tcgen05 ops
+};
 
 inline constexpr std::uint32_t kNamedBarriers = 16;  // bar.sync ids 0..15 (PTX)
 
@@ -80,6 +89,10 @@ class Cta {
   // A located cluster-peer-exited error if this CTA has exited (a peer's access by `ws` is undefined).
   void check_resident_for(WarpState& ws, const char* op) const;
 
+  // --- race checking (check/RaceChecker) ----------------------------------------------------
+  bool checks_races() const { return ctx_.check_races; }
+  std::vector<AsyncAccess>& race_records() { return race_records_; }
+
   // --- checks -----------------------------------------------------------------------------
   void check_smem(WarpState& ws, const char* op, std::uint64_t offset, std::uint64_t len, std::uint32_t align);
   void check_no_live_barrier(WarpState& ws, const char* op, std::uint32_t offset, std::uint32_t len);
@@ -136,6 +149,7 @@ class Cta {
   std::vector<MBarrier> barriers_;
   std::vector<std::int32_t> barrier_index_;  // per 8-byte SMEM word: index into barriers_ or -1
   std::vector<std::uint32_t> live_offsets_;  // sorted, for clobber checks
+  std::vector<AsyncAccess> race_records_;
   std::array<NamedBarrier, kNamedBarriers> named_{};
   std::uint32_t warps_running_ = 0;
   std::uint32_t async_outstanding_ = 0;

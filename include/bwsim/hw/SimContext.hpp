@@ -33,6 +33,7 @@ struct SimContext {
   Tracer* tracer = nullptr;
   std::uint32_t trace_sms = 0;  // SMs 0 .. trace_sms-1 are traced
   std::vector<PhaseFlip>* phase_flips = nullptr;  // recorded when set
+  bool check_races = true;                         // check/RaceChecker on every async access
 
   bool functional() const { return mode == Mode::Functional; }
   // The tracer for events of SM `sm`, or nullptr when the run is not traced or the SM filtered out

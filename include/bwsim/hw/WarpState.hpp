@@ -3,10 +3,12 @@
 // its bulk async-groups and its statistics. The kernel-facing handle is kernel/Warp.
 #include <coroutine>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
 #include "bwsim/core/Cycle.hpp"
+#include "bwsim/check/RaceChecker.hpp"
 #include "bwsim/hw/BulkGroups.hpp"
 
 namespace bwsim {
@@ -53,6 +55,9 @@ struct WarpState {
   WarpState* next_waiter = nullptr;
   std::uint64_t token_result = 0;  // phase returned by the last arrive-with-token
   std::vector<ObservedPhases> observed;  // per barrier this warp has waited on
+  // Race checking: the arrivals this warp issued (latest kReleasesKept) and their count.
+  std::uint64_t release_seq = 0;
+  std::deque<ReleaseEntry> releases;
 
   BulkGroups bulk;
 

@@ -1,0 +1,73 @@
+#pragma once
+// Asynchronous-race detection (functional and timing mode alike). Every asynchronous access to a
+// CTA's SMEM or TMEM is recorded with the warp that issued it; a conflicting later access must be
+// ordered after it through the synchronisation the program actually used, not through timing:
+//   - a TMA load is ordered once its complete_tx landed in phase p of a barrier and the reader has
+//     seen phase p of that barrier complete (a passing wait);
+//   - an MMA (operand reads, accumulator writes) once a later tcgen05.commit of its warp arrived in
+//     phase p of a barrier the other party has seen complete;
+//   - a tcgen05.ld once its warp passed tcgen05.wait::ld and then arrived on such a barrier;
+//   - a generic st.shared is visible to the async proxy (TMA store, MMA) after its warp's
+//     fence.proxy.async.
+// Ordering is followed through one barrier hop (the releasing arrival and the observing wait);
+// chains through a third warp are not followed (see README, known limits).
+#include <cstdint>
+
+#include "bwsim/core/Cycle.hpp"
+
+namespace bwsim {
+
+class Cta;
+struct WarpState;
+
+enum class AccessKind : std::uint8_t { TmaWrite, MmaRead, MmaWrite, TmemLoad, GenericWrite };
+
+// A barrier phase: ordered-after for whoever saw it complete.
+struct ReleaseToken {
+  const Cta* cta = nullptr;
+  std::uint32_t offset = 0;
+  std::uint32_t generation = 0;
+  std::uint64_t phase = 0;
+};
+
+// One arrival a warp issued (an mbarrier arrive or a commit's arrival), in issue order.
+struct ReleaseEntry {
+  std::uint64_t seq = 0;  // the warp's release count when issued
+  bool commit = false;    // a tcgen05.commit (orders the warp's earlier async tcgen05 ops)
+  bool landed = false;
+  ReleaseToken token;     // phase filled in when the arrival lands
+};
+
+struct AsyncAccess {
+  AccessKind kind;
+  std::uint32_t begin = 0, end = 0;  // SMEM bytes or TMEM columns
+  WarpState* issuer = nullptr;
+  std::uint64_t seq = 0;  // issuer's release count at the access
+  Cycle cycle = 0;
+  bool done = true;           // TmaWrite: landed; TmemLoad: waited; GenericWrite: fenced
+  std::uint64_t done_seq = 0; // TmemLoad: the release count at its wait::ld
+  ReleaseToken landing;       // TmaWrite
+};
+
+namespace races {
+
+// Whether `observer` is ordered after access `a`.
+bool ordered_after(const AsyncAccess& a, const WarpState& observer);
+
+// Hooks, called by the operations (each raises a located MisuseError on a race).
+void tma_write(Cta& dest, WarpState& producer, std::uint32_t begin, std::uint32_t end);
+void tma_landed(Cta& dest, const WarpState& producer, std::uint32_t begin, const ReleaseToken& token);
+void mma_operand(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end, const char* which);
+void mma_accumulator(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end);
+void tmem_load(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end);
+void tmem_wait_ld(Cta& cta, WarpState& reader);
+void generic_write(Cta& cta, WarpState& writer, std::uint32_t begin, std::uint32_t end);
+void proxy_fence(Cta& cta, WarpState& writer);
+void async_proxy_read(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end, const char* op);
+// An arrival by `ws` on `target`'s barrier at `offset` was issued / has landed in `phase`.
+void arrival_issued(WarpState& ws, const Cta& target, std::uint32_t offset, bool commit);
+void arrival_landed(WarpState& ws, const Cta& target, std::uint32_t offset, std::uint32_t generation,
+                    std::uint64_t phase);
+
+}  // namespace races
+}  // namespace bwsim

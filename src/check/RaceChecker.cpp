@@ -1,0 +1,176 @@
+#include "bwsim/check/RaceChecker.hpp"
+
+#include <fmt/format.h>
+
+#include "bwsim/hw/Cta.hpp"
+
+namespace bwsim::races {
+namespace {
+
+constexpr std::size_t kReleasesKept = 64;  // per warp; older arrivals no longer order anything
+
+bool saw_complete(const WarpState& o, const ReleaseToken& t) {
+  for (const ObservedPhases& p : o.observed)
+    if (p.cta == t.cta && p.offset == t.offset) return p.generation == t.generation && p.completed > t.phase;
+  return false;
+}
+
+// Did `issuer` arrive (with a commit, if `commit`) after its release count `after`, on a phase
+// `observer` has seen complete?
+bool released_to(const WarpState& issuer, std::uint64_t after, bool commit, const WarpState& observer) {
+  for (auto it = issuer.releases.rbegin(); it != issuer.releases.rend() && it->seq > after; ++it)
+    if (it->landed && (it->commit || !commit) && saw_complete(observer, it->token)) return true;
+  return false;
+}
+
+bool overlaps(const AsyncAccess& a, std::uint32_t begin, std::uint32_t end) { return a.begin < end && begin < a.end; }
+
+const char* what_of(AccessKind k) {
+  switch (k) {
+    case AccessKind::TmaWrite: return "the TMA load";
+    case AccessKind::MmaRead: return "the tcgen05.mma operand read";
+    case AccessKind::MmaWrite: return "the tcgen05.mma accumulator write";
+    case AccessKind::TmemLoad: return "the tcgen05.ld";
+    case AccessKind::GenericWrite: return "the st.shared";
+  }
+  return "?";
+}
+
+std::string by(const AsyncAccess& a) {
+  return fmt::format("{} issued by warp {} of CTA {} at cycle {}", what_of(a.kind), a.issuer->index, a.issuer->cta->id(),
+                     a.cycle);
+}
+
+// Replaces the record of the same kind, issuer and range, or appends one: a warp's repeated
+// access to the same buffer keeps one record, the latest.
+AsyncAccess& record(Cta& cta, AccessKind kind, WarpState& issuer, std::uint32_t begin, std::uint32_t end) {
+  for (AsyncAccess& a : cta.race_records())
+    if (a.kind == kind && a.issuer == &issuer && a.begin == begin && a.end == end) {
+      a = AsyncAccess{kind, begin, end, &issuer, issuer.release_seq, issuer.ready};
+      return a;
+    }
+  cta.race_records().push_back(AsyncAccess{kind, begin, end, &issuer, issuer.release_seq, issuer.ready});
+  return cta.race_records().back();
+}
+
+}  // namespace
+
+bool ordered_after(const AsyncAccess& a, const WarpState& o) {
+  switch (a.kind) {
+    case AccessKind::TmaWrite: return a.done && saw_complete(o, a.landing);
+    case AccessKind::MmaRead:
+    case AccessKind::MmaWrite: return released_to(*a.issuer, a.seq, true, o);
+    case AccessKind::TmemLoad: return a.done && (a.issuer == &o || released_to(*a.issuer, a.done_seq, false, o));
+    case AccessKind::GenericWrite: return a.done;
+  }
+  return false;
+}
+
+void tma_write(Cta& dest, WarpState& producer, std::uint32_t begin, std::uint32_t end) {
+  for (const AsyncAccess& a : dest.race_records())
+    if (a.kind == AccessKind::MmaRead && overlaps(a, begin, end) && !ordered_after(a, producer))
+      producer.cta->fail(Rule::RaceStageReuse, producer, "tma.load",
+                         fmt::format("writes SMEM [{:#x}, {:#x}) of CTA {} that {} may still read: no tcgen05.commit "
+                                     "of that warp after the MMA has arrived on a barrier phase this warp saw complete",
+                                     begin, end, dest.id(), by(a)),
+                         "release a stage with tcgen05.commit (not a plain arrive) and acquire it by waiting on that "
+                         "barrier before loading into it");
+  AsyncAccess& w = record(dest, AccessKind::TmaWrite, producer, begin, end);
+  w.done = false;
+}
+
+void tma_landed(Cta& dest, const WarpState& producer, std::uint32_t begin, const ReleaseToken& token) {
+  for (AsyncAccess& a : dest.race_records())
+    if (a.kind == AccessKind::TmaWrite && a.issuer == &producer && a.begin == begin && !a.done) {
+      a.done = true;
+      a.landing = token;
+      return;
+    }
+}
+
+void mma_operand(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end, const char* which) {
+  for (const AsyncAccess& a : cta.race_records()) {
+    if (!overlaps(a, begin, end) || ordered_after(a, mma)) continue;
+    if (a.kind == AccessKind::TmaWrite)
+      mma.cta->fail(Rule::RaceEarlyRead, mma, "tcgen05.mma",
+                    fmt::format("{} reads SMEM [{:#x}, {:#x}) of CTA {} that {} writes: its complete_tx has not landed "
+                                "in a barrier phase this warp saw complete",
+                                which, begin, end, cta.id(), by(a)),
+                    "wait on the stage's full barrier (the one the TMA load signals) before issuing the MMA");
+    if (a.kind == AccessKind::GenericWrite)
+      mma.cta->fail(Rule::RaceMissingProxyFence, mma, "tcgen05.mma",
+                    fmt::format("{} reads SMEM [{:#x}, {:#x}) written by {} without fence.proxy.async", which, begin,
+                                end, by(a)),
+                    "fence.proxy.async after generic SMEM writes that the tensor core reads");
+  }
+  record(cta, AccessKind::MmaRead, mma, begin, end);
+}
+
+void mma_accumulator(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end) {
+  for (const AsyncAccess& a : cta.race_records())
+    if (a.kind == AccessKind::TmemLoad && overlaps(a, begin, end) && !ordered_after(a, mma))
+      mma.cta->fail(Rule::RaceAccumulatorOverwrite, mma, "tcgen05.mma",
+                    fmt::format("writes TMEM columns [{}, {}) of CTA {} that {} reads: that warp has not waited "
+                                "(tcgen05.wait::ld) and then arrived on a barrier phase this warp saw complete",
+                                begin, end, cta.id(), by(a)),
+                    "let the accumulator's readers release it (wait::ld, then arrive on its empty barrier) and "
+                    "wait on that barrier before the next MMA into it");
+  record(cta, AccessKind::MmaWrite, mma, begin, end);
+}
+
+void tmem_load(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end) {
+  for (const AsyncAccess& a : cta.race_records())
+    if (a.kind == AccessKind::MmaWrite && overlaps(a, begin, end) && !ordered_after(a, reader))
+      reader.cta->fail(Rule::RaceEarlyAccumulatorRead, reader, "tcgen05.ld",
+                       fmt::format("reads TMEM columns [{}, {}) that {} writes: no tcgen05.commit of that warp after "
+                                   "the MMA has arrived on a barrier phase this warp saw complete",
+                                   begin, end, by(a)),
+                       "wait on the accumulator's full barrier (signalled by the MMA warp's tcgen05.commit) first");
+  AsyncAccess& l = record(cta, AccessKind::TmemLoad, reader, begin, end);
+  l.done = false;
+}
+
+void tmem_wait_ld(Cta& cta, WarpState& reader) {
+  for (AsyncAccess& a : cta.race_records())
+    if (a.kind == AccessKind::TmemLoad && a.issuer == &reader && !a.done) {
+      a.done = true;
+      a.done_seq = reader.release_seq;
+    }
+}
+
+void generic_write(Cta& cta, WarpState& writer, std::uint32_t begin, std::uint32_t end) {
+  record(cta, AccessKind::GenericWrite, writer, begin, end).done = false;
+}
+
+void proxy_fence(Cta& cta, WarpState& writer) {
+  for (AsyncAccess& a : cta.race_records())
+    if (a.kind == AccessKind::GenericWrite && a.issuer == &writer) a.done = true;
+}
+
+void async_proxy_read(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end, const char* op) {
+  for (const AsyncAccess& a : cta.race_records())
+    if (a.kind == AccessKind::GenericWrite && overlaps(a, begin, end) && !a.done)
+      reader.cta->fail(Rule::RaceMissingProxyFence, reader, op,
+                       fmt::format("reads SMEM [{:#x}, {:#x}) written by {} without fence.proxy.async", begin, end,
+                                   by(a)),
+                       "fence.proxy.async after generic SMEM writes that the async proxy (TMA, MMA) reads");
+}
+
+void arrival_issued(WarpState& ws, const Cta& target, std::uint32_t offset, bool commit) {
+  ++ws.release_seq;
+  ws.releases.push_back(ReleaseEntry{ws.release_seq, commit, false, ReleaseToken{&target, offset, 0, 0}});
+  if (ws.releases.size() > kReleasesKept) ws.releases.pop_front();
+}
+
+void arrival_landed(WarpState& ws, const Cta& target, std::uint32_t offset, std::uint32_t generation,
+                    std::uint64_t phase) {
+  for (ReleaseEntry& e : ws.releases)
+    if (!e.landed && e.token.cta == &target && e.token.offset == offset) {
+      e.landed = true;
+      e.token.generation = generation;
+      e.token.phase = phase;
+      return;
+    }
+}
+
+}  // namespace bwsim::races
