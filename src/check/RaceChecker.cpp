@@ -60,7 +60,8 @@ bool ordered_after(const AsyncAccess& a, const WarpState& o) {
     case AccessKind::TmaWrite: return a.done && saw_complete(o, a.landing);
     case AccessKind::MmaRead:
     case AccessKind::MmaWrite: return released_to(*a.issuer, a.seq, true, o);
-    case AccessKind::TmemLoad: return a.done && (a.issuer == &o || released_to(*a.issuer, a.done_seq, false, o));
+    case AccessKind::TmemLoad:
+      return a.done && (a.synced || a.issuer == &o || released_to(*a.issuer, a.done_seq, false, o));
     case AccessKind::GenericWrite: return a.done;
   }
   return false;
@@ -154,6 +155,21 @@ void async_proxy_read(Cta& cta, WarpState& reader, std::uint32_t begin, std::uin
                        fmt::format("reads SMEM [{:#x}, {:#x}) written by {} without fence.proxy.async", begin, end,
                                    by(a)),
                        "fence.proxy.async after generic SMEM writes that the async proxy (TMA, MMA) reads");
+}
+
+void barrier_synced(Cta& cta) {
+  for (AsyncAccess& a : cta.race_records())
+    if (a.kind == AccessKind::TmemLoad && a.done) a.synced = true;
+}
+
+void dealloc(Cta& cta, WarpState& ws, std::uint32_t begin, std::uint32_t end) {
+  for (const AsyncAccess& a : cta.race_records())
+    if (a.kind == AccessKind::TmemLoad && overlaps(a, begin, end) && !ordered_after(a, ws))
+      ws.cta->fail(Rule::TmemAllocMisuse, ws, "tcgen05.dealloc",
+                   fmt::format("frees TMEM columns [{}, {}) that {} still reads (not waited with tcgen05.wait::ld and "
+                               "released to this warp through a barrier)",
+                               begin, end, by(a)),
+                   "dealloc after every reader of the columns has waited for its loads and signalled this warp");
 }
 
 void arrival_issued(WarpState& ws, const Cta& target, std::uint32_t offset, bool commit) {

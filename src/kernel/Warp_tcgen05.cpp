@@ -40,6 +40,7 @@ void Warp::tcgen05_dealloc(TmemAddr addr, std::uint32_t ncols, std::uint32_t cta
   if (addr.lane() != 0)
     cta_.fail(Rule::TmemAllocMisuse, ws_, op, fmt::format("address {:#x} has lane {}, not 0", addr.raw, addr.lane()),
               "pass the address tcgen05.alloc returned");
+  if (cta_.checks_races()) races::dealloc(cta_, ws_, addr.column(), addr.column() + ncols);
   const Cycle t = issue(config().warp.issue_cycles);
   cta_.tmem_dealloc_at(ws_, t + config().tmem.alloc_cycles, addr.column(), ncols);
   if (cta_.tracer()) trace_op(fmt::format("tcgen05.dealloc {} columns at {}", ncols, addr.column()), t, 1);

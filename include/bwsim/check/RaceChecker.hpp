@@ -9,8 +9,9 @@
 //   - a tcgen05.ld once its warp passed tcgen05.wait::ld and then arrived on such a barrier;
 //   - a generic st.shared is visible to the async proxy (TMA store, MMA) after its warp's
 //     fence.proxy.async.
-// Ordering is followed through one barrier hop (the releasing arrival and the observing wait);
-// chains through a third warp are not followed (see README, known limits).
+// Ordering is followed through one mbarrier hop (the releasing arrival and the observing wait) and
+// through bar.sync / barrier.cluster for finished tcgen05.ld; longer chains through a third warp
+// are not followed (see README, known limits).
 #include <cstdint>
 
 #include "bwsim/core/Cycle.hpp"
@@ -46,6 +47,7 @@ struct AsyncAccess {
   Cycle cycle = 0;
   bool done = true;           // TmaWrite: landed; TmemLoad: waited; GenericWrite: fenced
   std::uint64_t done_seq = 0; // TmemLoad: the release count at its wait::ld
+  bool synced = false;        // TmemLoad done before a bar.sync / barrier.cluster all later code follows
   ReleaseToken landing;       // TmaWrite
 };
 
@@ -64,6 +66,11 @@ void tmem_wait_ld(Cta& cta, WarpState& reader);
 void generic_write(Cta& cta, WarpState& writer, std::uint32_t begin, std::uint32_t end);
 void proxy_fence(Cta& cta, WarpState& writer);
 void async_proxy_read(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end, const char* op);
+// A bar.sync or barrier.cluster completed over `cta`: its finished tcgen05.ld are ordered before
+// everything after it.
+void barrier_synced(Cta& cta);
+// tcgen05.dealloc of columns [begin, end) by `ws`: every tcgen05.ld of them must be ordered before.
+void dealloc(Cta& cta, WarpState& ws, std::uint32_t begin, std::uint32_t end);
 // An arrival by `ws` on `target`'s barrier at `offset` was issued / has landed in `phase`.
 void arrival_issued(WarpState& ws, const Cta& target, std::uint32_t offset, bool commit);
 void arrival_landed(WarpState& ws, const Cta& target, std::uint32_t offset, std::uint32_t generation,
