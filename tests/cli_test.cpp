@@ -162,6 +162,15 @@ TEST(CliGemm, JsonCarriesTflopsAndTensorBusy) {
 
 TEST(CliGemm, BadTypeIsBadInput) { expect_rejected(bwsim(kGemm + " --dtype f32"), 2, "--dtype f32"); }
 
+TEST(CliGemm, DeadlockAndRaceHaveTheirOwnExitCodes) {
+  const Outcome dead = bwsim(kGemm + " --m 128 --n 256 --k 128 --bug wrong-producer-phase");
+  expect_rejected(dead, 5, "[deadlock]");
+  EXPECT_NE(dead.output.find("mainloop.empty[0]"), std::string::npos) << dead.output;
+  // 8 k-tiles through 4 stages: the fifth load reuses a stage the MMA released with a plain arrive.
+  expect_rejected(bwsim(kGemm + " --m 128 --n 256 --k 512 --bug release-before-commit"), 3, "race-stage-reuse");
+  expect_rejected(bwsim(kGemm + " --m 128 --n 256 --k 512 --bug release-before-commit --no-check-races"), 0, "cycles");
+}
+
 TEST(CliGemm, ClusterKernelsAreListedAndPassTheirChecks) {
   const Outcome list = bwsim("list");
   EXPECT_NE(list.output.find("gemm_mcast"), std::string::npos);

@@ -1,7 +1,7 @@
 // The bwsim command line: list kernels, run one, print the summary (and JSON), write a trace.
 // Exit codes: 0 success; 1 the result check failed; 2 bad input (flags, config, kernel
-// parameters, launch); 3 the simulation detected a misuse, deadlock or watchdog expiry;
-// 4 internal error.
+// parameters, launch); 3 the simulation detected a misuse (incl. an async race); 4 internal
+// error; 5 deadlock; 6 the watchdog expired (livelock or a run longer than --watchdog).
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -19,6 +19,8 @@ constexpr int kExitCheckFailed = 1;
 constexpr int kExitBadInput = 2;
 constexpr int kExitSimError = 3;
 constexpr int kExitInternal = 4;
+constexpr int kExitDeadlock = 5;
+constexpr int kExitWatchdog = 6;
 
 struct RunFlags {
   std::string config = BWSIM_SOURCE_DIR "/sim_configs/b200.yaml";
@@ -185,6 +187,8 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   } catch (const bwsim::SimError& e) {
     fmt::print(stderr, "bwsim: simulation stopped\n{}\n", e.what());
+    if (dynamic_cast<const bwsim::DeadlockError*>(&e)) return kExitDeadlock;
+    if (dynamic_cast<const bwsim::WatchdogError*>(&e)) return kExitWatchdog;
     return kExitSimError;
   } catch (const std::exception& e) {
     fmt::print(stderr, "bwsim: internal error: {}\n", e.what());

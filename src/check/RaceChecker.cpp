@@ -108,27 +108,39 @@ void mma_operand(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t en
 }
 
 void mma_accumulator(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end) {
-  for (const AsyncAccess& a : cta.race_records())
-    if (a.kind == AccessKind::TmemLoad && overlaps(a, begin, end) && !ordered_after(a, mma))
-      mma.cta->fail(Rule::RaceAccumulatorOverwrite, mma, "tcgen05.mma",
+  for (const AsyncAccess& a : cta.race_records()) {
+    if (a.kind != AccessKind::TmemLoad || !overlaps(a, begin, end) || ordered_after(a, mma)) continue;
+    if (a.read_unwritten)  // the reader did not wait for this (its first) accumulator
+      mma.cta->fail(Rule::RaceEarlyAccumulatorRead, mma, "tcgen05.mma",
+                    fmt::format("writes TMEM columns [{}, {}) of CTA {} that {} read before any MMA wrote them: the "
+                                "reader did not wait for the commit of this accumulator",
+                                begin, end, cta.id(), by(a)),
+                    "wait on the accumulator's full barrier (signalled by the MMA warp's tcgen05.commit) first");
+    mma.cta->fail(Rule::RaceAccumulatorOverwrite, mma, "tcgen05.mma",
                     fmt::format("writes TMEM columns [{}, {}) of CTA {} that {} reads: that warp has not waited "
                                 "(tcgen05.wait::ld) and then arrived on a barrier phase this warp saw complete",
                                 begin, end, cta.id(), by(a)),
                     "let the accumulator's readers release it (wait::ld, then arrive on its empty barrier) and "
                     "wait on that barrier before the next MMA into it");
+  }
   record(cta, AccessKind::MmaWrite, mma, begin, end);
 }
 
 void tmem_load(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end) {
-  for (const AsyncAccess& a : cta.race_records())
-    if (a.kind == AccessKind::MmaWrite && overlaps(a, begin, end) && !ordered_after(a, reader))
+  bool written = false;
+  for (const AsyncAccess& a : cta.race_records()) {
+    if (a.kind != AccessKind::MmaWrite || !overlaps(a, begin, end)) continue;
+    written = true;
+    if (!ordered_after(a, reader))
       reader.cta->fail(Rule::RaceEarlyAccumulatorRead, reader, "tcgen05.ld",
                        fmt::format("reads TMEM columns [{}, {}) that {} writes: no tcgen05.commit of that warp after "
                                    "the MMA has arrived on a barrier phase this warp saw complete",
                                    begin, end, by(a)),
                        "wait on the accumulator's full barrier (signalled by the MMA warp's tcgen05.commit) first");
+  }
   AsyncAccess& l = record(cta, AccessKind::TmemLoad, reader, begin, end);
   l.done = false;
+  l.read_unwritten = !written;
 }
 
 void tmem_wait_ld(Cta& cta, WarpState& reader) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +15,36 @@
 #include "bwsim/kernel/Pipeline.hpp"
 
 namespace bwsim {
+
+namespace {
+constexpr std::array<std::pair<GemmBug, const char*>, 12> kBugNames{{
+    {GemmBug::None, "none"},
+    {GemmBug::NoZeroInit, "no-zero-init"},
+    {GemmBug::SkipKBlock, "skip-kblock"},
+    {GemmBug::WrongProducerPhase, "wrong-producer-phase"},
+    {GemmBug::MissingExpectTx, "missing-expect-tx"},
+    {GemmBug::WrongTxBytes, "wrong-tx-bytes"},
+    {GemmBug::ReleaseBeforeCommit, "release-before-commit"},
+    {GemmBug::NoPhaseFlip, "no-phase-flip"},
+    {GemmBug::McastMaskMissing, "mcast-mask-missing"},
+    {GemmBug::EarlyEpilogueRead, "early-epilogue-read"},
+    {GemmBug::EarlyDealloc, "early-dealloc"},
+    {GemmBug::SameQuadrant, "same-quadrant"},
+}};
+}  // namespace
+
+const char* name_of(GemmBug bug) {
+  for (const auto& [b, n] : kBugNames)
+    if (b == bug) return n;
+  return "?";
+}
+
+std::optional<GemmBug> parse_gemm_bug(std::string_view name) {
+  for (const auto& [b, n] : kBugNames)
+    if (name == n) return b;
+  return std::nullopt;
+}
+
 namespace {
 
 constexpr std::uint32_t kAtom = 1024;          // 128B-swizzle atom: 8 rows x 128 bytes
@@ -148,11 +179,11 @@ struct Kernel {
     const PipelineTmaUmmaAsync mainloop(
         SmemAddr{layout.main_barriers},
         {.stages = layout.stages,
-         .transaction_bytes = g.pair * layout.a_bytes + p.tile_n * kRowBytes,  // the unit's A and B
+         .transaction_bytes = g.pair * layout.a_bytes + (p.bug == GemmBug::WrongTxBytes ? 0 : p.tile_n * kRowBytes),
          .name = "mainloop",
          .consumers = g.stage_consumers(),
          .release_mask = g.release_mask(x, y),
-         .arms_full = leader});
+         .arms_full = leader && p.bug != GemmBug::MissingExpectTx});
     const std::uint32_t leader_rank = w.cluster_ctarank() - x % g.pair;
     const PipelineUmmaAsync accum(
         SmemAddr{layout.acc_barriers},
@@ -177,12 +208,16 @@ struct Kernel {
     if (w.warp_idx() == 0) {
       w.set_role("TMA producer");
       const std::uint32_t a_piece = g.a_piece_rows(), b_piece = g.b_piece_rows(p.tile_n);
-      const TmaLoadFlags a_flags{.multicast_mask = g.a_mask(x), .cta_group_2 = g.pair == 2};
+      std::uint16_t a_mask = g.a_mask(x);
+      if (p.bug == GemmBug::McastMaskMissing) a_mask &= static_cast<std::uint16_t>(~(1u << g.rank(x, g.cl_n - 1)));
+      const TmaLoadFlags a_flags{.multicast_mask = a_mask, .cta_group_2 = g.pair == 2};
       const TmaLoadFlags b_flags{.multicast_mask = g.b_mask(x, y), .cta_group_2 = g.pair == 2};
-      PipelineState st = make_producer_start_state(layout.stages);
+      PipelineState st = p.bug == GemmBug::WrongProducerPhase ? make_consumer_start_state(layout.stages)
+                                                               : make_producer_start_state(layout.stages);
       for (std::uint32_t t = first; t < tiles(); t += step)
         for (std::uint32_t kt = 0; kt < k_tiles; ++kt, ++st) {
           co_await mainloop.producer_acquire(w, st);
+          if (p.bug == GemmBug::MissingExpectTx && leader) w.mbarrier_arrive(mainloop.producer_get_barrier(st));
           const auto k0 = static_cast<std::int32_t>(kt * a_map.box(0));
           const MBarrierRef full = mainloop.producer_get_barrier(st);
           w.tma_load(a_map, layout.a(st.index) + y * a_piece * kRowBytes, full,
@@ -201,7 +236,7 @@ struct Kernel {
         co_await accum.producer_acquire(w, acc);
         w.tcgen05_fence_after_thread_sync();
         const TmemAddr d = tmem + acc.index * p.tile_n;
-        for (std::uint32_t kt = 0; kt < k_tiles; ++kt, ++st) {
+        for (std::uint32_t kt = 0; kt < k_tiles; ++kt, advance(st)) {
           co_await mainloop.consumer_wait(w, st);
           for (std::uint32_t kb = 0; kb < kKBlocks; ++kb) {
             if (p.bug == GemmBug::SkipKBlock && kb == kKBlocks - 1) continue;
@@ -209,16 +244,29 @@ struct Kernel {
             w.tcgen05_mma(kind, d, operand(layout.a(st.index), kb), operand(layout.b(st.index), kb), idesc, accumulate,
                           g.pair);
           }
-          mainloop.consumer_release(w, st);  // tcgen05.commit: the stage is free once these MMAs read it
+          if (p.bug == GemmBug::ReleaseBeforeCommit)
+            w.mbarrier_arrive(mainloop.empty(st.index));
+          else
+            mainloop.consumer_release(w, st);  // tcgen05.commit: the stage is free once these MMAs read it
         }
         accum.producer_commit(w, acc);  // tcgen05.commit: the accumulator is complete
       }
-      co_await accum.producer_tail(w, acc);  // the epilogue has read every accumulator
+      if (p.bug != GemmBug::EarlyDealloc) co_await accum.producer_tail(w, acc);  // the epilogue read every accumulator
     } else if (w.warp_idx() >= 2) {
       co_await epilogue(w, accum, tmem, x, y);
     }
     if (g.size() > 1) co_await cluster_sync(w);  // no CTA exits while a peer may still signal or read it
     if (w.warp_idx() == 1) w.tcgen05_dealloc(tmem, tmem_columns, g.pair);
+  }
+
+  // ++ on a pipeline state, or (NoPhaseFlip) a wrap of the index that forgets the phase bit.
+  void advance(PipelineState& st) const {
+    if (p.bug != GemmBug::NoPhaseFlip) {
+      ++st;
+      return;
+    }
+    st.index = (st.index + 1) % st.stages;
+    ++st.count;
   }
 
   // A CTA-wide sync for a cluster of one; barrier.cluster.arrive + wait otherwise.
@@ -232,7 +280,8 @@ struct Kernel {
   }
 
   Task epilogue(Warp& w, const PipelineUmmaAsync& accum, TmemAddr tmem, std::uint32_t x, std::uint32_t y) const {
-    const std::uint32_t q = w.warp_idx() % 4;  // the warp's TMEM lane quadrant = its 32 rows of the tile
+    // The warp's TMEM lane quadrant = its 32 rows of the tile.
+    const std::uint32_t q = p.bug == GemmBug::SameQuadrant ? w.warp_idx() - 2 : w.warp_idx() % 4;
     w.set_role(fmt::format("Epilogue rows {}-{}", 32 * q, 32 * q + 31));
     const std::uint32_t dsize = size_of(p.d_type);
     std::vector<std::uint32_t> regs(32 * kEpilogueCols);
@@ -240,7 +289,7 @@ struct Kernel {
     PipelineState acc = make_consumer_start_state(kAccStages);
     std::uint32_t chunk_count = 0;
     for (std::uint32_t t = w.cluster_idx(); t < tiles(); t += w.num_clusters(), ++acc) {
-      co_await accum.consumer_wait(w, acc);
+      if (p.bug != GemmBug::EarlyEpilogueRead) co_await accum.consumer_wait(w, acc);
       w.tcgen05_fence_after_thread_sync();
       const std::uint32_t chunks = p.tile_n / kEpilogueCols;
       for (std::uint32_t c = 0; c < chunks; ++c, ++chunk_count) {
@@ -450,10 +499,13 @@ KernelReport run_from_cli(const KernelRequest& req, const char* kernel, bool two
   p.cluster_n = cn;
   p.two_sm = two_sm;
   const std::string& bug = a.text("bug");
-  if (bug == "none") p.bug = GemmBug::None;
-  else if (bug == "no-zero-init") p.bug = GemmBug::NoZeroInit;
-  else if (bug == "skip-kblock") p.bug = GemmBug::SkipKBlock;
-  else throw InputError(fmt::format("--bug: expected none, no-zero-init or skip-kblock, got '{}'", bug));
+  const auto parsed = parse_gemm_bug(bug);
+  if (!parsed) {
+    std::string names;
+    for (const auto& [b, n] : kBugNames) names += fmt::format("{}{}", names.empty() ? "" : ", ", n);
+    throw InputError(fmt::format("--bug: expected one of {}; got '{}'", names, bug));
+  }
+  p.bug = *parsed;
 
   const GemmResult r = run_gemm(req.config, req.options, p, req.check);
   KernelReport rep;
@@ -493,7 +545,11 @@ std::vector<KernelParam> gemm_params(const char* cluster, const char* ctas) {
           {"cluster", "cluster shape MxN in CTAs (A multicast along N, B along M); more than 8 opts in to "
                       "non-portable sizes",
            cluster},
-          {"bug", "inject a kernel bug: none, no-zero-init, skip-kblock", "none"}};
+          {"bug",
+           "inject a kernel bug: none, no-zero-init, skip-kblock, wrong-producer-phase, missing-expect-tx, "
+           "wrong-tx-bytes, release-before-commit, no-phase-flip, mcast-mask-missing, early-epilogue-read, "
+           "early-dealloc, same-quadrant",
+           "none"}};
 }
 
 KernelReport run_gemm_1sm(const KernelRequest& req) { return run_from_cli(req, "gemm", false); }

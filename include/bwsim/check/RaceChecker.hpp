@@ -48,6 +48,7 @@ struct AsyncAccess {
   bool done = true;           // TmaWrite: landed; TmemLoad: waited; GenericWrite: fenced
   std::uint64_t done_seq = 0; // TmemLoad: the release count at its wait::ld
   bool synced = false;        // TmemLoad done before a bar.sync / barrier.cluster all later code follows
+  bool read_unwritten = false;  // TmemLoad of columns no recorded MMA had written yet
   ReleaseToken landing;       // TmaWrite
 };
 

@@ -6,19 +6,32 @@
 // a tile's epilogue overlaps the next tile's mainloop. Each CTA loops over output tiles
 // (persistent: tile t goes to CTA t mod grid).
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "bwsim/hw/DataType.hpp"
 #include "bwsim/kernel/KernelRegistry.hpp"
 
 namespace bwsim {
 
-// Deliberate kernel bugs, to see what the simulator reports for them.
+// Deliberate kernel bugs (the mutation suite), to see what the simulator reports for each.
 enum class GemmBug : std::uint8_t {
   None,
-  NoZeroInit,  // the first MMA of a tile accumulates onto the previous tile's accumulator
-  SkipKBlock,  // the last K=32-byte MMA of every k-tile is not issued
+  NoZeroInit,           // the first MMA of a tile accumulates onto the previous tile's accumulator
+  SkipKBlock,           // the last K=32-byte MMA of every k-tile is not issued
+  WrongProducerPhase,   // the producer starts at phase 0, so its first acquire waits for a release
+  MissingExpectTx,      // the producer arrives on the full barrier without expect_tx
+  WrongTxBytes,         // expect_tx counts A's bytes only
+  ReleaseBeforeCommit,  // the MMA warp frees a stage with a plain arrive instead of tcgen05.commit
+  NoPhaseFlip,          // the MMA warp's stage index wraps without flipping the phase bit
+  McastMaskMissing,     // A's multicast mask leaves out the last CTA of the row
+  EarlyEpilogueRead,    // the epilogue reads the accumulator without waiting for its full barrier
+  EarlyDealloc,         // the MMA warp frees TMEM without waiting for the epilogue's last reads
+  SameQuadrant,         // epilogue warps take quadrant warp_idx - 2, not warp_idx % 4
 };
+const char* name_of(GemmBug bug);
+std::optional<GemmBug> parse_gemm_bug(std::string_view name);
 
 struct GemmParams {
   std::uint32_t m = 512, n = 512, k = 512;
