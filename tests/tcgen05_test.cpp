@@ -230,6 +230,21 @@ TEST(TmemLoadTest, LaneQuadrantRule) {
   EXPECT_NE(std::string(e.what()).find("warp 1 may access TMEM lanes 32..63"), std::string::npos) << e.what();
 }
 
+TEST(TmemLoadTest, InvalidShapesCountsAndRegisterSpansAreMisuse) {
+  auto ld = [](TmemShape shape, std::uint32_t num, std::size_t regs, std::uint32_t half_split) {
+    return [=](Warp& w) -> Task {
+      const TmemAddr d = co_await w.tcgen05_alloc(kSlot, 512);
+      std::vector<std::uint32_t> r(regs);
+      w.tcgen05_ld(d, shape, num, r, false, half_split);
+    };
+  };
+  const MisuseError e = expect_misuse([&] { run_cta(ld(TmemShape::S32x32b, 3, 96, 0)); }, Rule::TmemAccessInvalid);
+  EXPECT_NE(std::string(e.what()).find(".32x32b.x3 is not a valid shape/count"), std::string::npos) << e.what();
+  expect_misuse([&] { run_cta(ld(TmemShape::S16x256b, 64, 32 * 256, 0)); }, Rule::TmemAccessInvalid);  // 256 regs
+  expect_misuse([&] { run_cta(ld(TmemShape::S16x128b, 2, 32 * 2, 0)); }, Rule::TmemAccessInvalid);     // needs 4 each
+  expect_misuse([&] { run_cta(ld(TmemShape::S32x32b, 1, 32, 8)); }, Rule::TmemAccessInvalid);          // half split
+}
+
 TEST(TmemLoadTest, OutsideTheAllocation) {
   expect_misuse(
       [] {

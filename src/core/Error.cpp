@@ -39,7 +39,6 @@ const char* rule_name(Rule r) {
     case Rule::SmemMisaligned: return "smem-misaligned";
     case Rule::TmaInvalid: return "tma-invalid";
     case Rule::NamedBarrierMisuse: return "named-barrier-misuse";
-    case Rule::BulkGroupMisuse: return "bulk-group-misuse";
     case Rule::TmemOutOfAllocation: return "tmem-out-of-allocation";
     case Rule::TmemLaneQuadrant: return "tmem-lane-quadrant";
     case Rule::TmemAllocMisuse: return "tmem-alloc-misuse";

@@ -63,7 +63,6 @@ enum class Rule : std::uint8_t {
   SmemMisaligned,
   TmaInvalid,
   NamedBarrierMisuse,
-  BulkGroupMisuse,
   TmemOutOfAllocation,
   TmemLaneQuadrant,
   TmemAllocMisuse,
