@@ -112,6 +112,7 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   sm.read<std::uint32_t>("max_smem_per_cta", c.sm.max_smem_per_cta, 1024, 16u << 20);
   sm.read<std::uint32_t>("max_threads_per_cta", c.sm.max_threads_per_cta, 32, 4096);
   sm.read<std::uint32_t>("max_warps", c.sm.max_warps, 1, 256);
+  sm.read<std::uint32_t>("registers", c.sm.registers, 1024, 1u << 20);
   sm.finish();
   if (c.sm.max_smem_per_cta > c.sm.smem_bytes)
     top.fail("sm.max_smem_per_cta", "exceeds sm.smem_bytes");

@@ -53,6 +53,7 @@ const char* rule_name(Rule r) {
     case Rule::RaceMissingProxyFence: return "race-missing-proxy-fence";
     case Rule::RaceEarlyAccumulatorRead: return "race-early-accumulator-read";
     case Rule::RaceAccumulatorOverwrite: return "race-accumulator-overwrite";
+    case Rule::SetmaxnregMisuse: return "setmaxnreg-misuse";
   }
   return "unknown";
 }

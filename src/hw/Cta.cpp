@@ -40,12 +40,13 @@ const char* wait_kind_name(WaitKind k) {
     case WaitKind::Delay: return "delay";
     case WaitKind::TmemAlloc: return "tcgen05.alloc";
     case WaitKind::ClusterBarrier: return "barrier.cluster.wait";
+    case WaitKind::RegisterPool: return "setmaxnreg.inc";
   }
   return "?";
 }
 
 Cta::Cta(SimContext& ctx, Sm& sm, Cluster& cluster, std::uint32_t id, std::uint32_t smem_bytes,
-         std::uint32_t block_threads)
+         std::uint32_t block_threads, std::uint32_t registers_per_thread)
     : ctx_(ctx),
       sm_(sm),
       cluster_(cluster),
@@ -58,7 +59,10 @@ Cta::Cta(SimContext& ctx, Sm& sm, Cluster& cluster, std::uint32_t id, std::uint3
   for (std::uint32_t i = 0; i < warps_.size(); ++i) {
     warps_[i].cta = this;
     warps_[i].index = i;
+    warps_[i].registers = registers_per_thread;
   }
+  registers_free_ = ctx.config.sm.registers - registers_per_thread * block_threads;  // the launch checked it fits
+  warpgroup_rounds_.resize((warps_.size() + 3) / 4);
 }
 
 Tracer* Cta::tracer() const { return ctx_.tracer_for(sm_.index()); }
@@ -361,6 +365,7 @@ bool Cta::satisfied(WarpState& ws) {
     case WaitKind::TmemAlloc: return tmem_try_alloc(ws);  // allocates when it passes
     case WaitKind::ClusterBarrier:
       return cluster_.barrier_phase() > ws.wait_value && ctx_.now() >= cluster_.barrier_wake_at();
+    case WaitKind::RegisterPool: return try_take_registers(ws);
     case WaitKind::NamedBarrier:
     case WaitKind::None: return false;
   }
@@ -415,6 +420,7 @@ void Cta::enlist(WarpState& ws) {
     b.waiters = &ws;
   }
   if (ws.wait == WaitKind::TmemAlloc && !ws.pair_alloc) sm_.tmem().add_waiter(ws);
+  if (ws.wait == WaitKind::RegisterPool) register_waiters_.push_back(&ws);
   if (ws.wait == WaitKind::ClusterBarrier) {
     if (cluster_.barrier_phase() > ws.wait_value)
       wake(ws, cluster_.barrier_wake_at());  // completed; its waiters resume later
@@ -526,6 +532,11 @@ std::string Cta::wait_report() const {
         else
           out += fmt::format("  {}: blocked in tcgen05.alloc of {} columns since cycle {} ({} of {} TMEM columns free)\n",
                              who, w.wait_value, w.wait_since, sm_.tmem().free_columns(), sm_.tmem().columns());
+        break;
+      case WaitKind::RegisterPool:
+        out += fmt::format("  {}: blocked in setmaxnreg.inc to {} registers per thread (has {}) since cycle {}; {} of "
+                           "{} registers of the pool free\n",
+                           who, w.wait_value, w.registers, w.wait_since, registers_free_, ctx_.config.sm.registers);
         break;
       case WaitKind::ClusterBarrier:
         out += fmt::format("  {}: blocked in barrier.cluster.wait for phase {} since cycle {} ({} of {} live warps of "

@@ -29,6 +29,7 @@ struct Simulator::Launch {
   const LaunchConfig& launch;
   const WarpProgram& program;
   std::uint32_t cluster_size;
+  std::uint32_t registers_per_thread;
   std::deque<Sm> sms;
   std::vector<Group> groups;
   std::uint32_t next_cluster = 0;
@@ -41,7 +42,9 @@ struct Simulator::Launch {
       : ctx{Engine{}, cfg, mode, std::string(kernel), gmem, tracer, trace_sms},
         launch(l),
         program(p),
-        cluster_size(l.cluster.size()) {
+        cluster_size(l.cluster.size()),
+        registers_per_thread(l.registers_per_thread ? l.registers_per_thread
+                                                    : std::min(256u, cfg.sm.registers / l.block_threads / 8 * 8)) {
     const std::uint32_t n = std::min(cfg.sm.count / cluster_size, l.grid_ctas / cluster_size);
     for (std::uint32_t i = 0; i < n * cluster_size; ++i) {
       sms.emplace_back(ctx, i);
@@ -66,7 +69,7 @@ struct Simulator::Launch {
       const std::uint32_t sm = group * cluster_size + rank;
       Resident& r = g.ctas[rank];
       r.cta = std::make_unique<Cta>(ctx, sms[sm], *g.cluster, cluster_id * cluster_size + rank,
-                                    launch.dynamic_smem_bytes, launch.block_threads);
+                                    launch.dynamic_smem_bytes, launch.block_threads, registers_per_thread);
       g.cluster->add(*r.cta);
       r.warps.clear();
       r.programs.clear();
@@ -145,6 +148,12 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
   if (lc.block_threads / 32 > config_.sm.max_warps)
     throw InputError(fmt::format("launch: {} warps per CTA exceed the SM's {} resident warps (sm.max_warps)",
                                  lc.block_threads / 32, config_.sm.max_warps));
+  if (lc.registers_per_thread &&
+      (lc.registers_per_thread % 8 != 0 || lc.registers_per_thread > 256 ||
+       lc.registers_per_thread * lc.block_threads > config_.sm.registers))
+    throw InputError(fmt::format("launch: {} registers per thread x {} threads: a multiple of 8 up to 256 that fits the "
+                                 "SM's {} registers (sm.registers)",
+                                 lc.registers_per_thread, lc.block_threads, config_.sm.registers));
   const std::uint32_t cs = lc.cluster.size();
   if (cs == 0 || cs > config_.cluster.max_ctas)
     throw InputError(fmt::format("launch: a cluster of {}x{}x{} = {} CTAs; the {} config allows 1..{} (cluster.max_ctas)",

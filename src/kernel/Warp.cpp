@@ -153,6 +153,19 @@ void Warp::fence_proxy_async() {
   if (cta_.checks_races()) races::proxy_fence(cta_, ws_);
 }
 
+// ------------------------------------------------------------------------------- registers
+
+Warp::WaitAwaiter Warp::setmaxnreg_inc(std::uint32_t n) {
+  cta_.setmaxnreg_check(ws_, "setmaxnreg.inc", n, true);
+  return WaitAwaiter{ws_, WaitKind::RegisterPool, 0, n};
+}
+
+void Warp::setmaxnreg_dec(std::uint32_t n) {
+  cta_.setmaxnreg_check(ws_, "setmaxnreg.dec", n, false);
+  issue(config().warp.issue_cycles);
+  cta_.registers_release(ws_, n);
+}
+
 // ------------------------------------------------------------------------------- CTA sync
 
 Warp::WaitAwaiter Warp::bar_sync(std::uint32_t id, std::uint32_t threads) {

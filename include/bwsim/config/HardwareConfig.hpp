@@ -19,6 +19,7 @@ struct HardwareConfig {
     std::uint32_t max_smem_per_cta = 0;     // largest dynamic SMEM one CTA may request
     std::uint32_t max_threads_per_cta = 0;
     std::uint32_t max_warps = 0;            // resident warps per SM
+    std::uint32_t registers = 0;            // 32-bit registers per SM (the CTA's pool for setmaxnreg)
   } sm;
 
   struct Warp {

@@ -77,6 +77,7 @@ enum class Rule : std::uint8_t {
   RaceMissingProxyFence,
   RaceEarlyAccumulatorRead,
   RaceAccumulatorOverwrite,
+  SetmaxnregMisuse,
 };
 const char* rule_name(Rule r);
 

@@ -35,7 +35,7 @@ inline constexpr std::uint32_t kNamedBarriers = 16;  // bar.sync ids 0..15 (PTX)
 class Cta {
  public:
   Cta(SimContext& ctx, Sm& sm, Cluster& cluster, std::uint32_t id, std::uint32_t smem_bytes,
-      std::uint32_t block_threads);
+      std::uint32_t block_threads, std::uint32_t registers_per_thread);
   Cta(const Cta&) = delete;
   Cta& operator=(const Cta&) = delete;
 
@@ -89,6 +89,13 @@ class Cta {
   // A located cluster-peer-exited error if this CTA has exited (a peer's access by `ws` is undefined).
   void check_resident_for(WarpState& ws, const char* op) const;
 
+  // --- register pool (setmaxnreg) --------------------------------------------------------------
+  // Validates setmaxnreg by `ws` to `n` registers per thread and that its warpgroup agrees.
+  void setmaxnreg_check(WarpState& ws, const char* op, std::uint32_t n, bool inc);
+  // .dec: returns the warp's registers above `n` to the pool (and retries blocked .inc).
+  void registers_release(WarpState& ws, std::uint32_t n);
+  std::uint32_t registers_free() const { return registers_free_; }
+
   // --- race checking (check/RaceChecker) ----------------------------------------------------
   bool checks_races() const { return ctx_.check_races; }
   std::vector<AsyncAccess>& race_records() { return race_records_; }
@@ -127,6 +134,7 @@ class Cta {
   void note_observed(WarpState& ws, const MBarrier& b) const;
   void check_stale_parity(WarpState& ws, const MBarrier& b);
   bool tmem_try_pair_alloc(WarpState& ws);
+  bool try_take_registers(WarpState& ws);
   void tmem_alloc_done(WarpState& ws, std::uint32_t column);
   void enlist(WarpState& ws);
   void named_arrive(WarpState& ws, std::uint32_t id, std::uint32_t threads, bool wait);
@@ -150,6 +158,13 @@ class Cta {
   std::vector<std::int32_t> barrier_index_;  // per 8-byte SMEM word: index into barriers_ or -1
   std::vector<std::uint32_t> live_offsets_;  // sorted, for clobber checks
   std::vector<AsyncAccess> race_records_;
+  std::uint32_t registers_free_ = 0;
+  std::vector<WarpState*> register_waiters_;  // blocked setmaxnreg.inc, oldest first
+  struct SetmaxnregRound {
+    std::uint32_t n;
+    bool inc;
+  };
+  std::vector<std::vector<SetmaxnregRound>> warpgroup_rounds_;  // per warpgroup, per instruction
   std::array<NamedBarrier, kNamedBarriers> named_{};
   std::uint32_t warps_running_ = 0;
   std::uint32_t async_outstanding_ = 0;

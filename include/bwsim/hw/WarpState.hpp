@@ -25,6 +25,7 @@ enum class WaitKind : std::uint8_t {
   Delay,           // compute / sleep / waiting for an own operation to land
   TmemAlloc,       // tcgen05.alloc waiting for free columns (or for the pair's partner)
   ClusterBarrier,  // barrier.cluster.wait
+  RegisterPool,    // setmaxnreg.inc waiting for the CTA's pool
 };
 const char* wait_kind_name(WaitKind k);
 
@@ -71,6 +72,9 @@ struct WarpState {
   Cycle tmem_ld_done = 0;
   Cycle tmem_st_done = 0;
   bool pair_alloc = false;  // the pending tcgen05.alloc is cta_group::2
+
+  std::uint32_t registers = 0;        // per thread (launch value, then setmaxnreg)
+  std::uint32_t setmaxnreg_count = 0; // setmaxnreg instructions executed (the warpgroup's round)
 
   // Statistics.
   Cycle start = 0;

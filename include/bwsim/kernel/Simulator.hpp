@@ -24,6 +24,9 @@ struct LaunchConfig {
   std::uint32_t dynamic_smem_bytes = 0;
   // CTAs cta_id / size form cluster cta_id / size, rank cta_id % size (x fastest). A cluster runs
   // on cluster.size() consecutive SMs (ranks 2i, 2i+1 on one TPC) and retires as a whole.
+  // Registers per thread each warp starts with (what the compiler allocated); 0: the most that
+  // fits the SM's pool, in multiples of 8, at most 256.
+  std::uint32_t registers_per_thread = 0;
   ClusterShape cluster{};
   bool non_portable_cluster = false;  // cudaFuncAttributeNonPortableClusterSizeAllowed
 };

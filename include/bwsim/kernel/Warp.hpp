@@ -177,6 +177,13 @@ class Warp {
   // A 32-bit ld.shared (e.g. the TMEM address tcgen05.alloc wrote).
   std::uint32_t ld_shared_u32(SmemAddr src);
 
+  // --- register pool ---------------------------------------------------------------------------
+  // setmaxnreg.inc / .dec.sync.aligned.u32 n (every warp of the warpgroup, same n): .inc blocks
+  // until the CTA's pool has the registers; .dec gives them back.
+  WaitAwaiter setmaxnreg_inc(std::uint32_t n);
+  void setmaxnreg_dec(std::uint32_t n);
+  std::uint32_t registers() const { return ws_.registers; }
+
   // --- CTA synchronisation ------------------------------------------------------------------
   WaitAwaiter bar_sync(std::uint32_t id, std::uint32_t threads);
   void bar_arrive(std::uint32_t id, std::uint32_t threads);
