@@ -160,6 +160,18 @@ TEST(RaceTest, AccumulatorReadBeforeItsCommitAndOverwriteBeforeItsReleaseAreRace
   EXPECT_SIM_MISUSE(accumulator(true, false), Rule::RaceAccumulatorOverwrite);
 }
 
+TEST(RaceTest, TmaStoreSourceOverALiveBarrierIsClobbering) {
+  Rig rig;
+  EXPECT_SIM_MISUSE(rig.run(
+                        [&](Warp& w) -> Task {
+                          w.mbarrier_init(MBarrierRef{kStage.offset + 64}, 1);
+                          w.tma_store(rig.map, kStage, {0, 0});
+                          co_return;
+                        },
+                        32),
+                    Rule::BarrierClobbered);
+}
+
 TEST(RaceTest, CheckingCanBeTurnedOff) {
   Simulator sim(test::unit_config(), SimOptions{.check_races = false});
   GmemAddr src = sim.gmem().alloc(128 * 128);

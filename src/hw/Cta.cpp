@@ -122,7 +122,7 @@ void Cta::check_no_live_barrier(WarpState& ws, const char* op, std::uint32_t off
   if (it != live_offsets_.end() && *it < offset + len && *it + 8 > offset) {
     const MBarrier& b = *find_barrier(*it);
     fail(Rule::BarrierClobbered, ws, op,
-         fmt::format("writing SMEM [{:#x}, {:#x}) overwrites live {}", offset, offset + len, describe(b)),
+         fmt::format("SMEM [{:#x}, {:#x}) overlaps live {}", offset, offset + len, describe(b)),
          "keep data buffers and mbarriers apart in the SMEM layout");
   }
 }

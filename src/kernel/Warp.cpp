@@ -126,6 +126,7 @@ void Warp::tma_store(const TensorMap& map, SmemAddr src, const TensorCoords& coo
   const char* op = "tma.store";
   cta_.check_smem(ws_, op, src.offset, map.box_bytes(), swizzle_alignment(map.swizzle()));
   check_map_in_gmem(map, op);
+  cta_.check_no_live_barrier(ws_, op, src.offset, map.box_bytes());
   if (cta_.checks_races()) races::async_proxy_read(cta_, ws_, src.offset, src.offset + map.box_bytes(), op);
   const Cycle cost = config().tma.issue_cycles;
   const Cycle t = issue(cost);

@@ -102,6 +102,8 @@ class Cta {
 
   // --- checks -----------------------------------------------------------------------------
   void check_smem(WarpState& ws, const char* op, std::uint64_t offset, std::uint64_t len, std::uint32_t align);
+  // A located barrier-clobbered error if [offset, offset + len) overlaps a live mbarrier (a write
+  // over it, or a bulk copy of it).
   void check_no_live_barrier(WarpState& ws, const char* op, std::uint32_t offset, std::uint32_t len);
   [[noreturn]] void fail(Rule rule, WarpState& ws, const char* op, std::string what, std::string hint) const;
   SimLocation where(const WarpState& ws, const char* op) const;
