@@ -63,6 +63,10 @@ TEST(MutationSuite, PairKernelMutantsAreCaughtToo) {
 TEST(MutationSuite, NumericMutantsFailTheCheck) {
   EXPECT_FALSE(mutant(GemmBug::NoZeroInit).matches);
   EXPECT_FALSE(mutant(GemmBug::SkipKBlock).matches);
+  // tcgen05.ld results are undefined until wait::ld: the simulator leaves NaN there.
+  const GemmResult early = mutant(GemmBug::UseBeforeWaitLd);
+  EXPECT_FALSE(early.matches);
+  EXPECT_NE(early.detail.find("nan"), std::string::npos) << early.detail;
 }
 
 TEST(MutationSuite, TheCorrectKernelsRaiseNothing) {

@@ -216,6 +216,13 @@ Warp::WaitAwaiter Warp::wait_until(Cycle at) {
 
 Warp::WaitAwaiter Warp::tcgen05_wait_ld() {
   if (cta_.checks_races()) races::tmem_wait_ld(cta_, ws_);
+  const std::uint32_t* v = ws_.ld_values.data();
+  for (const WarpState::PendingLoad& p : ws_.ld_pending) {
+    std::copy(v, v + p.count, p.dst);
+    v += p.count;
+  }
+  ws_.ld_pending.clear();
+  ws_.ld_values.clear();
   return wait_until(ws_.tmem_ld_done);
 }
 Warp::WaitAwaiter Warp::tcgen05_wait_st() { return wait_until(ws_.tmem_st_done); }
@@ -281,11 +288,17 @@ void Warp::tcgen05_ld(TmemAddr src, TmemShape shape, std::uint32_t num, std::spa
   ws_.tmem_ld_done = std::max(ws_.tmem_ld_done, end + config().tmem.access_latency);
   Tmem& tmem = cta_.sm().tmem();
   if (!tmem.holds_data()) return;
+  // The values are read now and delivered by tcgen05.wait::ld; until then the registers hold
+  // kTmemLoadPoison (an fp32 NaN), so a use before the wait shows up in the results.
+  const std::size_t base = ws_.ld_values.size();
+  ws_.ld_values.resize(base + regs.size());
   for_each_register(src, shape, static_cast<std::uint32_t>(regs.size() / 32), pack16, half_split,
                     [&](std::uint32_t i, std::uint32_t lane, std::uint32_t col) {
-                      regs[i] = pack16 ? (tmem.cell(lane, col) & 0xFFFFu) | (tmem.cell(lane, col + 1) << 16)
-                                       : tmem.cell(lane, col);
+                      ws_.ld_values[base + i] = pack16 ? (tmem.cell(lane, col) & 0xFFFFu) | (tmem.cell(lane, col + 1) << 16)
+                                                       : tmem.cell(lane, col);
                     });
+  ws_.ld_pending.push_back(WarpState::PendingLoad{regs.data(), static_cast<std::uint32_t>(regs.size())});
+  std::fill(regs.begin(), regs.end(), kTmemLoadPoison);
 }
 
 void Warp::tcgen05_st(TmemAddr dst, TmemShape shape, std::uint32_t num, std::span<const std::uint32_t> regs,

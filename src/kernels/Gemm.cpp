@@ -17,7 +17,7 @@
 namespace bwsim {
 
 namespace {
-constexpr std::array<std::pair<GemmBug, const char*>, 12> kBugNames{{
+constexpr std::array<std::pair<GemmBug, const char*>, 13> kBugNames{{
     {GemmBug::None, "none"},
     {GemmBug::NoZeroInit, "no-zero-init"},
     {GemmBug::SkipKBlock, "skip-kblock"},
@@ -30,6 +30,7 @@ constexpr std::array<std::pair<GemmBug, const char*>, 12> kBugNames{{
     {GemmBug::EarlyEpilogueRead, "early-epilogue-read"},
     {GemmBug::EarlyDealloc, "early-dealloc"},
     {GemmBug::SameQuadrant, "same-quadrant"},
+    {GemmBug::UseBeforeWaitLd, "use-before-wait-ld"},
 }};
 }  // namespace
 
@@ -279,11 +280,20 @@ struct Kernel {
     }
   }
 
+  // The accumulator registers to D's type in `staged`; fp32 -> bf16 costs one cvt.rn.bf16x2.f32
+  // per pair of values and thread.
+  void convert(Warp& w, std::span<const std::uint32_t> regs, std::span<std::byte> staged) const {
+    const std::uint32_t dsize = size_of(p.d_type);
+    if (w.functional())
+      for (std::uint32_t i = 0; i < 32 * kEpilogueCols; ++i)
+        store_from_float(p.d_type, std::bit_cast<float>(regs[i]), &staged[i * dsize]);
+    if (p.d_type != DataType::F32) w.advance(kEpilogueCols / 2 * w.config().warp.issue_cycles);
+  }
+
   Task epilogue(Warp& w, const PipelineUmmaAsync& accum, TmemAddr tmem, std::uint32_t x, std::uint32_t y) const {
     // The warp's TMEM lane quadrant = its 32 rows of the tile.
     const std::uint32_t q = p.bug == GemmBug::SameQuadrant ? w.warp_idx() - 2 : w.warp_idx() % 4;
     w.set_role(fmt::format("Epilogue rows {}-{}", 32 * q, 32 * q + 31));
-    const std::uint32_t dsize = size_of(p.d_type);
     std::vector<std::uint32_t> regs(32 * kEpilogueCols);
     std::vector<std::byte> staged(layout.staging_bytes);
     PipelineState acc = make_consumer_start_state(kAccStages);
@@ -295,6 +305,7 @@ struct Kernel {
       for (std::uint32_t c = 0; c < chunks; ++c, ++chunk_count) {
         const TmemAddr src = TmemAddr::at(32 * q, tmem.column() + acc.index * p.tile_n + c * kEpilogueCols);
         w.tcgen05_ld(src, TmemShape::S32x32b, kEpilogueCols, regs);
+        if (p.bug == GemmBug::UseBeforeWaitLd) convert(w, regs, staged);
         co_await w.tcgen05_wait_ld();
         if (c + 1 == chunks) {  // the last read of this accumulator: hand it back to the MMA warp
           w.tcgen05_fence_before_thread_sync();
@@ -302,13 +313,7 @@ struct Kernel {
         }
         const SmemAddr buf = layout.buffer(q, chunk_count % 2);
         co_await w.bulk_wait_group_read(1);  // the store issued from this buffer two chunks ago has read it
-        if (w.functional())
-          for (std::uint32_t lane = 0; lane < 32; ++lane)
-            for (std::uint32_t col = 0; col < kEpilogueCols; ++col)
-              store_from_float(p.d_type, std::bit_cast<float>(regs[lane * kEpilogueCols + col]),
-                               &staged[(lane * kEpilogueCols + col) * dsize]);
-        // fp32 -> bf16 conversion: one cvt.rn.bf16x2.f32 per pair of values and thread.
-        if (p.d_type != DataType::F32) w.advance(kEpilogueCols / 2 * w.config().warp.issue_cycles);
+        if (p.bug != GemmBug::UseBeforeWaitLd) convert(w, regs, staged);
         w.st_shared(buf, staged);
         w.fence_proxy_async();  // st.shared data becomes visible to the TMA store
         w.tma_store(d_map, buf,
@@ -548,7 +553,7 @@ std::vector<KernelParam> gemm_params(const char* cluster, const char* ctas) {
           {"bug",
            "inject a kernel bug: none, no-zero-init, skip-kblock, wrong-producer-phase, missing-expect-tx, "
            "wrong-tx-bytes, release-before-commit, no-phase-flip, mcast-mask-missing, early-epilogue-read, "
-           "early-dealloc, same-quadrant",
+           "early-dealloc, same-quadrant, use-before-wait-ld",
            "none"}};
 }
 

@@ -72,6 +72,14 @@ struct WarpState {
   Cycle tmem_ld_done = 0;
   Cycle tmem_st_done = 0;
   bool pair_alloc = false;  // the pending tcgen05.alloc is cta_group::2
+  // tcgen05.ld results not yet delivered (functional mode): the destination registers hold
+  // poison until tcgen05.wait::ld copies these values in, as they are undefined before it.
+  struct PendingLoad {
+    std::uint32_t* dst;
+    std::uint32_t count;
+  };
+  std::vector<PendingLoad> ld_pending;
+  std::vector<std::uint32_t> ld_values;
 
   std::uint32_t registers = 0;        // per thread (launch value, then setmaxnreg)
   std::uint32_t setmaxnreg_count = 0; // setmaxnreg instructions executed (the warpgroup's round)

@@ -55,6 +55,8 @@ struct BarrierToken {
   std::uint64_t phase = 0;
 };
 
+inline constexpr std::uint32_t kTmemLoadPoison = 0xFFFFFFFFu;  // an fp32 NaN
+
 class Warp {
  public:
   Warp(WarpState& state, Cta& cta, std::uint32_t grid_ctas) : ws_(state), cta_(cta), grid_ctas_(grid_ctas) {}
@@ -164,7 +166,8 @@ class Warp {
   // offset in every CTA of the mask (.multicast::cluster) instead.
   void tcgen05_commit(MBarrierRef bar, std::uint16_t multicast_mask = 0);
   // tcgen05.ld.sync.aligned.<shape>.x<num>[.pack::16b]: reads TMEM at `src` into `regs`, lane-major
-  // (regs[lane * regs_per_thread + r], see TmemAccess.hpp); usable after co_await tcgen05_wait_ld().
+  // (regs[lane * regs_per_thread + r], see TmemAccess.hpp); the values arrive at tcgen05_wait_ld()
+  // (before it, functional mode leaves kTmemLoadPoison there).
   // `half_split` is the 16x32bx2 immediate (column offset of the second half).
   void tcgen05_ld(TmemAddr src, TmemShape shape, std::uint32_t num, std::span<std::uint32_t> regs, bool pack16 = false,
                   std::uint32_t half_split = 0);

@@ -29,6 +29,7 @@ enum class GemmBug : std::uint8_t {
   EarlyEpilogueRead,    // the epilogue reads the accumulator without waiting for its full barrier
   EarlyDealloc,         // the MMA warp frees TMEM without waiting for the epilogue's last reads
   SameQuadrant,         // epilogue warps take quadrant warp_idx - 2, not warp_idx % 4
+  UseBeforeWaitLd,      // the epilogue converts tcgen05.ld results before tcgen05.wait::ld
 };
 const char* name_of(GemmBug bug);
 std::optional<GemmBug> parse_gemm_bug(std::string_view name);
