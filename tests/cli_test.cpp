@@ -162,6 +162,25 @@ TEST(CliGemm, JsonCarriesTflopsAndTensorBusy) {
 
 TEST(CliGemm, BadTypeIsBadInput) { expect_rejected(bwsim(kGemm + " --dtype f32"), 2, "--dtype f32"); }
 
+TEST(CliGemm, StatsFileAccountsForEveryCycleOfEveryWarp) {
+  const std::string path = ::testing::TempDir() + "bwsim_stats.json";
+  const Outcome o = bwsim(kGemm + " --m 256 --n 512 --k 512 --ctas 2 --stats " + path);
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find("most waited-on barrier"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("critical  tensor pipe busy"), std::string::npos) << o.output;
+  std::ifstream in(path);
+  const auto j = nlohmann::json::parse(in);
+  ASSERT_EQ(j["warps"].size(), 12u);
+  for (const auto& w : j["warps"]) {
+    std::uint64_t sum = 0;
+    for (const auto& [k, v] : w["activity"].items()) sum += v.get<std::uint64_t>();
+    EXPECT_EQ(sum, w["finish"].get<std::uint64_t>() - w["start"].get<std::uint64_t>()) << w.dump();
+  }
+  EXPECT_EQ(j["roles"][0]["role"], "TMA producer");
+  EXPECT_TRUE(j["roles"][0]["barrier_wait"].contains("mainloop.empty[*]")) << j["roles"][0].dump();
+  EXPECT_EQ(j["summary"]["kernel"], "gemm");
+}
+
 TEST(CliGemm, DeadlockAndRaceHaveTheirOwnExitCodes) {
   const Outcome dead = bwsim(kGemm + " --m 128 --n 256 --k 128 --bug wrong-producer-phase");
   expect_rejected(dead, 5, "[deadlock]");

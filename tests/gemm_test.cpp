@@ -142,3 +142,31 @@ TEST(GemmClusters, RejectsClusterShapesThatDoNotFit) {
 
 }  // namespace
 }  // namespace bwsim
+
+namespace bwsim {
+namespace {
+
+TEST(GemmStalls, EveryWarpsCyclesAddUp) {
+  // Each warp's issue, compute and wait cycles cover its life exactly; its mbarrier waits split
+  // by barrier add up to the mbarrier total. Both GEMM forms, with clusters and pairs.
+  for (const GemmParams& p : {GemmParams{.m = 256, .n = 512, .k = 512, .ctas = 2},
+                              GemmParams{.m = 512, .n = 512, .k = 256, .ctas = 4, .cluster_m = 2, .cluster_n = 2},
+                              GemmParams{.m = 512, .n = 512, .k = 256, .ctas = 4, .cluster_m = 2, .two_sm = true}}) {
+    const GemmResult r = gemm(p, Mode::Timing);
+    ASSERT_EQ(r.run.warps.size(), 6u * p.ctas);
+    for (const WarpSummary& w : r.run.warps) {
+      Cycle sum = 0, barriers = 0;
+      for (Cycle c : w.activity) sum += c;
+      for (const auto& [name, c] : w.barrier_wait) barriers += c;
+      EXPECT_EQ(sum, w.finish - w.start) << "CTA " << w.cta << " warp " << w.warp << " (" << w.role << ")";
+      EXPECT_EQ(barriers, w.cycles(Activity::MbarrierWait)) << "warp " << w.warp;
+    }
+    // The producer's waits are on the mainloop's empty barriers, the MMA warp's on its full ones.
+    const WarpSummary& producer = r.run.warps[0];
+    ASSERT_EQ(producer.role, "TMA producer");
+    for (const auto& [name, c] : producer.barrier_wait) EXPECT_EQ(name.rfind("mainloop.empty[", 0), 0u) << name;
+  }
+}
+
+}  // namespace
+}  // namespace bwsim

@@ -7,11 +7,13 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <map>
 
 #include "bwsim/core/Error.hpp"
 #include "bwsim/kernel/KernelRegistry.hpp"
+#include "bwsim/kernel/StallReport.hpp"
 
 namespace {
 
@@ -32,6 +34,7 @@ struct RunFlags {
   std::uint32_t trace_sms = 4;
   std::uint64_t watchdog = 10'000'000'000ull;
   bool no_check_races = false;
+  std::string stats;  // --stats FILE: stall analysis as JSON
   std::map<std::string, std::map<std::string, std::string>> params;  // per kernel: flag -> value
 };
 
@@ -103,6 +106,7 @@ void print_summary(const bwsim::KernelReport& r, const bwsim::HardwareConfig& cf
     else
       fmt::print("  {:<24} {}\n", k, v.dump());
   }
+  fmt::print("\n{}\n", bwsim::stall_table(run, cfg.clock_ghz));
   if (r.checked) fmt::print("check     {}: {}\n", r.check_passed ? "PASSED" : "FAILED", r.check_detail);
   if (!f.trace.empty())
     fmt::print("trace     {} (SMs 0-{}; open in ui.perfetto.dev; 1 us on its axis = 1 cycle)\n", f.trace,
@@ -121,6 +125,13 @@ int run_kernel(const bwsim::KernelInfo& k, RunFlags& f) {
   req.options.check_races = !f.no_check_races;
   for (const auto& [name, value] : f.params.at(k.name)) req.args.set(name, value);
   const bwsim::KernelReport r = k.run(req);
+  if (!f.stats.empty()) {
+    std::ofstream out(f.stats);
+    if (!out) throw bwsim::InputError(fmt::format("--stats {}: cannot write the file", f.stats));
+    nlohmann::json j = bwsim::stall_json(r.run);
+    j["summary"] = summary_json(r, cfg, f);
+    out << j.dump(1) << "\n";
+  }
   if (f.json)
     fmt::print("{}\n", summary_json(r, cfg, f).dump());
   else
@@ -154,6 +165,7 @@ int main(int argc, char** argv) {
     sub->add_option("--trace", flags.trace, "write a Chrome/Perfetto trace-event JSON file");
     sub->add_option("--trace-sms", flags.trace_sms, "trace only SMs 0 .. N-1")->capture_default_str();
     sub->add_flag("--json", flags.json, "print the summary as one JSON object");
+    sub->add_option("--stats", flags.stats, "write the stall analysis (per role and per warp) as JSON to FILE");
     sub->add_flag("--no-check-races", flags.no_check_races,
                   "skip async race detection (TMA/MMA/tcgen05.ld ordering, proxy fences) for speed");
     sub->add_option("--watchdog", flags.watchdog, "simulated-cycle limit before a run is reported as a livelock")

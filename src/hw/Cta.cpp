@@ -29,6 +29,44 @@ bool is_arrival(BarrierOp op) {
 }
 }  // namespace
 
+const char* activity_name(Activity a) {
+  switch (a) {
+    case Activity::Issue: return "issue";
+    case Activity::Compute: return "compute";
+    case Activity::MbarrierWait: return "mbarrier";
+    case Activity::NamedBarrier: return "bar.sync";
+    case Activity::ClusterBarrier: return "barrier.cluster";
+    case Activity::BulkGroups: return "bulk wait_group";
+    case Activity::TmemAlloc: return "tcgen05.alloc";
+    case Activity::TmemWait: return "tcgen05.wait";
+    case Activity::Registers: return "setmaxnreg";
+    case Activity::Latency: return "latency";
+    case Activity::kCount: break;
+  }
+  return "?";
+}
+
+namespace {
+Activity activity_of(const WarpState& ws) {
+  switch (ws.wait) {
+    case WaitKind::BarrierParity:
+    case WaitKind::BarrierToken: return Activity::MbarrierWait;
+    case WaitKind::NamedBarrier: return Activity::NamedBarrier;
+    case WaitKind::BulkGroups:
+    case WaitKind::BulkGroupsRead: return Activity::BulkGroups;
+    case WaitKind::TmemAlloc: return Activity::TmemAlloc;
+    case WaitKind::ClusterBarrier: return Activity::ClusterBarrier;
+    case WaitKind::RegisterPool: return Activity::Registers;
+    case WaitKind::Delay:
+      return ws.wait_slot == kDelaySleep ? Activity::Compute
+             : ws.wait_slot == kDelayTmem ? Activity::TmemWait
+                                          : Activity::Latency;
+    case WaitKind::None: break;
+  }
+  return Activity::Latency;
+}
+}  // namespace
+
 const char* wait_kind_name(WaitKind k) {
   switch (k) {
     case WaitKind::None: return "nothing";
@@ -377,6 +415,7 @@ bool Cta::ready_now(WarpState& ws) {
   if (!satisfied(ws)) return false;
   ws.wait = WaitKind::None;
   ws.ready += ctx_.config.warp.issue_cycles;
+  ws.account(Activity::Issue, ctx_.config.warp.issue_cycles);
   ++ws.instructions;
   return true;
 }
@@ -448,7 +487,14 @@ void Cta::on_resume(void* wsp, std::uint64_t) {
     cta.tracer()->span(static_cast<int>(cta.sm_.index()), static_cast<int>(ws.index), what, ws.wait_since,
                           now - ws.wait_since);
   }
-  if (ws.wait != WaitKind::Delay) ws.wait_cycles += now - ws.wait_since;
+  const Cycle waited = now - ws.wait_since;
+  ws.account(activity_of(ws), waited);
+  if (ws.wait == WaitKind::BarrierParity || ws.wait == WaitKind::BarrierToken) {
+    auto it = std::find_if(ws.barrier_wait.begin(), ws.barrier_wait.end(),
+                           [&](const auto& e) { return e.first == ws.wait_slot; });
+    if (it == ws.barrier_wait.end()) ws.barrier_wait.emplace_back(ws.wait_slot, waited);
+    else it->second += waited;
+  }
   ws.wait = WaitKind::None;
   ws.ready = now;
   ++ws.instructions;

@@ -111,8 +111,12 @@ struct Simulator::Launch {
       const Cta& cta = *r.cta;
       for (std::uint32_t w = 0; w < cta.num_warps(); ++w) {
         const WarpState& ws = cta.warp(w);
-        l.warps.push_back(WarpSummary{cta.sm().index(), cta.id(), w, ws.role, ws.start, ws.finish, ws.wait_cycles,
-                                      ws.instructions});
+        WarpSummary s{cta.sm().index(), cta.id(), w, ws.role, ws.start, ws.finish, ws.instructions, ws.activity, {}};
+        for (const auto& [offset, cycles] : ws.barrier_wait) {
+          const MBarrier* b = cta.find_barrier(offset);
+          s.barrier_wait.emplace_back(b && !b->name.empty() ? b->name : fmt::format("smem {:#x}", offset), cycles);
+        }
+        l.warps.push_back(std::move(s));
       }
       l.last_finish = std::max(l.last_finish, cta.finish_cycle());
       ++l.finished_ctas;

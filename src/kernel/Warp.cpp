@@ -19,6 +19,7 @@ void Warp::set_role(std::string_view role) {
 Cycle Warp::issue(Cycle cost) {
   const Cycle t = ws_.ready;
   ws_.ready += cost;
+  ws_.account(Activity::Issue, cost);
   ++ws_.instructions;
   return t;
 }
@@ -73,6 +74,7 @@ bool Warp::ProbeAwaiter::await_ready() {
   // Evaluated once the warp's clock has caught up with the engine.
   if (w.ws_.ready <= w.cta_.ctx().now()) return true;
   w.ws_.wait = WaitKind::Delay;
+  w.ws_.wait_slot = kDelayLatency;
   w.ws_.wait_value = w.ws_.ready;
   return false;
 }
@@ -88,6 +90,7 @@ Warp::ArriveAwaiter Warp::mbarrier_arrive_token(MBarrierRef bar, std::uint32_t c
   barrier_op(BarrierOp::ArriveToken, bar, count);
   // Resume once the arrival has landed (its event was scheduled first, so it runs first).
   ws_.wait = WaitKind::Delay;
+  ws_.wait_slot = kDelayLatency;
   ws_.wait_value = ws_.ready - config().warp.issue_cycles + config().mbarrier.arrive_latency;
   return ArriveAwaiter{*this, bar.offset};
 }
@@ -199,6 +202,6 @@ void Warp::ld_shared(SmemAddr src, std::span<std::byte> out) {
   issue((len + bw - 1) / bw);
 }
 
-Warp::WaitAwaiter Warp::sleep(Cycle cycles) { return WaitAwaiter{ws_, WaitKind::Delay, 0, cycles}; }
+Warp::WaitAwaiter Warp::sleep(Cycle cycles) { return WaitAwaiter{ws_, WaitKind::Delay, kDelaySleep, cycles}; }
 
 }  // namespace bwsim

@@ -125,7 +125,9 @@ void Warp::ld_shared_cluster(ClusterSmemAddr src, std::span<std::byte> out) {
   const std::uint32_t bw = config().smem.bytes_per_cycle;
   const Cycle t = issue((len + bw - 1) / bw);
   // The value is usable a round trip later: the warp's next instruction waits for it.
-  ws_.ready = std::max(ws_.ready, t + (&target == &cta_ ? 0 : config().cluster.dsmem_load_latency));
+  const Cycle ready = std::max(ws_.ready, t + (&target == &cta_ ? 0 : config().cluster.dsmem_load_latency));
+  ws_.account(Activity::Latency, ready - ws_.ready);
+  ws_.ready = ready;
 }
 
 }  // namespace bwsim

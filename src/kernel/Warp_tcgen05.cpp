@@ -28,6 +28,7 @@ Warp::AllocAwaiter Warp::tcgen05_alloc(SmemAddr dst, std::uint32_t ncols, std::u
 TmemAddr Warp::AllocAwaiter::await_resume() {
   // The allocation itself takes tmem.alloc_cycles; the warp is stalled in it meanwhile.
   w.ws_.ready += w.config().tmem.alloc_cycles;
+  w.ws_.account(Activity::TmemAlloc, w.config().tmem.alloc_cycles);
   w.ws_.pair_alloc = false;
   return TmemAddr{static_cast<std::uint32_t>(w.ws_.token_result)};
 }
@@ -211,7 +212,7 @@ void Warp::tcgen05_fence_before_thread_sync() { issue(config().warp.issue_cycles
 void Warp::tcgen05_fence_after_thread_sync() { issue(config().warp.issue_cycles); }
 
 Warp::WaitAwaiter Warp::wait_until(Cycle at) {
-  return WaitAwaiter{ws_, WaitKind::Delay, 0, at > ws_.ready ? at - ws_.ready : 0};
+  return WaitAwaiter{ws_, WaitKind::Delay, kDelayTmem, at > ws_.ready ? at - ws_.ready : 0};
 }
 
 Warp::WaitAwaiter Warp::tcgen05_wait_ld() {

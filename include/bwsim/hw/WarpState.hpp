@@ -1,6 +1,7 @@
 #pragma once
 // The hardware's view of one resident warp: its clock, its coroutine, what it waits on,
 // its bulk async-groups and its statistics. The kernel-facing handle is kernel/Warp.
+#include <array>
 #include <coroutine>
 #include <cstdint>
 #include <deque>
@@ -28,6 +29,24 @@ enum class WaitKind : std::uint8_t {
   RegisterPool,    // setmaxnreg.inc waiting for the CTA's pool
 };
 const char* wait_kind_name(WaitKind k);
+
+// Where a warp's cycles went: every cycle from its start to its finish is in exactly one.
+enum class Activity : std::uint8_t {
+  Issue,           // issue slots of its instructions
+  Compute,         // modeled computation (advance) and sleeps
+  MbarrierWait,    // blocked on mbarriers (per barrier in WarpState::barrier_wait)
+  NamedBarrier,    // bar.sync
+  ClusterBarrier,  // barrier.cluster.wait
+  BulkGroups,      // cp.async.bulk.wait_group(.read)
+  TmemAlloc,       // tcgen05.alloc (blocked and the allocation itself)
+  TmemWait,        // tcgen05.wait::ld / wait::st
+  Registers,       // setmaxnreg.inc
+  Latency,         // own operations' latency: arrive-with-token, test_wait, DSMEM loads
+  kCount,
+};
+const char* activity_name(Activity a);
+// Why a Delay wait (WaitKind::Delay, in wait_slot) waits: its activity.
+inline constexpr std::uint32_t kDelaySleep = 0, kDelayTmem = 1, kDelayLatency = 2;
 
 // How many phases of one mbarrier a warp has seen complete (at its last passing wait on it).
 struct ObservedPhases {
@@ -87,8 +106,10 @@ struct WarpState {
   // Statistics.
   Cycle start = 0;
   Cycle finish = 0;
-  Cycle wait_cycles = 0;
   std::uint64_t instructions = 0;
+  std::array<Cycle, static_cast<std::size_t>(Activity::kCount)> activity{};
+  std::vector<std::pair<std::uint32_t, Cycle>> barrier_wait;  // mbarrier offset -> cycles blocked on it
+  void account(Activity a, Cycle cycles) { activity[static_cast<std::size_t>(a)] += cycles; }
 };
 
 }  // namespace bwsim

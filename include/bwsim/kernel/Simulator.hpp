@@ -43,8 +43,12 @@ struct SimOptions {
 struct WarpSummary {
   std::uint32_t sm = 0, cta = 0, warp = 0;
   std::string role;
-  Cycle start = 0, finish = 0, wait_cycles = 0;
+  Cycle start = 0, finish = 0;
   std::uint64_t instructions = 0;
+  // Cycles per activity (they add up to finish - start) and, of MbarrierWait, per barrier label.
+  std::array<Cycle, static_cast<std::size_t>(Activity::kCount)> activity{};
+  std::vector<std::pair<std::string, Cycle>> barrier_wait;
+  Cycle cycles(Activity a) const { return activity[static_cast<std::size_t>(a)]; }
 };
 
 struct RunResult {

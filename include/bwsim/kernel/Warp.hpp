@@ -201,7 +201,10 @@ class Warp {
   WaitAwaiter sleep(Cycle cycles);
   // Charges `cycles` of issue time without suspending (an instruction sequence that needs no
   // other agent's progress).
-  void advance(Cycle cycles) { ws_.ready += cycles; }
+  void advance(Cycle cycles) {
+    ws_.ready += cycles;
+    ws_.account(Activity::Compute, cycles);
+  }
 
   // --- awaitables ---------------------------------------------------------------------------
   struct WaitAwaiter {
