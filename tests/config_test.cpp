@@ -80,7 +80,7 @@ TEST(ConfigTest, OverridesReplaceExistingValuesOnly) {
   const HardwareConfig c = parse_config(b200_text(), "b200", {"tma.load_latency=500", "sm.count=2"});
   EXPECT_EQ(c.tma.load_latency, 500u);
   EXPECT_EQ(c.sm.count, 2u);
-  expect_config_error(b200_text(), {"tma.bogus", "no such key"}, {"tma.bogus=1"});
+  expect_config_error(b200_text(), {"tma.bogus", "no such key", "valid keys of 'tma': issue_cycles, load_latency"}, {"tma.bogus=1"});
   expect_config_error(b200_text(), {"expected key=value"}, {"tma.load_latency"});
   expect_config_error(b200_text(), {"names a section"}, {"tma=3"});
   expect_config_error(b200_text(), {"tma.load_latency", "integer"}, {"tma.load_latency=soon"});

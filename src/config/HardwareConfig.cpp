@@ -91,8 +91,13 @@ void apply_override(YAML::Node root, const std::string& assignment, const std::s
   std::vector<YAML::Node> chain{root};
   for (std::size_t i = 0; i < parts.size(); ++i) {
     YAML::Node cur = chain.back();
-    if (!cur.IsMap() || !cur[parts[i]])
-      throw ConfigError(fmt::format("{}: --set {}: no such key in the config", origin, key));
+    if (!cur.IsMap() || !cur[parts[i]]) {
+      std::string valid;
+      if (cur.IsMap())
+        for (const auto& kv : cur) valid += fmt::format("{}{}", valid.empty() ? "" : ", ", kv.first.as<std::string>());
+      throw ConfigError(fmt::format("{}: --set {}: no such key in the config; valid keys {}: {}", origin, key,
+                                    i == 0 ? "at the top" : fmt::format("of '{}'", parts[i - 1]), valid));
+    }
     chain.push_back(cur[parts[i]]);
   }
   if (!chain.back().IsScalar())
