@@ -181,6 +181,31 @@ TEST(CliGemm, StatsFileAccountsForEveryCycleOfEveryWarp) {
   EXPECT_EQ(j["summary"]["kernel"], "gemm");
 }
 
+TEST(CliSweep, ThreeSizesGiveATableAndACsv) {
+  const std::string csv = ::testing::TempDir() + "bwsim_sweep.csv";
+  const Outcome o = bwsim("sweep gemm --config " BWSIM_SOURCE_DIR "/sim_configs/b200.yaml --param m=128,256,512 --n 256 "
+                          "--k 128 --csv " + csv);
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find("cycles"), std::string::npos) << o.output;
+  std::ifstream in(csv);
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[0].rfind("m,cycles,time_us,", 0), 0u) << lines[0];
+  EXPECT_EQ(lines[1].rfind("128,", 0), 0u);
+  EXPECT_EQ(lines[3].rfind("512,", 0), 0u);
+  expect_rejected(bwsim("sweep gemm --param q=1"), 2, "with NAME one of m, n, k");
+}
+
+TEST(CliSweep, DescribeConfigPrintsEveryKeyWithOverrides) {
+  const Outcome o = bwsim("describe-config " BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml --set tma.load_latency=7");
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find("mma.latency_2cta_ts"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("7  (--set)"), std::string::npos) << o.output;
+  expect_rejected(bwsim("describe-config " BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml --set tma.nope=1"), 2,
+                  "valid keys of 'tma'");
+}
+
 TEST(CliGemm, DeadlockAndRaceHaveTheirOwnExitCodes) {
   const Outcome dead = bwsim(kGemm + " --m 128 --n 256 --k 128 --bug wrong-producer-phase");
   expect_rejected(dead, 5, "[deadlock]");

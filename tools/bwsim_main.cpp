@@ -8,6 +8,9 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <fstream>
+#include <functional>
+#include <sstream>
+#include <yaml-cpp/yaml.h>
 #include <iostream>
 #include <map>
 
@@ -35,6 +38,8 @@ struct RunFlags {
   std::uint64_t watchdog = 10'000'000'000ull;
   bool no_check_races = false;
   std::string stats;  // --stats FILE: stall analysis as JSON
+  std::vector<std::string> sweep_params;  // bwsim sweep: name=v1,v2,...
+  std::string csv;
   std::map<std::string, std::map<std::string, std::string>> params;  // per kernel: flag -> value
 };
 
@@ -113,10 +118,9 @@ void print_summary(const bwsim::KernelReport& r, const bwsim::HardwareConfig& cf
                std::min(f.trace_sms, run.sms_used) - 1);
 }
 
-int run_kernel(const bwsim::KernelInfo& k, RunFlags& f) {
+bwsim::KernelRequest make_request(const bwsim::KernelInfo& k, const bwsim::HardwareConfig& cfg, const RunFlags& f) {
   if (f.check && !f.functional) throw bwsim::InputError("--check needs --functional (timing mode moves no data)");
   if (f.trace_sms == 0) throw bwsim::InputError("--trace-sms must be at least 1");
-  const bwsim::HardwareConfig cfg = bwsim::load_config(f.config, f.overrides);
   bwsim::KernelRequest req{cfg, {}, {}, f.check};
   req.options.mode = f.functional ? bwsim::Mode::Functional : bwsim::Mode::Timing;
   req.options.trace_path = f.trace;
@@ -124,7 +128,12 @@ int run_kernel(const bwsim::KernelInfo& k, RunFlags& f) {
   req.options.watchdog_cycles = f.watchdog;
   req.options.check_races = !f.no_check_races;
   for (const auto& [name, value] : f.params.at(k.name)) req.args.set(name, value);
-  const bwsim::KernelReport r = k.run(req);
+  return req;
+}
+
+int run_kernel(const bwsim::KernelInfo& k, RunFlags& f) {
+  const bwsim::HardwareConfig cfg = bwsim::load_config(f.config, f.overrides);
+  const bwsim::KernelReport r = k.run(make_request(k, cfg, f));
   if (!f.stats.empty()) {
     std::ofstream out(f.stats);
     if (!out) throw bwsim::InputError(fmt::format("--stats {}: cannot write the file", f.stats));
@@ -139,6 +148,108 @@ int run_kernel(const bwsim::KernelInfo& k, RunFlags& f) {
   return r.checked && !r.check_passed ? kExitCheckFailed : 0;
 }
 
+// bwsim sweep: every combination of the --param lists, one run each; a table and a CSV.
+int sweep_kernel(const bwsim::KernelInfo& k, RunFlags& f) {
+  const bwsim::HardwareConfig cfg = bwsim::load_config(f.config, f.overrides);
+  std::vector<std::pair<std::string, std::vector<std::string>>> axes;
+  for (const std::string& spec : f.sweep_params) {
+    const auto eq = spec.find('=');
+    const std::string name = spec.substr(0, eq);
+    if (eq == std::string::npos || !f.params.at(k.name).contains(name)) {
+      std::string valid;
+      for (const auto& p : k.params) valid += fmt::format("{}{}", valid.empty() ? "" : ", ", p.name);
+      throw bwsim::InputError(fmt::format("--param '{}': expected NAME=V1,V2,... with NAME one of {}", spec, valid));
+    }
+    std::vector<std::string> values;
+    std::stringstream ss(spec.substr(eq + 1));
+    for (std::string v; std::getline(ss, v, ',');) values.push_back(v);
+    if (values.empty()) throw bwsim::InputError(fmt::format("--param '{}': no values", spec));
+    axes.emplace_back(name, std::move(values));
+  }
+  if (axes.empty()) throw bwsim::InputError("bwsim sweep needs at least one --param NAME=V1,V2,...");
+  std::vector<std::string> header;
+  for (const auto& [name, values] : axes) header.push_back(name);
+  std::vector<std::string> figures;  // numeric kernel figures, from the first run
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::size_t> at(axes.size(), 0);
+  for (bool more = true; more;) {
+    for (std::size_t i = 0; i < axes.size(); ++i) f.params.at(k.name)[axes[i].first] = axes[i].second[at[i]];
+    const bwsim::KernelReport r = k.run(make_request(k, cfg, f));
+    if (rows.empty())
+      for (const auto& [key, v] : r.figures.items())
+        if (v.is_number()) figures.push_back(key);
+    std::vector<std::string> row;
+    for (std::size_t i = 0; i < axes.size(); ++i) row.push_back(axes[i].second[at[i]]);
+    row.push_back(std::to_string(r.run.cycles));
+    row.push_back(fmt::format("{:.3f}", static_cast<double>(r.run.cycles) / (cfg.clock_ghz * 1e3)));
+    for (const std::string& key : figures) {
+      const auto& v = r.figures.value(key, nlohmann::json(0));
+      row.push_back(v.is_number_float() ? fmt::format("{:.4g}", v.get<double>()) : v.dump());
+    }
+    row.push_back(fmt::format("{:.3f}", r.run.wall_seconds));
+    if (r.checked) row.push_back(r.check_passed ? "passed" : "FAILED");
+    rows.push_back(std::move(row));
+    more = false;  // odometer over the axes, the last fastest
+    for (std::size_t i = axes.size(); i-- > 0;) {
+      if (++at[i] < axes[i].second.size()) {
+        more = true;
+        break;
+      }
+      at[i] = 0;
+    }
+  }
+  header.insert(header.end(), {"cycles", "time_us"});
+  header.insert(header.end(), figures.begin(), figures.end());
+  header.push_back("wall_s");
+  if (f.check) header.push_back("check");
+  std::vector<std::size_t> width(header.size());
+  for (std::size_t c = 0; c < header.size(); ++c) {
+    width[c] = header[c].size();
+    for (const auto& row : rows) width[c] = std::max(width[c], c < row.size() ? row[c].size() : 0);
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string out;
+    for (std::size_t c = 0; c < cells.size(); ++c) out += fmt::format("{}{:>{}}", c ? "  " : "", cells[c], width[c]);
+    return out + "\n";
+  };
+  fmt::print("{}", line(header));
+  for (const auto& row : rows) fmt::print("{}", line(row));
+  if (!f.csv.empty()) {
+    std::ofstream out(f.csv);
+    if (!out) throw bwsim::InputError(fmt::format("--csv {}: cannot write the file", f.csv));
+    for (const auto* cells : {&header}) {
+      for (std::size_t c = 0; c < cells->size(); ++c) out << (c ? "," : "") << (*cells)[c];
+      out << "\n";
+    }
+    for (const auto& row : rows) {
+      for (std::size_t c = 0; c < row.size(); ++c) out << (c ? "," : "") << row[c];
+      out << "\n";
+    }
+    fmt::print("csv       {}\n", f.csv);
+  }
+  for (const auto& row : rows)
+    if (f.check && row.back() != "passed") return kExitCheckFailed;
+  return 0;
+}
+
+// bwsim describe-config FILE: the validated values, one dotted key per line.
+int describe_config(const RunFlags& f) {
+  bwsim::load_config(f.config, f.overrides);  // validates (throws ConfigError naming the key)
+  const YAML::Node root = YAML::LoadFile(f.config);
+  std::function<void(const YAML::Node&, const std::string&)> walk = [&](const YAML::Node& n, const std::string& path) {
+    if (n.IsMap()) {
+      for (const auto& kv : n) walk(kv.second, path.empty() ? kv.first.as<std::string>() : path + "." + kv.first.as<std::string>());
+      return;
+    }
+    std::string value = n.as<std::string>();
+    for (const std::string& o : f.overrides)
+      if (o.rfind(path + "=", 0) == 0) value = o.substr(path.size() + 1) + "  (--set)";
+    fmt::print("{:<36} {}\n", path, value);
+  };
+  walk(root, "");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -149,14 +260,27 @@ int main(int argc, char** argv) {
   auto* run = app.add_subcommand("run", "simulate a kernel: bwsim run KERNEL [parameters] [options]");
   run->require_subcommand(1);
 
+  auto* sweep = app.add_subcommand("sweep", "run a kernel over parameter lists: bwsim sweep KERNEL --param m=1024,2048");
+  sweep->require_subcommand(1);
+  auto* describe = app.add_subcommand("describe-config", "print a config's validated values, one key per line");
+
   RunFlags flags;
+  describe->add_option("config", flags.config, "hardware config YAML")->required();
+  describe->add_option("--set", flags.overrides, "override a config value: key.path=value (repeatable)");
   const bwsim::KernelInfo* chosen = nullptr;
+  for (const auto& k : bwsim::kernel_registry()) flags.params[k.name];
+  for (auto* parent : {run, sweep})
   for (const auto& k : bwsim::kernel_registry()) {
-    auto* sub = run->add_subcommand(k.name, k.summary);
+    auto* sub = parent->add_subcommand(k.name, k.summary);
     for (const auto& p : k.params) {
       std::string& value = flags.params[k.name][p.name];
       value = p.default_value;
       sub->add_option("--" + p.name, value, p.help)->capture_default_str();
+    }
+    if (parent == sweep) {
+      sub->add_option("--param", flags.sweep_params, "a parameter and its values: NAME=V1,V2,... (repeatable)")
+          ->required();
+      sub->add_option("--csv", flags.csv, "also write the table as CSV to FILE");
     }
     sub->add_option("--config", flags.config, "hardware config YAML")->capture_default_str();
     sub->add_option("--set", flags.overrides, "override a config value: key.path=value (repeatable)");
@@ -174,7 +298,8 @@ int main(int argc, char** argv) {
   }
 
   // A clearer message than CLI11's for the most common mistake.
-  if (argc >= 3 && std::string(argv[1]) == "run" && argv[2][0] != '-' && !bwsim::find_kernel(argv[2])) {
+  if (argc >= 3 && (std::string(argv[1]) == "run" || std::string(argv[1]) == "sweep") && argv[2][0] != '-' &&
+      !bwsim::find_kernel(argv[2])) {
     fmt::print(stderr, "bwsim: unknown kernel '{}'; `bwsim list` shows the kernels\n", argv[2]);
     return kExitBadInput;
   }
@@ -193,6 +318,8 @@ int main(int argc, char** argv) {
       }
       return 0;
     }
+    if (describe->parsed()) return describe_config(flags);
+    if (sweep->parsed()) return sweep_kernel(*chosen, flags);
     return run_kernel(*chosen, flags);
   } catch (const bwsim::InputError& e) {
     fmt::print(stderr, "bwsim: {}\n", e.what());
