@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <map>
 #include <string>
 
 namespace {
@@ -161,6 +163,59 @@ TEST(CliGemm, JsonCarriesTflopsAndTensorBusy) {
 }
 
 TEST(CliGemm, BadTypeIsBadInput) { expect_rejected(bwsim(kGemm + " --dtype f32"), 2, "--dtype f32"); }
+
+// Every event has ph, ts, pid, tid; spans have non-negative durations; every flow start has its
+// finish and async begin its end.
+void expect_trace_schema(const nlohmann::json& trace) {
+  std::map<std::uint64_t, int> flows, asyncs;
+  for (const auto& e : trace["traceEvents"]) {
+    for (const char* key : {"ph", "ts", "pid", "tid"}) ASSERT_TRUE(e.contains(key)) << key << " missing: " << e.dump();
+    const std::string ph = e["ph"];
+    if (ph == "X") EXPECT_GE(e["dur"].get<std::int64_t>(), 0) << e.dump();
+    if (ph == "s") ++flows[e["id"]];
+    if (ph == "f") --flows[e["id"]];
+    if (ph == "b") ++asyncs[e["id"].get<std::uint64_t>() * 2 + (e["cat"] == "mma")];
+    if (ph == "e") --asyncs[e["id"].get<std::uint64_t>() * 2 + (e["cat"] == "mma")];
+  }
+  for (const auto& [id, n] : flows) EXPECT_EQ(n, 0) << "flow " << id;
+  for (const auto& [id, n] : asyncs) EXPECT_EQ(n, 0) << "async " << id;
+}
+
+TEST(CliGemm, TraceOfTheSingleCtaGemmHasNamedTracksFlowsAndCounters) {
+  const std::string path = ::testing::TempDir() + "bwsim_gemm_trace.json";
+  const Outcome o = bwsim(kGemm + " --m 256 --n 256 --k 256 --trace " + path);
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  std::ifstream in(path);
+  const auto trace = nlohmann::json::parse(in);
+  expect_trace_schema(trace);
+  std::set<std::string> names;
+  std::set<std::string> phases;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "M") names.insert(e["args"].value("name", ""));
+    else phases.insert(std::string(e["ph"]) + ":" + e.value("name", ""));
+  }
+  for (const char* track : {"SM 0", "w0 TMA producer", "w1 MMA", "w4 Epilogue rows 0-31", "TMA unit", "MMA pipe",
+                            "mbarrier phases", "CTA"})
+    EXPECT_TRUE(names.contains(track)) << track;
+  for (const char* event : {"X:CTA 0", "s:tma.load -> phase", "f:phase -> wake", "C:TMEM columns in use",
+                            "C:SMEM bytes in use", "i:mainloop.full[0] phase 0 done"})
+    EXPECT_TRUE(phases.contains(event)) << event;
+
+  // Filters: only warp (and CTA) tracks, only the first 1000 cycles.
+  const Outcome f = bwsim(kGemm + " --m 256 --n 256 --k 256 --trace-kinds warps --trace-window 0:1000 --trace " + path);
+  ASSERT_EQ(f.exit_code, 0) << f.output;
+  std::ifstream in2(path);
+  const auto filtered = nlohmann::json::parse(in2);
+  expect_trace_schema(filtered);
+  for (const auto& e : filtered["traceEvents"]) {
+    if (e["ph"] == "M") continue;
+    EXPECT_TRUE(e["ph"] == "X" || e["ph"] == "i") << e.dump();
+    EXPECT_TRUE(e["tid"].get<int>() < 1000 || e["tid"] == 1003) << e.dump();  // warp tracks and the CTA track
+    EXPECT_LE(e["ts"].get<std::uint64_t>(), 1000u) << e.dump();
+  }
+  expect_rejected(bwsim(kGemm + " --trace-kinds warps,bogus --trace " + path), 2, "unknown kind 'bogus'");
+  expect_rejected(bwsim(kGemm + " --trace-window 50:10 --trace " + path), 2, "--trace-window");
+}
 
 TEST(CliGemm, StatsFileAccountsForEveryCycleOfEveryWarp) {
   const std::string path = ::testing::TempDir() + "bwsim_stats.json";

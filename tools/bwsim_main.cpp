@@ -35,6 +35,8 @@ struct RunFlags {
   bool json = false;
   std::string trace;
   std::uint32_t trace_sms = 4;
+  std::string trace_window;  // START:END cycles
+  std::string trace_kinds;
   std::uint64_t watchdog = 10'000'000'000ull;
   bool no_check_races = false;
   std::string stats;  // --stats FILE: stall analysis as JSON
@@ -125,6 +127,16 @@ bwsim::KernelRequest make_request(const bwsim::KernelInfo& k, const bwsim::Hardw
   req.options.mode = f.functional ? bwsim::Mode::Functional : bwsim::Mode::Timing;
   req.options.trace_path = f.trace;
   req.options.trace_sms = f.trace_sms;
+  if (!f.trace_kinds.empty()) req.options.trace_filter.kinds = bwsim::parse_trace_kinds(f.trace_kinds);
+  if (!f.trace_window.empty()) {
+    unsigned long long b = 0, e = 0;
+    char colon = 0;
+    if (std::sscanf(f.trace_window.c_str(), "%llu%c%llu", &b, &colon, &e) != 3 || colon != ':' || e < b)
+      throw bwsim::InputError(fmt::format("--trace-window: expected START:END cycles with START <= END, got '{}'",
+                                          f.trace_window));
+    req.options.trace_filter.window_begin = b;
+    req.options.trace_filter.window_end = e;
+  }
   req.options.watchdog_cycles = f.watchdog;
   req.options.check_races = !f.no_check_races;
   for (const auto& [name, value] : f.params.at(k.name)) req.args.set(name, value);
@@ -288,6 +300,9 @@ int main(int argc, char** argv) {
     sub->add_flag("--check", flags.check, "compare the result with the CPU reference (needs --functional)");
     sub->add_option("--trace", flags.trace, "write a Chrome/Perfetto trace-event JSON file");
     sub->add_option("--trace-sms", flags.trace_sms, "trace only SMs 0 .. N-1")->capture_default_str();
+    sub->add_option("--trace-window", flags.trace_window, "trace only cycles START:END");
+    sub->add_option("--trace-kinds", flags.trace_kinds,
+                    "trace only these kinds: warps,tma,mma,barriers,flows,counters (default all)");
     sub->add_flag("--json", flags.json, "print the summary as one JSON object");
     sub->add_option("--stats", flags.stats, "write the stall analysis (per role and per warp) as JSON to FILE");
     sub->add_flag("--no-check-races", flags.no_check_races,

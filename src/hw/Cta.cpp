@@ -307,7 +307,11 @@ void Cta::phase_completed(MBarrier& b) {
       *link = w->next_waiter;
       w->next_waiter = nullptr;
       note_observed(*w, b);
-      wake(*w, now + ctx_.config.mbarrier.wakeup_latency);
+      const Cycle at = now + ctx_.config.mbarrier.wakeup_latency;
+      if (Tracer* t = tracer())  // an arrow from the flip to the end of the warp's wait
+        t->flow(static_cast<int>(sm_.index()), kBarrierTrack, now, static_cast<int>(sm_.index()),
+                static_cast<int>(w->index), at > w->wait_since ? at - 1 : at, "phase -> wake");
+      wake(*w, at);
     } else {
       link = &w->next_waiter;
     }

@@ -30,10 +30,17 @@ bool Cta::tmem_try_alloc(WarpState& ws) {
   return true;
 }
 
+void Cta::trace_tmem_in_use() const {
+  if (Tracer* t = tracer())
+    t->counter(static_cast<int>(sm_.index()), "TMEM columns in use", ctx_.now(),
+               sm_.tmem().columns() - sm_.tmem().free_columns());
+}
+
 void Cta::tmem_alloc_done(WarpState& ws, std::uint32_t column) {
   const TmemAddr addr = TmemAddr::at(0, column);
   std::memcpy(smem_.bytes(ws.wait_slot, 4).data(), &addr.raw, 4);  // the ISA writes the address to SMEM
   ws.token_result = addr.raw;
+  trace_tmem_in_use();
   if (tracer())
     tracer()->instant(static_cast<int>(sm_.index()), static_cast<int>(ws.index),
                       fmt::format("tcgen05.alloc{} {} columns at column {}", ws.pair_alloc ? ".cta_group::2" : "",
@@ -89,6 +96,7 @@ void Cta::on_tmem_dealloc(void* wsp, std::uint64_t packed) {
     cta.fail(Rule::TmemAllocMisuse, ws, "tcgen05.dealloc",
              fmt::format("columns [{}, {}) are not allocated to this CTA", column, column + ncols),
              "dealloc exactly the address and column count an earlier tcgen05.alloc returned");
+  cta.trace_tmem_in_use();
   // Retry blocked allocations, oldest first.
   for (std::size_t i = 0; i < tmem.waiters().size();) {
     WarpState& w = *tmem.waiters()[i];

@@ -100,8 +100,7 @@ Cycle MmaPipe::issue(Cta& cta, WarpState& ws, const MmaInstr& in, Cycle at) {
     const std::string args = fmt::format(R"("d_col":{},"accumulate":{},"warp":{},"issue":{},"done":{})",
                                          in.d.column(), in.accumulate, ws.index, at, done);
     t->span(sm_, kMmaTrack, name, start, interval, args);
-    t->async_begin(sm_, "mma", "mma", next_id_, at, args);
-    t->async_end(sm_, "mma", "mma", next_id_, done);
+    t->async_span(sm_, "mma", "mma", next_id_, at, done, args);
   }
   ++next_id_;
   schedule_execute(cta, in, start);

@@ -7,6 +7,7 @@
 
 #include "bwsim/hw/Cluster.hpp"
 #include "bwsim/hw/Cta.hpp"
+#include "bwsim/hw/Sm.hpp"
 #include "bwsim/hw/TensorCopy.hpp"
 
 namespace bwsim {
@@ -36,8 +37,7 @@ void TmaUnit::trace_request(const Request& r, const char* what, Cycle issue, Cyc
   const std::string args = fmt::format(R"("bytes":{},"smem":{},"warp":{},"cta":{},"issue":{},"done":{})", bytes,
                                        r.smem, r.warp->index, r.cta->id(), issue, done);
   t->span(sm_, kTmaTrack, name, start, end - start, args);
-  t->async_begin(sm_, "tma", what, r.id, issue, args);
-  t->async_end(sm_, "tma", what, r.id, done);
+  t->async_span(sm_, "tma", what, r.id, issue, done, args);
 }
 
 void TmaUnit::load(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCoords& coords, std::uint32_t smem,
@@ -47,7 +47,7 @@ void TmaUnit::load(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCo
   const Cycle end = stream(at + ctx_.config.tma.issue_cycles, bytes, start);
   const bool multicast = dests.ranks != (1u << cta.rank());
   const Cycle done = end + ctx_.config.tma.load_latency + (multicast ? ctx_.config.tma.multicast_extra_latency : 0);
-  Request r{Kind::Load, &cta, &ws, &map, coords, smem, barrier, dests, 0, next_id_++};
+  Request r{Kind::Load, &cta, &ws, &map, coords, smem, barrier, dests, 0, next_id_++, at};
   if (ctx_.tracer_for(sm_)) trace_request(r, multicast ? "tma.load.multicast" : "tma.load", at, start, end, done, bytes);
   ++stats_.loads;
   stats_.load_bytes += bytes;
@@ -72,11 +72,15 @@ void TmaUnit::on_load_done(void* unit, std::uint64_t slot) {
     if (self.ctx_.functional()) copy_box_to_smem(*r.map, r.coords, self.ctx_.gmem, dest.smem().bytes(r.smem, bytes));
     Cta& signalled = r.dests.to_pair_leader ? cluster.cta(rank & ~1u) : dest;
     if (&signalled != r.cta) signalled.check_resident_for(*r.warp, op);
-    if (self.ctx_.check_races) {
-      const MBarrier& b = signalled.live_barrier(*r.warp, r.barrier, op);
-      races::tma_landed(dest, *r.warp, r.smem, ReleaseToken{&signalled, r.barrier, b.generation(), b.phase()});
-    }
+    const MBarrier& b = signalled.live_barrier(*r.warp, r.barrier, op);
+    const std::uint64_t phase = b.phase();
+    if (self.ctx_.check_races)
+      races::tma_landed(dest, *r.warp, r.smem, ReleaseToken{&signalled, r.barrier, b.generation(), phase});
     signalled.barrier_apply(*r.warp, BarrierOp::CompleteTx, r.barrier, bytes, "tma.load complete_tx");
+    if (b.phase() != phase)  // this load completed the phase: an arrow from its issue to the flip
+      if (Tracer* t = self.ctx_.tracer_for(signalled.sm().index()))
+        t->flow(static_cast<int>(r.cta->sm().index()), static_cast<int>(r.warp->index), r.issued,
+                static_cast<int>(signalled.sm().index()), kBarrierTrack, self.ctx_.now(), "tma.load -> phase");
   }
   r.cta->async_end();
 }
@@ -86,7 +90,7 @@ void TmaUnit::store(Cta& cta, WarpState& ws, const TensorMap& map, const TensorC
   const std::uint32_t bytes = map.box_bytes();
   Cycle start = 0;
   const Cycle end = stream(at + ctx_.config.tma.issue_cycles, bytes, start);
-  Request r{Kind::Store, &cta, &ws, &map, coords, smem, 0, {}, ws.bulk.add_op(), next_id_++};
+  Request r{Kind::Store, &cta, &ws, &map, coords, smem, 0, {}, ws.bulk.add_op(), next_id_++, at};
   if (ctx_.tracer_for(sm_)) trace_request(r, "tma.store", at, start, end, end + ctx_.config.tma.store_latency, bytes);
   ++stats_.stores;
   stats_.store_bytes += in_bounds_elements(map, coords) * size_of(map.dtype());

@@ -87,6 +87,8 @@ struct Simulator::Launch {
         t->thread_name(static_cast<int>(sm), kTmaTrack, "TMA unit");
         t->thread_name(static_cast<int>(sm), kBarrierTrack, "mbarrier phases");
         t->thread_name(static_cast<int>(sm), kMmaTrack, "MMA pipe");
+        t->thread_name(static_cast<int>(sm), kCtaTrack, "CTA");
+        t->counter(static_cast<int>(sm), "SMEM bytes in use", at, launch.dynamic_smem_bytes);
       }
     }
     for (Resident& r : g.ctas) r.cta->start(at);
@@ -120,6 +122,16 @@ struct Simulator::Launch {
       }
       l.last_finish = std::max(l.last_finish, cta.finish_cycle());
       ++l.finished_ctas;
+      if (Tracer* t = l.ctx.tracer_for(cta.sm().index())) {
+        const int pid = static_cast<int>(cta.sm().index());
+        const Cycle start = cta.warp(0).start;
+        t->span(pid, kCtaTrack,
+                g.cluster->size() > 1
+                    ? fmt::format("CTA {} (cluster {} rank {})", cta.id(), g.cluster->id(), cta.rank())
+                    : fmt::format("CTA {}", cta.id()),
+                start, cta.finish_cycle() - start);
+        t->counter(pid, "SMEM bytes in use", cta.finish_cycle(), 0);
+      }
     }
     for (Resident& r : g.ctas) {
       r.programs.clear();
@@ -176,7 +188,8 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
                                  lc.dynamic_smem_bytes, config_.name, config_.sm.max_smem_per_cta));
 
   std::unique_ptr<Tracer> tracer;
-  if (!options_.trace_path.empty()) tracer = std::make_unique<Tracer>(options_.trace_path, config_.clock_ghz);
+  if (!options_.trace_path.empty())
+    tracer = std::make_unique<Tracer>(options_.trace_path, config_.clock_ghz, options_.trace_filter);
   const auto wall_start = std::chrono::steady_clock::now();
   Launch l(config_, options_.mode, kernel, gmem_, tracer.get(), options_.trace_sms, lc, program);
   std::vector<PhaseFlip> flips;

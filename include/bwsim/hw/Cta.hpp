@@ -85,6 +85,7 @@ class Cta {
   void tmem_check_access(WarpState& ws, const char* op, std::uint32_t lane, std::uint32_t lanes, std::uint32_t column,
                          std::uint32_t ncols, bool quadrant);
   void tmem_check_alloc_size(WarpState& ws, const char* op, std::uint32_t ncols);
+  void trace_tmem_in_use() const;  // the SM's "TMEM columns in use" counter, now
 
   // A located cluster-peer-exited error if this CTA has exited (a peer's access by `ws` is undefined).
   void check_resident_for(WarpState& ws, const char* op) const;

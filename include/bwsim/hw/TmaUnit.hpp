@@ -54,6 +54,7 @@ class TmaUnit {
     TmaDestinations dests;
     std::uint64_t group;
     std::uint64_t id;
+    Cycle issued;
   };
   // Reserves the unit for `bytes` starting no earlier than `arrival`; returns the stream's end.
   Cycle stream(Cycle arrival, std::uint32_t bytes, Cycle& start);

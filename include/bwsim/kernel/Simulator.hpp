@@ -35,6 +35,7 @@ struct SimOptions {
   Mode mode = Mode::Functional;
   std::string trace_path;           // empty: no trace
   std::uint32_t trace_sms = 4;      // trace SMs 0 .. trace_sms-1 only (a full chip's trace is huge)
+  TraceFilter trace_filter{};       // kinds and cycle window kept
   Cycle watchdog_cycles = 10'000'000'000ull;  // a run longer than this is reported as a livelock
   bool record_phase_flips = false;  // fill RunResult::phase_flips (regression tests of barrier logic)
   bool check_races = true;          // async race detection (check/RaceChecker); off for speed
