@@ -144,6 +144,7 @@ const std::string kGemm = "run gemm --config " BWSIM_SOURCE_DIR "/sim_configs/b2
 TEST(CliGemm, TheIssueCommandPassesItsCheck) {
   const Outcome o = bwsim(kGemm + " --m 512 --n 512 --k 512 --dtype bf16 --functional --check");
   EXPECT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_EQ(o.output.find('\r'), std::string::npos) << "no progress line when piped";
   EXPECT_NE(o.output.find("check     PASSED"), std::string::npos) << o.output;
 }
 

@@ -170,3 +170,23 @@ TEST(GemmStalls, EveryWarpsCyclesAddUp) {
 
 }  // namespace
 }  // namespace bwsim
+
+namespace bwsim {
+namespace {
+
+TEST(GemmProgress, LongRunsReportProgressEvery2To18Events) {
+  std::vector<Progress> seen;
+  SimOptions o{.mode = Mode::Timing};
+  o.progress = [&](const Progress& p) { seen.push_back(p); };
+  const GemmResult r = run_gemm(test::b200_config(), o, {.m = 4096, .n = 4096, .k = 4096, .ctas = 148}, false);
+  ASSERT_EQ(seen.size(), r.run.events >> 18);
+  for (std::size_t i = 0; i < seen.size(); ++i) {
+    EXPECT_EQ(seen[i].events, (i + 1) << 18);
+    EXPECT_EQ(seen[i].ctas, 148u);
+    if (i) EXPECT_GE(seen[i].cycle, seen[i - 1].cycle);
+    if (i) EXPECT_GE(seen[i].mmas, seen[i - 1].mmas);
+  }
+}
+
+}  // namespace
+}  // namespace bwsim

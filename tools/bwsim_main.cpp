@@ -6,6 +6,8 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -139,6 +141,13 @@ bwsim::KernelRequest make_request(const bwsim::KernelInfo& k, const bwsim::Hardw
   }
   req.options.watchdog_cycles = f.watchdog;
   req.options.check_races = !f.no_check_races;
+  // A progress line on a terminal only (quiet when piped or printing JSON).
+  if (!f.json && isatty(fileno(stderr)))
+    req.options.progress = [](const bwsim::Progress& p) {
+      fmt::print(stderr, "\r  cycle {:>12}  {:>8.2f} M events  {}/{} CTAs done  {} MMAs ", p.cycle, p.events / 1e6,
+                 p.ctas_done, p.ctas, p.mmas);
+      std::fflush(stderr);
+    };
   for (const auto& [name, value] : f.params.at(k.name)) req.args.set(name, value);
   return req;
 }
@@ -146,6 +155,7 @@ bwsim::KernelRequest make_request(const bwsim::KernelInfo& k, const bwsim::Hardw
 int run_kernel(const bwsim::KernelInfo& k, RunFlags& f) {
   const bwsim::HardwareConfig cfg = bwsim::load_config(f.config, f.overrides);
   const bwsim::KernelReport r = k.run(make_request(k, cfg, f));
+  if (!f.json && isatty(fileno(stderr))) fmt::print(stderr, "\r{:80}\r", "");
   if (!f.stats.empty()) {
     std::ofstream out(f.stats);
     if (!out) throw bwsim::InputError(fmt::format("--stats {}: cannot write the file", f.stats));

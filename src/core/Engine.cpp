@@ -62,6 +62,7 @@ bool Engine::run(Cycle limit) {
     now_ = e.when;
     ++processed_;
     e.fn(e.object, e.arg);
+    if (progress_ && (processed_ & kProgressMask) == 0) progress_(progress_context_);
   }
   return true;
 }

@@ -197,6 +197,18 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
   l.ctx.check_races = options_.check_races;
 
   for (std::uint32_t g = 0; g < l.groups.size(); ++g) l.dispatch(g, 0);
+  struct ProgressSink {
+    const Launch& launch;
+    const SimOptions& options;
+    static void report(void* self) {
+      auto& s = *static_cast<ProgressSink*>(self);
+      Progress p{s.launch.ctx.now(), s.launch.ctx.engine.events_processed(), s.launch.finished_ctas,
+                 s.launch.launch.grid_ctas, 0};
+      for (const Sm& sm : s.launch.sms) p.mmas += sm.mma().stats().mmas;
+      s.options.progress(p);
+    }
+  } sink{l, options_};
+  if (options_.progress) l.ctx.engine.set_progress(&ProgressSink::report, &sink);
   const bool drained = l.ctx.engine.run(options_.watchdog_cycles);
   const SimLocation at{std::string(kernel), -1, -1, "run", l.ctx.now()};
   if (!drained)

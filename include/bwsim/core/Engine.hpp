@@ -28,6 +28,14 @@ class Engine {
   // Returns true if the queue drained, false if it stopped at the limit.
   bool run(Cycle limit = kNever);
 
+  // Calls fn(context) every 2^18 events while running (progress display); nullptr: never.
+  using ProgressFn = void (*)(void* context);
+  void set_progress(ProgressFn fn, void* context) {
+    progress_ = fn;
+    progress_context_ = context;
+  }
+  static constexpr std::uint64_t kProgressMask = (1u << 18) - 1;
+
  private:
   struct Event {
     Cycle when;
@@ -43,6 +51,8 @@ class Engine {
   Cycle now_ = 0;
   std::uint64_t seq_ = 0;
   std::uint64_t processed_ = 0;
+  ProgressFn progress_ = nullptr;
+  void* progress_context_ = nullptr;
 };
 
 }  // namespace bwsim

@@ -31,6 +31,13 @@ struct LaunchConfig {
   bool non_portable_cluster = false;  // cudaFuncAttributeNonPortableClusterSizeAllowed
 };
 
+struct Progress {
+  Cycle cycle = 0;
+  std::uint64_t events = 0;
+  std::uint32_t ctas_done = 0, ctas = 0;
+  std::uint64_t mmas = 0;  // tcgen05.mma issued so far
+};
+
 struct SimOptions {
   Mode mode = Mode::Functional;
   std::string trace_path;           // empty: no trace
@@ -39,6 +46,8 @@ struct SimOptions {
   Cycle watchdog_cycles = 10'000'000'000ull;  // a run longer than this is reported as a livelock
   bool record_phase_flips = false;  // fill RunResult::phase_flips (regression tests of barrier logic)
   bool check_races = true;          // async race detection (check/RaceChecker); off for speed
+  // Called now and then during a long run (every 2^18 events) with the progress so far.
+  std::function<void(const Progress&)> progress;
 };
 
 struct WarpSummary {
