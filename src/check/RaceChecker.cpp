@@ -55,6 +55,17 @@ AsyncAccess& record(Cta& cta, AccessKind kind, WarpState& issuer, std::uint32_t 
 
 }  // namespace
 
+namespace {
+// Ordering only ever becomes true (phases seen stay seen), so the last observer found ordered
+// after a record is remembered until the record is replaced by a newer access.
+bool ordered_after_cached(AsyncAccess& a, const WarpState& o) {
+  if (a.ordered_for == &o) return true;
+  if (!ordered_after(a, o)) return false;
+  a.ordered_for = &o;
+  return true;
+}
+}  // namespace
+
 bool ordered_after(const AsyncAccess& a, const WarpState& o) {
   switch (a.kind) {
     case AccessKind::TmaWrite: return a.done && saw_complete(o, a.landing);
@@ -68,8 +79,8 @@ bool ordered_after(const AsyncAccess& a, const WarpState& o) {
 }
 
 void tma_write(Cta& dest, WarpState& producer, std::uint32_t begin, std::uint32_t end) {
-  for (const AsyncAccess& a : dest.race_records())
-    if (a.kind == AccessKind::MmaRead && overlaps(a, begin, end) && !ordered_after(a, producer))
+  for (AsyncAccess& a : dest.race_records())
+    if (a.kind == AccessKind::MmaRead && overlaps(a, begin, end) && !ordered_after_cached(a, producer))
       producer.cta->fail(Rule::RaceStageReuse, producer, "tma.load",
                          fmt::format("writes SMEM [{:#x}, {:#x}) of CTA {} that {} may still read: no tcgen05.commit "
                                      "of that warp after the MMA has arrived on a barrier phase this warp saw complete",
@@ -90,8 +101,10 @@ void tma_landed(Cta& dest, const WarpState& producer, std::uint32_t begin, const
 }
 
 void mma_operand(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end, const char* which) {
-  for (const AsyncAccess& a : cta.race_records()) {
-    if (!overlaps(a, begin, end) || ordered_after(a, mma)) continue;
+  for (AsyncAccess& a : cta.race_records()) {
+    if ((a.kind != AccessKind::TmaWrite && a.kind != AccessKind::GenericWrite) || !overlaps(a, begin, end) ||
+        ordered_after_cached(a, mma))
+      continue;
     if (a.kind == AccessKind::TmaWrite)
       mma.cta->fail(Rule::RaceEarlyRead, mma, "tcgen05.mma",
                     fmt::format("{} reads SMEM [{:#x}, {:#x}) of CTA {} that {} writes: its complete_tx has not landed "
@@ -108,8 +121,8 @@ void mma_operand(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t en
 }
 
 void mma_accumulator(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end) {
-  for (const AsyncAccess& a : cta.race_records()) {
-    if (a.kind != AccessKind::TmemLoad || !overlaps(a, begin, end) || ordered_after(a, mma)) continue;
+  for (AsyncAccess& a : cta.race_records()) {
+    if (a.kind != AccessKind::TmemLoad || !overlaps(a, begin, end) || ordered_after_cached(a, mma)) continue;
     if (a.read_unwritten)  // the reader did not wait for this (its first) accumulator
       mma.cta->fail(Rule::RaceEarlyAccumulatorRead, mma, "tcgen05.mma",
                     fmt::format("writes TMEM columns [{}, {}) of CTA {} that {} read before any MMA wrote them: the "
@@ -128,10 +141,10 @@ void mma_accumulator(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_
 
 void tmem_load(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end) {
   bool written = false;
-  for (const AsyncAccess& a : cta.race_records()) {
+  for (AsyncAccess& a : cta.race_records()) {
     if (a.kind != AccessKind::MmaWrite || !overlaps(a, begin, end)) continue;
     written = true;
-    if (!ordered_after(a, reader))
+    if (!ordered_after_cached(a, reader))
       reader.cta->fail(Rule::RaceEarlyAccumulatorRead, reader, "tcgen05.ld",
                        fmt::format("reads TMEM columns [{}, {}) that {} writes: no tcgen05.commit of that warp after "
                                    "the MMA has arrived on a barrier phase this warp saw complete",

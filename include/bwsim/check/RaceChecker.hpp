@@ -49,6 +49,7 @@ struct AsyncAccess {
   std::uint64_t done_seq = 0; // TmemLoad: the release count at its wait::ld
   bool synced = false;        // TmemLoad done before a bar.sync / barrier.cluster all later code follows
   bool read_unwritten = false;  // TmemLoad of columns no recorded MMA had written yet
+  const WarpState* ordered_for = nullptr;  // the last warp found ordered after it (a cache)
   ReleaseToken landing;       // TmaWrite
 };
 
