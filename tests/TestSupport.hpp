@@ -1,5 +1,8 @@
 #pragma once
 // Shared helpers: the hand-arithmetic config and a one-CTA launcher for small programs.
+#include <sys/wait.h>
+
+#include <cstdio>
 #include <string>
 
 #include "bwsim/config/HardwareConfig.hpp"
@@ -24,6 +27,26 @@ inline RunResult run_cta(const WarpProgram& program, std::uint32_t threads = 32,
   return sim.launch("test", LaunchConfig{.grid_ctas = 1, .block_threads = threads, .dynamic_smem_bytes = smem},
                     program);
 }
+
+struct Outcome {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+// Runs a shell command, capturing its output and exit code.
+inline Outcome run_command(const std::string& command) {
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (!pipe) return {};
+  Outcome o;
+  char buf[4096];
+  while (const std::size_t n = fread(buf, 1, sizeof buf, pipe)) o.output.append(buf, n);
+  const int status = pclose(pipe);
+  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return o;
+}
+
+// Runs the bwsim command line with `args`.
+inline Outcome bwsim(const std::string& args) { return run_command(std::string(BWSIM_BINARY) + " " + args); }
 
 // unit_test.yaml with 16 SMs, room for the largest cluster.
 inline const HardwareConfig& unit_config_16sm() {

@@ -1,34 +1,20 @@
 // The command line as a user meets it: every kind of bad input ends with a clear message and a
 // non-zero exit (never a crash), and the JSON summary and trace are well-formed.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-#include <sys/wait.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <map>
+#include <nlohmann/json.hpp>
+#include <set>
 #include <string>
+
+#include "TestSupport.hpp"
 
 namespace {
 
-struct Outcome {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
-
-Outcome bwsim(const std::string& args) {
-  const std::string cmd = std::string(BWSIM_BINARY) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return {};
-  Outcome o;
-  char buf[4096];
-  while (const std::size_t n = fread(buf, 1, sizeof buf, pipe)) o.output.append(buf, n);
-  const int status = pclose(pipe);
-  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return o;
-}
+using bwsim::test::bwsim;
+using bwsim::test::Outcome;
 
 const std::string kUnitConfig = " --config " BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml";
 // A small copy so each run takes milliseconds.

@@ -19,6 +19,7 @@
 #include "bwsim/core/Error.hpp"
 #include "bwsim/kernel/KernelRegistry.hpp"
 #include "bwsim/kernel/StallReport.hpp"
+#include "bwsim/report/HtmlReport.hpp"
 
 namespace {
 
@@ -44,6 +45,7 @@ struct RunFlags {
   std::string stats;  // --stats FILE: stall analysis as JSON
   std::vector<std::string> sweep_params;  // bwsim sweep: name=v1,v2,...
   std::string csv;
+  std::string report;  // --report FILE.html
   std::map<std::string, std::map<std::string, std::string>> params;  // per kernel: flag -> value
 };
 
@@ -117,6 +119,7 @@ void print_summary(const bwsim::KernelReport& r, const bwsim::HardwareConfig& cf
   }
   fmt::print("\n{}\n", bwsim::stall_table(run, cfg.clock_ghz));
   if (r.checked) fmt::print("check     {}: {}\n", r.check_passed ? "PASSED" : "FAILED", r.check_detail);
+  if (!f.report.empty()) fmt::print("report    {} (a self-contained HTML page)\n", f.report);
   if (!f.trace.empty())
     fmt::print("trace     {} (SMs 0-{}; open in ui.perfetto.dev; 1 us on its axis = 1 cycle)\n", f.trace,
                std::min(f.trace_sms, run.sms_used) - 1);
@@ -154,7 +157,27 @@ bwsim::KernelRequest make_request(const bwsim::KernelInfo& k, const bwsim::Hardw
 
 int run_kernel(const bwsim::KernelInfo& k, RunFlags& f) {
   const bwsim::HardwareConfig cfg = bwsim::load_config(f.config, f.overrides);
-  const bwsim::KernelReport r = k.run(make_request(k, cfg, f));
+  // A report is drawn from a trace: the user's, or one written next to the report.
+  const bool own_trace = !f.report.empty() && f.trace.empty();
+  if (own_trace) f.trace = f.report + ".trace.json";
+  bwsim::KernelRequest req = make_request(k, cfg, f);
+  // The report's own trace covers the whole run (its plots); --trace-window picks the timeline.
+  if (own_trace) req.options.trace_filter.window_begin = 0, req.options.trace_filter.window_end = ~bwsim::Cycle{0};
+  const bwsim::KernelReport r = k.run(req);
+  if (!f.report.empty()) {
+    bwsim::ReportInput in{f.trace, summary_json(r, cfg, f), bwsim::stall_table(r.run, cfg.clock_ghz), r.run.cycles};
+    if (own_trace) in.summary.erase("trace");
+    unsigned long long b = 0, e = 0;
+    char colon = 0;
+    const bool window = std::sscanf(f.trace_window.c_str(), "%llu%c%llu", &b, &colon, &e) == 3;
+    in.window_begin = window ? b : 0;
+    in.window_end = window ? std::min<bwsim::Cycle>(e, r.run.cycles) : std::min<bwsim::Cycle>(r.run.cycles, 40000);
+    bwsim::write_html_report(f.report, in);
+    if (own_trace) {
+      std::remove(f.trace.c_str());
+      f.trace.clear();
+    }
+  }
   if (!f.json && isatty(fileno(stderr))) fmt::print(stderr, "\r{:80}\r", "");
   if (!f.stats.empty()) {
     std::ofstream out(f.stats);
@@ -315,6 +338,9 @@ int main(int argc, char** argv) {
                     "trace only these kinds: warps,tma,mma,barriers,flows,counters (default all)");
     sub->add_flag("--json", flags.json, "print the summary as one JSON object");
     sub->add_option("--stats", flags.stats, "write the stall analysis (per role and per warp) as JSON to FILE");
+    sub->add_option("--report", flags.report,
+                    "write a self-contained HTML report: summary, stalls, SM 0 timeline (--trace-window, default the "
+                    "first 40000 cycles), utilisation and bandwidth plots");
     sub->add_flag("--no-check-races", flags.no_check_races,
                   "skip async race detection (TMA/MMA/tcgen05.ld ordering, proxy fences) for speed");
     sub->add_option("--watchdog", flags.watchdog, "simulated-cycle limit before a run is reported as a livelock")

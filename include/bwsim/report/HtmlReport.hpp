@@ -1,0 +1,24 @@
+#pragma once
+// `--report FILE.html`: one self-contained HTML page (no scripts, no network) built from a run's
+// trace and summary: the run's figures, the stall table, a timeline of SM 0's warps and units over
+// a window, and plots of tensor-pipe utilisation and TMA bandwidth over the whole run.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "bwsim/core/Cycle.hpp"
+
+namespace bwsim {
+
+struct ReportInput {
+  std::string trace_path;  // a Chrome trace-event JSON file of the run (bwsim's own)
+  nlohmann::json summary;  // the run summary (what --json prints)
+  std::string stall_table;
+  Cycle cycles = 0;              // the run's length
+  Cycle window_begin = 0;        // the timeline's window
+  Cycle window_end = 0;
+};
+
+// Throws InputError if a file cannot be read or written.
+void write_html_report(const std::string& html_path, const ReportInput& in);
+
+}  // namespace bwsim
