@@ -182,7 +182,7 @@ TEST(CliGemm, TraceOfTheSingleCtaGemmHasNamedTracksFlowsAndCounters) {
     else phases.insert(std::string(e["ph"]) + ":" + e.value("name", ""));
   }
   for (const char* track : {"SM 0", "w0 TMA producer", "w1 MMA", "w4 Epilogue rows 0-31", "TMA unit", "MMA pipe",
-                            "mbarrier phases", "CTA"})
+                            "mbarrier phases", "CTA", "tcgen05.ld/st path"})
     EXPECT_TRUE(names.contains(track)) << track;
   for (const char* event : {"X:CTA 0", "s:tma.load -> phase", "f:phase -> wake", "C:TMEM columns in use",
                             "C:SMEM bytes in use", "i:mainloop.full[0] phase 0 done"})

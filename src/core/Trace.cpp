@@ -87,8 +87,8 @@ void Tracer::thread_name(int pid, int tid, std::string_view name) {
 // The track's kind must be kept and [start, end] must meet the window. Warp tracks and the CTA
 // track are the "warps" kind.
 bool Tracer::keeps(int tid, Cycle start, Cycle end) const {
-  const std::uint32_t kind = tid == kTmaTrack       ? kTraceTma
-                             : tid == kMmaTrack     ? kTraceMma
+  const std::uint32_t kind = tid == kTmaTrack                          ? kTraceTma
+                             : tid == kMmaTrack || tid == kTmemTrack ? kTraceMma
                              : tid == kBarrierTrack ? kTraceBarriers
                                                     : kTraceWarps;
   return (filter_.kinds & kind) && end >= filter_.window_begin && start <= filter_.window_end;

@@ -88,6 +88,7 @@ struct Simulator::Launch {
         t->thread_name(static_cast<int>(sm), kBarrierTrack, "mbarrier phases");
         t->thread_name(static_cast<int>(sm), kMmaTrack, "MMA pipe");
         t->thread_name(static_cast<int>(sm), kCtaTrack, "CTA");
+        t->thread_name(static_cast<int>(sm), kTmemTrack, "tcgen05.ld/st path");
         t->counter(static_cast<int>(sm), "SMEM bytes in use", at, launch.dynamic_smem_bytes);
       }
     }

@@ -260,10 +260,13 @@ Cycle Warp::tmem_transfer(const char* op, TmemAddr addr, TmemShape shape, std::u
   Cycle& port = cta_.sm().tmem_port_free(ws_.index % 4);
   const Cycle start = std::max(t + config().warp.issue_cycles, port);
   port = start + (bytes + bw - 1) / bw;
-  if (cta_.tracer())
-    trace_op(fmt::format("{}.{}.x{}{} lanes {}.. columns {}..", op, name_of(shape), num, pack16 ? ".16b" : "",
-                         addr.lane(), addr.column()),
-             t, port - t);
+  if (Tracer* tr = cta_.tracer()) {
+    const std::string name = fmt::format("{}.{}.x{}{} lanes {}.. columns {}..", op, name_of(shape), num,
+                                         pack16 ? ".16b" : "", addr.lane(), addr.column());
+    trace_op(name, t, port - t);
+    tr->span(static_cast<int>(sm_idx()), kTmemTrack, name, start, port - start,
+             fmt::format(R"("warp":{},"bytes":{})", ws_.index, bytes));
+  }
   return port;
 }
 

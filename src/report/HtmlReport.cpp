@@ -42,6 +42,7 @@ struct Span {
 const char* colour(const Span& s) {
   if (s.tid == kTmaTrack) return "#4a78c2";
   if (s.tid == kMmaTrack) return "#3c9a4a";
+  if (s.tid == kTmemTrack) return "#2a9d9d";
   if (s.tid == kCtaTrack) return "#b9a7d6";
   if (s.name.rfind("wait", 0) == 0 || s.name.rfind("bar.sync", 0) == 0 || s.name.rfind("barrier.cluster", 0) == 0)
     return "#c8c8c8";
@@ -107,7 +108,7 @@ void write_html_report(const std::string& html_path, const ReportInput& in) {
   // Timeline rows: SM 0's warps in index order, then the CTA, TMA and MMA tracks.
   std::vector<int> rows;
   for (const auto& [tid, name] : track_names)
-    if (tid < 1000 || tid == kTmaTrack || tid == kMmaTrack || tid == kCtaTrack) rows.push_back(tid);
+    if (tid < 1000 || tid == kTmaTrack || tid == kMmaTrack || tid == kTmemTrack || tid == kCtaTrack) rows.push_back(tid);
   const double span_w = kWidth - kLabelWidth;
   const double scale = span_w / static_cast<double>(std::max<Cycle>(1, in.window_end - in.window_begin));
   std::string timeline = fmt::format(

@@ -70,6 +70,7 @@ inline constexpr int kTmaTrack = 1000;
 inline constexpr int kBarrierTrack = 1001;
 inline constexpr int kMmaTrack = 1002;
 inline constexpr int kCtaTrack = 1003;  // the resident CTA's lifetime (its name carries cluster and rank)
+inline constexpr int kTmemTrack = 1004;  // the tcgen05.ld/st datapath: each transfer while it moves data
 
 // JSON string literal (with quotes) for arbitrary text.
 std::string json_quote(std::string_view s);
