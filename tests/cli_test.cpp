@@ -181,7 +181,7 @@ TEST(CliGemm, TraceOfTheSingleCtaGemmHasNamedTracksFlowsAndCounters) {
     if (e["ph"] == "M") names.insert(e["args"].value("name", ""));
     else phases.insert(std::string(e["ph"]) + ":" + e.value("name", ""));
   }
-  for (const char* track : {"SM 0", "w0 TMA producer", "w1 MMA", "w4 Epilogue rows 0-31", "TMA unit", "MMA pipe",
+  for (const char* track : {"SM 0: CTA 0", "w0 TMA producer", "w1 MMA", "w4 Epilogue rows 0-31", "TMA unit", "MMA pipe",
                             "mbarrier phases", "CTA", "tcgen05.ld/st path"})
     EXPECT_TRUE(names.contains(track)) << track;
   for (const char* event : {"X:CTA 0", "s:tma.load -> phase", "f:phase -> wake", "C:TMEM columns in use",

@@ -49,7 +49,6 @@ struct Simulator::Launch {
     for (std::uint32_t i = 0; i < n * cluster_size; ++i) {
       sms.emplace_back(ctx, i);
       sms.back().set_on_cta_finished(&Launch::on_cta_finished, this);
-      if (Tracer* t = ctx.tracer_for(i)) t->process_name(static_cast<int>(i), fmt::format("SM {}", i));
     }
     groups.resize(n);
     for (Group& g : groups) g.ctas.resize(cluster_size);
@@ -83,7 +82,14 @@ struct Simulator::Launch {
         r.programs.back().set_on_done(&Launch::warp_done, &ws);
         ws.handle = r.programs.back().handle();
       }
-      if (Tracer* t = ctx.tracer_for(sm)) {
+      Tracer* t = ctx.tracer_for(sm);
+      if (t && cluster_id < groups.size()) {  // the SM's first CTA names its process (the CTA track shows later waves)
+        t->process_name(static_cast<int>(sm),
+                        cluster_size > 1 ? fmt::format("SM {}: CTA {} (cluster {} rank {})", sm, r.cta->id(),
+                                                       cluster_id, rank)
+                                         : fmt::format("SM {}: CTA {}", sm, r.cta->id()));
+      }
+      if (t) {
         t->thread_name(static_cast<int>(sm), kTmaTrack, "TMA unit");
         t->thread_name(static_cast<int>(sm), kBarrierTrack, "mbarrier phases");
         t->thread_name(static_cast<int>(sm), kMmaTrack, "MMA pipe");
