@@ -130,7 +130,10 @@ TEST(DsmemTest, RemoteArriveAndDsmemLoadTakeTheConfiguredLatency) {
   std::uint32_t got = 0, loaded = 0;
   run_clusters(
       [&](Warp& w) -> Task {
-        if (w.cluster_ctarank() == 0) w.mbarrier_init(kBar, 1);
+        if (w.cluster_ctarank() == 0) {
+          w.mbarrier_init(kBar, 1);
+          w.fence_mbarrier_init();  // the relaxed cluster arrive below does not release the init
+        }
         const std::uint32_t mine = 0xC0DE0000u + w.cluster_ctarank();
         w.st_shared(kData, std::as_bytes(std::span<const std::uint32_t>(&mine, 1)));
         w.cluster_arrive_relaxed();
@@ -158,6 +161,34 @@ TEST(DsmemTest, RemoteArriveAndDsmemLoadTakeTheConfiguredLatency) {
   EXPECT_EQ(got, 1234u);
   EXPECT_EQ(loaded, 0xC0DE0001u);
   EXPECT_EQ(load_done, load_issue + 60);
+}
+
+TEST(DsmemTest, APeersBarrierIsUsableOnlyOnceItsInitIsPublishedToTheCluster) {
+  // Rank 1 arrives on rank 0's barrier. Legal after init + fence.mbarrier_init + a relaxed
+  // cluster barrier, or init + a (release) cluster barrier; not after a relaxed one without the
+  // fence, nor with no cluster barrier at all.
+  auto program = [](bool fence, bool sync, bool release) {
+    return [=](Warp& w) -> Task {
+      if (w.cluster_ctarank() == 0) {
+        w.mbarrier_init(kBar, 1, "flag");
+        if (fence) w.fence_mbarrier_init();
+      }
+      if (sync) {
+        if (release) w.cluster_arrive(); else w.cluster_arrive_relaxed();
+        co_await w.cluster_wait();
+      } else {
+        co_await w.sleep(100);
+      }
+      if (w.cluster_ctarank() == 1) w.mbarrier_arrive(w.mapa(kBar, 0));
+      else co_await w.mbarrier_wait(kBar, 0);
+    };
+  };
+  EXPECT_NO_THROW(run_clusters(program(true, true, false), {2, 1, 1}, 2));
+  EXPECT_NO_THROW(run_clusters(program(false, true, true), {2, 1, 1}, 2));
+  const MisuseError e =
+      expect_misuse([&] { run_clusters(program(false, true, false), {2, 1, 1}, 2); }, Rule::BarrierUninitialized);
+  EXPECT_NE(std::string(e.what()).find("'flag' (rank 0 smem 0x8)"), std::string::npos) << e.what();
+  expect_misuse([&] { run_clusters(program(true, false, false), {2, 1, 1}, 2); }, Rule::BarrierUninitialized);
 }
 
 TEST(DsmemTest, StoredBytesLandAfterTheStoreLatency) {
@@ -261,6 +292,7 @@ TEST(TmaMulticastTest, MulticastAddsItsExtraLatency) {
     rig.run({2, 1, 1}, [&](Warp& w) -> Task {
       w.mbarrier_init(kBar, 1);
       w.mbarrier_arrive_expect_tx(kBar, 1024);
+      w.fence_mbarrier_init();
       w.cluster_arrive_relaxed();
       co_await w.cluster_wait();
       if (w.cluster_ctarank() == 0) {

@@ -40,8 +40,10 @@ void Cluster::complete_phase_if_done() {
   if (arrived_ == 0 || arrived_ < live_warps_) return;
   ++phase_;
   arrived_ = 0;
-  if (ctx_.check_races)
-    for (Cta* c : ctas_) races::barrier_synced(*c);
+  for (Cta* c : ctas_) {
+    c->publish_barrier_inits();
+    if (ctx_.check_races) races::barrier_synced(*c);
+  }
   wake_at_ = std::max(ctx_.now(), ready_at_) + ctx_.config.cluster.barrier_latency;
   ready_at_ = 0;
   for (WarpState* w = waiters_; w;) {

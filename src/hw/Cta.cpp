@@ -189,7 +189,25 @@ MBarrier& Cta::live_barrier(WarpState& ws, std::uint32_t offset, const char* op)
   if (b->status() == MBarrier::Status::Invalidated)
     fail(Rule::BarrierInvalidated, ws, op, fmt::format("{} was invalidated", describe(*b)),
          "re-initialise the barrier before using it again");
+  if (ws.cta != this && !b->visible_to_cluster)
+    fail(Rule::BarrierUninitialized, ws, op,
+         fmt::format("{} of CTA rank {} is used by a peer before its init was made visible to the cluster",
+                     describe(*b), rank_),
+         "after mbarrier.init: fence.mbarrier_init (or a .release cluster arrive), then barrier.cluster before "
+         "peers use it");
   return *b;
+}
+
+void Cta::fence_barrier_inits(const WarpState& ws) {
+  for (MBarrier& b : barriers_)
+    if (b.init_warp == &ws) b.init_fenced = true;
+}
+
+void Cta::publish_barrier_inits() {
+  for (MBarrier& b : barriers_)
+    if (b.status() == MBarrier::Status::Live &&
+        (b.init_fenced || (b.init_warp && b.init_warp->cluster_arrive_release)))
+      b.visible_to_cluster = true;
 }
 
 void Cta::barrier_init(WarpState& ws, std::uint32_t offset, std::uint32_t count, std::string name) {
@@ -214,6 +232,9 @@ void Cta::barrier_init(WarpState& ws, std::uint32_t offset, std::uint32_t count,
   if (b->status() != MBarrier::Status::Live)
     live_offsets_.insert(std::lower_bound(live_offsets_.begin(), live_offsets_.end(), offset), offset);
   b->init(count);
+  b->init_warp = &ws;
+  b->init_fenced = false;
+  b->visible_to_cluster = false;
   b->name = std::move(name);
   b->last_op = op;
   b->last_warp = static_cast<int>(ws.index);

@@ -55,6 +55,7 @@ void Warp::cluster_arrive() {
     cta_.fail(Rule::ClusterBarrierMisuse, ws_, op, "the warp arrives again without barrier.cluster.wait in between",
               "pair every barrier.cluster.arrive with a barrier.cluster.wait");
   const Cycle t = issue(config().warp.issue_cycles);
+  ws_.cluster_arrive_release = true;
   cta_.cluster().barrier_arrive(ws_, t + config().cluster.barrier_release_latency);
   if (cta_.tracer()) trace_op(op, t, 1);
 }
@@ -65,6 +66,7 @@ void Warp::cluster_arrive_relaxed() {
     cta_.fail(Rule::ClusterBarrierMisuse, ws_, op, "the warp arrives again without barrier.cluster.wait in between",
               "pair every barrier.cluster.arrive with a barrier.cluster.wait");
   const Cycle t = issue(config().warp.issue_cycles);
+  ws_.cluster_arrive_release = false;
   cta_.cluster().barrier_arrive(ws_, t);
   if (cta_.tracer()) trace_op(op, t, 1);
 }
@@ -77,7 +79,10 @@ Warp::WaitAwaiter Warp::cluster_wait() {
   return WaitAwaiter{ws_, WaitKind::ClusterBarrier, 0, ws_.cluster_arrive_phase};
 }
 
-void Warp::fence_mbarrier_init() { issue(config().warp.issue_cycles); }
+void Warp::fence_mbarrier_init() {
+  issue(config().warp.issue_cycles);
+  cta_.fence_barrier_inits(ws_);
+}
 
 ClusterSmemAddr Warp::mapa(SmemAddr addr, std::uint32_t rank) {
   peer(rank, "mapa");
@@ -95,6 +100,7 @@ void Warp::mbarrier_arrive(ClusterBarrierRef bar, std::uint32_t count) {
   const char* op = "mbarrier.arrive.shared::cluster";
   Cta& target = peer(bar.rank, op);
   target.check_resident_for(ws_, op);
+  target.live_barrier(ws_, bar.offset, op);
   const Cycle t = issue(config().warp.issue_cycles);
   const Cycle latency = &target == &cta_ ? config().mbarrier.arrive_latency : config().cluster.remote_arrive_latency;
   target.barrier_op_at(ws_, t + latency, BarrierOp::Arrive, bar.offset, count);

@@ -60,8 +60,13 @@ class Cta {
   void barrier_apply(WarpState& ws, BarrierOp op, std::uint32_t offset, std::uint32_t value, const char* opname);
   // The barrier at `offset`, or nullptr if none was ever initialised there.
   const MBarrier* find_barrier(std::uint32_t offset) const;
-  // The live barrier at `offset`; a located error if it is misaligned, uninitialised or invalid.
+  // The live barrier at `offset`; a located error if it is misaligned, uninitialised or invalid,
+  // or (when `ws` is a peer's warp) if its init has not been made visible to the cluster.
   MBarrier& live_barrier(WarpState& ws, std::uint32_t offset, const char* op);
+  // fence.mbarrier_init by `ws`: its inits so far are released to the cluster.
+  void fence_barrier_inits(const WarpState& ws);
+  // A barrier.cluster phase completed: inits released before it become visible to peers.
+  void publish_barrier_inits();
 
   // --- blocking ---------------------------------------------------------------------------
   // Awaitable protocol: set ws.wait* first, then ready_now() from await_ready and park() from

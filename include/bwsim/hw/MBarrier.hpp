@@ -39,6 +39,11 @@ class MBarrier {
   bool parity_completed(std::uint32_t p) const { return parity() != (p & 1); }
 
   std::string name;                 // for reports and traces, e.g. "full[2]"
+  // Cluster visibility of the init: peers may use the barrier once a barrier.cluster phase
+  // completed after the init with a release (the default arrive) or a fence.mbarrier_init.
+  const WarpState* init_warp = nullptr;
+  bool init_fenced = false;
+  bool visible_to_cluster = false;
   WarpState* waiters = nullptr;     // intrusive list of blocked warps
   // The last operation that touched the barrier, for deadlock reports.
   const char* last_op = "init";

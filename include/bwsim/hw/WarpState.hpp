@@ -83,6 +83,7 @@ struct WarpState {
 
   // barrier.cluster: arrived and not yet waited, and the cluster phase the arrival belongs to.
   bool cluster_arrived = false;
+  bool cluster_arrive_release = false;  // the last arrive was .release (it publishes mbarrier inits)
   std::uint64_t cluster_arrive_phase = 0;
 
   // tcgen05: completion of this warp's async MMA/cp (what tcgen05.commit waits for) and of its
