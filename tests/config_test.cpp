@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "bwsim/kernel/Simulator.hpp"
+
 #include <fstream>
 #include <sstream>
 
@@ -84,6 +86,25 @@ TEST(ConfigTest, OverridesReplaceExistingValuesOnly) {
   expect_config_error(b200_text(), {"expected key=value"}, {"tma.load_latency"});
   expect_config_error(b200_text(), {"names a section"}, {"tma=3"});
   expect_config_error(b200_text(), {"tma.load_latency", "integer"}, {"tma.load_latency=soon"});
+}
+
+TEST(ConfigTest, H100LoadsWithoutTensorMemoryAndRejectsTcgen05NamingIt) {
+  const HardwareConfig h100 = load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml");
+  EXPECT_EQ(h100.name, "H100");
+  EXPECT_EQ(h100.sm.count, 132u);
+  EXPECT_EQ(h100.tmem.columns, 0u);
+  Simulator sim(h100, SimOptions{});
+  try {
+    sim.launch("k", LaunchConfig{.grid_ctas = 1, .block_threads = 32, .dynamic_smem_bytes = 64},
+               [](Warp& w) -> Task { co_await w.tcgen05_alloc(SmemAddr{0}, 32); });
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("tcgen05.alloc: the H100 config has no tensor memory"), std::string::npos)
+        << e.what();
+  }
+  // TMEM columns other than 0 or a power of two in 32..512, and zero MMA rates with TMEM, are rejected.
+  expect_config_error(b200_text(), {"tmem.columns"}, {"tmem.columns=16"});
+  expect_config_error(b200_text(), {"mma.f16_flops_per_cycle"}, {"mma.f16_flops_per_cycle=0"});
 }
 
 }  // namespace

@@ -145,18 +145,21 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   tma.finish();
 
   StrictMap tmem = top.section("tmem");
-  tmem.read<std::uint32_t>("columns", c.tmem.columns, 32, 512);
+  tmem.read<std::uint32_t>("columns", c.tmem.columns, 0, 512);  // 0: an SM without TMEM and tcgen05 (SM90)
   tmem.read<Cycle>("alloc_cycles", c.tmem.alloc_cycles, 0, kMaxLatency);
   tmem.read<Cycle>("access_latency", c.tmem.access_latency, 0, kMaxLatency);
   tmem.read<std::uint32_t>("bytes_per_cycle", c.tmem.bytes_per_cycle, 1, 65536);
   tmem.finish();
-  if (c.tmem.columns & (c.tmem.columns - 1)) top.fail("tmem.columns", "must be a power of 2 (32..512)");
+  if ((c.tmem.columns & (c.tmem.columns - 1)) || (c.tmem.columns && c.tmem.columns < 32))
+    top.fail("tmem.columns", "must be a power of 2 in 32..512, or 0 for an SM without tensor memory");
 
   StrictMap mma = top.section("mma");
   mma.read<Cycle>("issue_cycles", c.mma.issue_cycles, 0, 1024);
-  mma.read<std::uint32_t>("f16_flops_per_cycle", c.mma.f16_flops_per_cycle, 256, 1u << 20);
-  mma.read<std::uint32_t>("tf32_flops_per_cycle", c.mma.tf32_flops_per_cycle, 256, 1u << 20);
-  mma.read<std::uint32_t>("f8f6f4_flops_per_cycle", c.mma.f8f6f4_flops_per_cycle, 256, 1u << 20);
+  // Without TMEM there is no tcgen05.mma: its rates may be 0.
+  const std::uint32_t min_rate = c.tmem.columns ? 256 : 0;
+  mma.read<std::uint32_t>("f16_flops_per_cycle", c.mma.f16_flops_per_cycle, min_rate, 1u << 20);
+  mma.read<std::uint32_t>("tf32_flops_per_cycle", c.mma.tf32_flops_per_cycle, min_rate, 1u << 20);
+  mma.read<std::uint32_t>("f8f6f4_flops_per_cycle", c.mma.f8f6f4_flops_per_cycle, min_rate, 1u << 20);
   mma.read<std::uint32_t>("smem_bytes_per_cycle", c.mma.smem_bytes_per_cycle, 1, 65536);
   mma.read<Cycle>("latency_ss", c.mma.latency_ss, 0, kMaxLatency);
   mma.read<Cycle>("latency_ss_m64", c.mma.latency_ss_m64, 0, kMaxLatency);

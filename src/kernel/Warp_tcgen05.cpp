@@ -12,8 +12,16 @@
 
 namespace bwsim {
 
+void Warp::require_tcgen05(const char* op) const {
+  if (config().tmem.columns == 0)
+    throw InputError(fmt::format("{}: the {} config has no tensor memory and no tcgen05 (tmem.columns = 0); "
+                                 "run this kernel on a Blackwell config such as sim_configs/b200.yaml",
+                                 op, config().name));
+}
+
 Warp::AllocAwaiter Warp::tcgen05_alloc(SmemAddr dst, std::uint32_t ncols, std::uint32_t cta_group) {
   const char* op = cta_group == 2 ? "tcgen05.alloc.cta_group::2" : "tcgen05.alloc";
+  require_tcgen05(op);
   check_cta_group(cta_group, op, false);
   cta_.tmem_check_alloc_size(ws_, op, ncols);
   cta_.check_smem(ws_, op, dst.offset, 4, 4);
@@ -97,6 +105,7 @@ void Warp::check_operand_in_smem(const SmemDescriptorFields& f, Major major, std
 }
 
 void Warp::issue_mma(MmaInstr in, InstrDescriptor idesc, const char* op) {
+  require_tcgen05(op);
   if (auto err = decode(in.kind, idesc, in.f)) cta_.fail(Rule::MmaInvalid, ws_, op, *err, "");
   const std::uint32_t M = in.f.m, N = in.f.n;
   // PTX (tcgen05.mma shapes, dense): cta_group::1 M 64 or 128 with N a multiple of 8 in 8..256
@@ -178,6 +187,7 @@ void Warp::tcgen05_mma(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, I
 
 void Warp::tcgen05_cp(TmemAddr dst, SmemDescriptor src, TmemCopyShape shape) {
   const char* op = "tcgen05.cp";
+  require_tcgen05(op);
   TmemCopyInstr in{.shape = shape, .src = decode_operand(src, "source descriptor", op), .dst = dst};
   const std::uint32_t rows = tmem_copy_rows(shape), words = tmem_copy_columns(shape);
   cta_.tmem_check_access(ws_, op, dst.lane(), tmem_copy_lane_span(shape), dst.column(), words, false);
@@ -240,6 +250,7 @@ namespace bwsim {
 
 Cycle Warp::tmem_transfer(const char* op, TmemAddr addr, TmemShape shape, std::uint32_t num, std::size_t regs,
                           bool pack16, std::uint32_t half_split) {
+  require_tcgen05(op);
   const std::uint32_t per_thread = tmem_regs_per_thread(shape, num);
   if (per_thread == 0)
     cta_.fail(Rule::TmemAccessInvalid, ws_, op, fmt::format(".{}.x{} is not a valid shape/count", name_of(shape), num),

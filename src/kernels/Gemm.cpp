@@ -438,6 +438,10 @@ GemmResult run_gemm(const HardwareConfig& config, const SimOptions& options, con
 
   const Layout layout = make_layout(p, g.b_rows(p.tile_n), config.sm.max_smem_per_cta);
   const std::uint32_t tmem_columns = std::bit_ceil(kAccStages * p.tile_n);
+  if (config.tmem.columns == 0)
+    throw InputError(fmt::format("the {} config has no tensor memory and no tcgen05 (tmem.columns = 0): the gemm "
+                                 "kernels need a Blackwell config such as sim_configs/b200.yaml",
+                                 config.name));
   if (tmem_columns > config.tmem.columns)
     throw InputError(fmt::format("--tile-n {}: two accumulators need {} TMEM columns, the SM has {}", p.tile_n,
                                  tmem_columns, config.tmem.columns));

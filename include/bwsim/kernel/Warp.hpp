@@ -261,6 +261,8 @@ class Warp {
   void check_pair(const char* op, bool leader);
   // A located error unless cta_group is 1, or 2 with a CTA pair (and this CTA its leader if `leader`).
   void check_cta_group(std::uint32_t cta_group, const char* op, bool leader);
+  // An InputError naming the config if its SM has no tensor memory (tcgen05 does not exist there).
+  void require_tcgen05(const char* op) const;
   // A located tma-invalid error unless the tensor map lies inside allocated GMEM.
   void check_map_in_gmem(const TensorMap& map, const char* op);
   SmemDescriptorFields decode_operand(SmemDescriptor d, const char* which, const char* op);
