@@ -10,6 +10,7 @@
 #include <string>
 
 #include "TestSupport.hpp"
+#include "bwsim/core/Trace.hpp"
 
 namespace {
 
@@ -197,7 +198,7 @@ TEST(CliGemm, TraceOfTheSingleCtaGemmHasNamedTracksFlowsAndCounters) {
   for (const auto& e : filtered["traceEvents"]) {
     if (e["ph"] == "M") continue;
     EXPECT_TRUE(e["ph"] == "X" || e["ph"] == "i") << e.dump();
-    EXPECT_TRUE(e["tid"].get<int>() < 1000 || e["tid"] == 1003) << e.dump();  // warp tracks and the CTA track
+    EXPECT_TRUE(e["tid"].get<int>() < bwsim::kTmaTrack || e["tid"] == bwsim::kCtaTrack) << e.dump();  // warp tracks and the CTA track
     EXPECT_LE(e["ts"].get<std::uint64_t>(), 1000u) << e.dump();
   }
   expect_rejected(bwsim(kGemm + " --trace-kinds warps,bogus --trace " + path), 2, "unknown kind 'bogus'");

@@ -79,9 +79,11 @@ TEST(ConfigTest, MissingFileIsRejected) {
 }
 
 TEST(ConfigTest, OverridesReplaceExistingValuesOnly) {
-  const HardwareConfig c = parse_config(b200_text(), "b200", {"tma.load_latency=500", "sm.count=2"});
+  const HardwareConfig c = parse_config(b200_text(), "b200", {"tma.load_latency=500", "sm.count=2", "sm.gpcs=1"});
   EXPECT_EQ(c.tma.load_latency, 500u);
   EXPECT_EQ(c.sm.count, 2u);
+  // A chip shrunk below one TPC per GPC must say how many GPCs it has.
+  expect_config_error(b200_text(), {"sm.gpcs", "more GPCs than TPCs"}, {"sm.count=2"});
   expect_config_error(b200_text(), {"tma.bogus", "no such key", "valid keys of 'tma': issue_cycles, load_latency"}, {"tma.bogus=1"});
   expect_config_error(b200_text(), {"expected key=value"}, {"tma.load_latency"});
   expect_config_error(b200_text(), {"names a section"}, {"tma=3"});

@@ -79,6 +79,19 @@ nlohmann::json summary_json(const bwsim::KernelReport& r, const bwsim::HardwareC
               {"busy_fraction", run.mma_busy_fraction()},
               {"copies", run.mma.copies},
               {"copy_bytes", run.mma.copy_bytes}};
+  const bwsim::MemoryStats& m = run.memory;
+  const double seconds = static_cast<double>(run.cycles) / (cfg.clock_ghz * 1e9);
+  auto per_second = [&](std::uint64_t bytes) { return seconds > 0 ? static_cast<double>(bytes) / seconds / 1e9 : 0.0; };
+  auto busy = [&](bwsim::Cycle c) { return run.cycles ? static_cast<double>(c) / static_cast<double>(run.cycles) : 0.0; };
+  j["memory"] = {{"l2_read_bytes", m.l2_read_bytes},
+                 {"l2_hit_rate", m.l2_hit_rate()},
+                 {"l2_write_bytes", m.l2_write_bytes},
+                 {"l2_gbytes_per_second", per_second(m.l2_read_bytes + m.l2_write_bytes)},
+                 {"l2_busy_fraction", busy(m.l2_busy_cycles)},
+                 {"hbm_read_bytes", m.hbm_read_bytes},
+                 {"hbm_write_bytes", m.hbm_write_bytes},
+                 {"hbm_gbytes_per_second", per_second(m.hbm_read_bytes + m.hbm_write_bytes)},
+                 {"hbm_busy_fraction", busy(m.hbm_busy_cycles)}};
   j["bytes_per_cycle"] =
       run.cycles ? static_cast<double>(run.tma.load_bytes + run.tma.store_bytes) / static_cast<double>(run.cycles) : 0.0;
   j["check"] = r.checked ? nlohmann::json{{"passed", r.check_passed}, {"detail", r.check_detail}} : nlohmann::json(nullptr);
@@ -105,6 +118,20 @@ void print_summary(const bwsim::KernelReport& r, const bwsim::HardwareConfig& cf
     fmt::print("multicast {} read from L2 landed as {} in SMEM ({:.2f}x)\n",
                human_bytes(static_cast<double>(run.tma.load_bytes)), human_bytes(static_cast<double>(run.tma.delivered_bytes)),
                run.tma.load_bytes ? static_cast<double>(run.tma.delivered_bytes) / static_cast<double>(run.tma.load_bytes) : 0.0);
+  {
+    const bwsim::MemoryStats& m = run.memory;
+    const double seconds = static_cast<double>(run.cycles) / (cfg.clock_ghz * 1e9);
+    const double cyc = run.cycles ? static_cast<double>(run.cycles) : 1.0;
+    fmt::print("L2        read {} (hit rate {:.1f}%), written {}; {:.0f} GB/s, link busy {:.1f}%\n",
+               human_bytes(static_cast<double>(m.l2_read_bytes)), 100.0 * m.l2_hit_rate(),
+               human_bytes(static_cast<double>(m.l2_write_bytes)),
+               seconds > 0 ? static_cast<double>(m.l2_read_bytes + m.l2_write_bytes) / seconds / 1e9 : 0.0,
+               100.0 * static_cast<double>(m.l2_busy_cycles) / cyc);
+    fmt::print("HBM       read {}, written {}; {:.0f} GB/s, busy {:.1f}%\n", human_bytes(static_cast<double>(m.hbm_read_bytes)),
+               human_bytes(static_cast<double>(m.hbm_write_bytes)),
+               seconds > 0 ? static_cast<double>(m.hbm_read_bytes + m.hbm_write_bytes) / seconds / 1e9 : 0.0,
+               100.0 * static_cast<double>(m.hbm_busy_cycles) / cyc);
+  }
   fmt::print("units     TMA busy {:.1f}%, tensor pipe busy {:.1f}% (over {} SM{})\n", 100.0 * run.tma_busy_fraction(),
              100.0 * run.mma_busy_fraction(), run.sms_used, run.sms_used == 1 ? "" : "s");
   if (run.mma.mmas)

@@ -118,7 +118,33 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   sm.read<std::uint32_t>("max_threads_per_cta", c.sm.max_threads_per_cta, 32, 4096);
   sm.read<std::uint32_t>("max_warps", c.sm.max_warps, 1, 256);
   sm.read<std::uint32_t>("registers", c.sm.registers, 1024, 1u << 20);
+  sm.read<std::uint32_t>("max_ctas", c.sm.max_ctas, 1, 64);
+  sm.read<std::uint32_t>("smem_reserved_per_cta", c.sm.smem_reserved_per_cta, 0, 1u << 20);
+  sm.read<std::uint32_t>("gpcs", c.sm.gpcs, 1, 1024);
   sm.finish();
+  if (c.sm.gpcs > (c.sm.count + 1) / 2) top.fail("sm.gpcs", "more GPCs than TPCs (2 SMs each)");
+
+  StrictMap launch = top.section("launch");
+  launch.read<Cycle>("latency", c.launch.latency, 0, kMaxLatency);
+  launch.finish();
+
+  StrictMap pipes = top.section("pipes");
+  pipes.read<std::uint32_t>("fma_lanes", c.pipes.fma_lanes, 4, 4096);
+  pipes.read<std::uint32_t>("alu_lanes", c.pipes.alu_lanes, 4, 4096);
+  pipes.read<std::uint32_t>("mufu_lanes", c.pipes.mufu_lanes, 4, 4096);
+  pipes.read<std::uint32_t>("cvt_lanes", c.pipes.cvt_lanes, 4, 4096);
+  pipes.finish();
+
+  StrictMap l2 = top.section("l2");
+  l2.read<std::uint64_t>("bytes", c.l2.bytes, 1024, 1ull << 40);
+  l2.read<std::uint32_t>("line_bytes", c.l2.line_bytes, 16, 4096);
+  l2.read("bytes_per_cycle", c.l2.bytes_per_cycle, 1.0, 1e9);
+  l2.finish();
+
+  StrictMap hbm = top.section("hbm");
+  hbm.read("gbytes_per_second", c.hbm.gbytes_per_second, 1.0, 1e9);
+  hbm.read<Cycle>("latency", c.hbm.latency, 0, kMaxLatency);
+  hbm.finish();
   if (c.sm.max_smem_per_cta > c.sm.smem_bytes)
     top.fail("sm.max_smem_per_cta", "exceeds sm.smem_bytes");
 

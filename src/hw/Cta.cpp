@@ -84,7 +84,7 @@ const char* wait_kind_name(WaitKind k) {
 }
 
 Cta::Cta(SimContext& ctx, Sm& sm, Cluster& cluster, std::uint32_t id, std::uint32_t smem_bytes,
-         std::uint32_t block_threads, std::uint32_t registers_per_thread)
+         std::uint32_t block_threads, std::uint32_t registers_per_thread, std::uint32_t sm_slot)
     : ctx_(ctx),
       sm_(sm),
       cluster_(cluster),
@@ -97,6 +97,7 @@ Cta::Cta(SimContext& ctx, Sm& sm, Cluster& cluster, std::uint32_t id, std::uint3
   for (std::uint32_t i = 0; i < warps_.size(); ++i) {
     warps_[i].cta = this;
     warps_[i].index = i;
+    warps_[i].trace_tid = sm_slot * kWarpTracksPerCta + i;
     warps_[i].registers = registers_per_thread;
   }
   registers_free_ = ctx.config.sm.registers - registers_per_thread * block_threads;  // the launch checked it fits
@@ -331,7 +332,7 @@ void Cta::phase_completed(MBarrier& b) {
       const Cycle at = now + ctx_.config.mbarrier.wakeup_latency;
       if (Tracer* t = tracer())  // an arrow from the flip to the end of the warp's wait
         t->flow(static_cast<int>(sm_.index()), kBarrierTrack, now, static_cast<int>(sm_.index()),
-                static_cast<int>(w->index), at > w->wait_since ? at - 1 : at, "phase -> wake");
+                static_cast<int>(w->trace_tid), at > w->wait_since ? at - 1 : at, "phase -> wake");
       wake(*w, at);
     } else {
       link = &w->next_waiter;
@@ -509,7 +510,7 @@ void Cta::on_resume(void* wsp, std::uint64_t) {
       what = fmt::format("wait {} p{}", cta.barrier_label(ws.wait_slot), ws.wait_value);
     else if (ws.wait == WaitKind::NamedBarrier)
       what = fmt::format("bar.sync {}", ws.wait_slot);
-    cta.tracer()->span(static_cast<int>(cta.sm_.index()), static_cast<int>(ws.index), what, ws.wait_since,
+    cta.tracer()->span(static_cast<int>(cta.sm_.index()), static_cast<int>(ws.trace_tid), what, ws.wait_since,
                           now - ws.wait_since);
   }
   const Cycle waited = now - ws.wait_since;

@@ -42,7 +42,7 @@ void Cta::tmem_alloc_done(WarpState& ws, std::uint32_t column) {
   ws.token_result = addr.raw;
   trace_tmem_in_use();
   if (tracer())
-    tracer()->instant(static_cast<int>(sm_.index()), static_cast<int>(ws.index),
+    tracer()->instant(static_cast<int>(sm_.index()), static_cast<int>(ws.trace_tid),
                       fmt::format("tcgen05.alloc{} {} columns at column {}", ws.pair_alloc ? ".cta_group::2" : "",
                                   ws.wait_value, column),
                       ctx_.now());

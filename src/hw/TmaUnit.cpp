@@ -46,8 +46,12 @@ void TmaUnit::load(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCo
   Cycle start = 0;
   const Cycle end = stream(at + ctx_.config.tma.issue_cycles, bytes, start);
   const bool multicast = dests.ranks != (1u << cta.rank());
-  const Cycle done = end + ctx_.config.tma.load_latency + (multicast ? ctx_.config.tma.multicast_extra_latency : 0);
-  Request r{Kind::Load, &cta, &ws, &map, coords, smem, barrier, dests, 0, next_id_++, at};
+  // The box streams in as the L2 sends it: done once both the unit and the L2 (and HBM for the
+  // bytes that missed) have moved it, plus the L2-hit latency.
+  const Cycle from_l2 = ctx_.memory.read(map, coords, start);
+  const Cycle done = std::max(end, from_l2) + ctx_.config.tma.load_latency +
+                     (multicast ? ctx_.config.tma.multicast_extra_latency : 0);
+  Request r{Kind::Load, &cta, &ws, &map, coords, smem, barrier, dests, 0, next_id_++, at, from_l2};
   if (ctx_.tracer_for(sm_)) trace_request(r, multicast ? "tma.load.multicast" : "tma.load", at, start, end, done, bytes);
   ++stats_.loads;
   stats_.load_bytes += bytes;
@@ -79,7 +83,7 @@ void TmaUnit::on_load_done(void* unit, std::uint64_t slot) {
     signalled.barrier_apply(*r.warp, BarrierOp::CompleteTx, r.barrier, bytes, "tma.load complete_tx");
     if (b.phase() != phase)  // this load completed the phase: an arrow from its issue to the flip
       if (Tracer* t = self.ctx_.tracer_for(signalled.sm().index()))
-        t->flow(static_cast<int>(r.cta->sm().index()), static_cast<int>(r.warp->index), r.issued,
+        t->flow(static_cast<int>(r.cta->sm().index()), static_cast<int>(r.warp->trace_tid), r.issued,
                 static_cast<int>(signalled.sm().index()), kBarrierTrack, self.ctx_.now(), "tma.load -> phase");
   }
   r.cta->async_end();
@@ -90,7 +94,9 @@ void TmaUnit::store(Cta& cta, WarpState& ws, const TensorMap& map, const TensorC
   const std::uint32_t bytes = map.box_bytes();
   Cycle start = 0;
   const Cycle end = stream(at + ctx_.config.tma.issue_cycles, bytes, start);
-  Request r{Kind::Store, &cta, &ws, &map, coords, smem, 0, {}, ws.bulk.add_op(), next_id_++, at};
+  // The L2 takes the bytes as the unit reads them out of SMEM.
+  Request r{Kind::Store, &cta, &ws, &map, coords, smem, 0, {}, ws.bulk.add_op(), next_id_++, at,
+            ctx_.memory.write(map, coords, start)};
   if (ctx_.tracer_for(sm_)) trace_request(r, "tma.store", at, start, end, end + ctx_.config.tma.store_latency, bytes);
   ++stats_.stores;
   stats_.store_bytes += in_bounds_elements(map, coords) * size_of(map.dtype());
@@ -105,8 +111,8 @@ void TmaUnit::on_store_read(void* unit, std::uint64_t slot) {
     copy_box_to_gmem(*r.map, r.coords, r.cta->smem().bytes(r.smem, r.map->box_bytes()), self.ctx_.gmem);
   r.warp->bulk.read_done(r.group);
   r.cta->bulk_progress(*r.warp);
-  self.ctx_.engine.schedule(self.ctx_.now() + self.ctx_.config.tma.store_latency, &TmaUnit::on_store_written, unit,
-                            slot);
+  self.ctx_.engine.schedule(std::max(self.ctx_.now(), r.l2_taken) + self.ctx_.config.tma.store_latency,
+                            &TmaUnit::on_store_written, unit, slot);
 }
 
 void TmaUnit::on_store_written(void* unit, std::uint64_t slot) {
@@ -118,6 +124,7 @@ void TmaUnit::on_store_written(void* unit, std::uint64_t slot) {
 }
 
 void TmaUnit::prefetch(Cta&, WarpState& ws, const TensorMap& map, const TensorCoords& coords, Cycle at) {
+  ctx_.memory.prefetch(map, coords, at + ctx_.config.tma.issue_cycles);
   ++stats_.prefetches;
   stats_.prefetch_bytes += map.box_bytes();
   if (ctx_.tracer_for(sm_))

@@ -8,12 +8,14 @@
 
 #include "bwsim/core/Error.hpp"
 #include "bwsim/hw/Cta.hpp"
+#include "bwsim/hw/Gpu.hpp"
+#include "bwsim/hw/MemorySystem.hpp"
 #include "bwsim/hw/Sm.hpp"
 
 namespace bwsim {
 
-// One launch in flight: the SMs, the resident clusters and the dispatcher for waves. SMs form
-// groups of cluster-size consecutive SMs; each group runs one cluster at a time.
+// One launch in flight: the chip, the memory system, the resident clusters and the block
+// scheduler that places each next cluster of the grid where it fits (waves).
 struct Simulator::Launch {
   struct Resident {
     std::unique_ptr<Cta> cta;
@@ -23,15 +25,20 @@ struct Simulator::Launch {
   struct Group {
     std::unique_ptr<Cluster> cluster;
     std::vector<Resident> ctas;  // by rank
+    Placement placement;
   };
 
+  MemorySystem memory;
   SimContext ctx;
   const LaunchConfig& launch;
   const WarpProgram& program;
   std::uint32_t cluster_size;
   std::uint32_t registers_per_thread;
-  std::deque<Sm> sms;
-  std::vector<Group> groups;
+  CtaFootprint footprint;
+  Gpu gpu;
+  std::vector<Group> groups;              // resident clusters, reused once retired
+  std::vector<std::uint32_t> free_groups;
+  std::vector<std::uint32_t> group_of;    // cluster id -> its entry in groups
   std::uint32_t next_cluster = 0;
   std::uint32_t finished_ctas = 0;
   Cycle last_finish = 0;
@@ -39,66 +46,85 @@ struct Simulator::Launch {
 
   Launch(const HardwareConfig& cfg, Mode mode, std::string_view kernel, GlobalMemory& gmem, Tracer* tracer,
          std::uint32_t trace_sms, const LaunchConfig& l, const WarpProgram& p)
-      : ctx{Engine{}, cfg, mode, std::string(kernel), gmem, tracer, trace_sms},
+      : memory(cfg),
+        ctx{Engine{}, cfg, mode, std::string(kernel), gmem, memory, tracer, trace_sms},
         launch(l),
         program(p),
         cluster_size(l.cluster.size()),
         registers_per_thread(l.registers_per_thread ? l.registers_per_thread
-                                                    : std::min(256u, cfg.sm.registers / l.block_threads / 8 * 8)) {
-    const std::uint32_t n = std::min(cfg.sm.count / cluster_size, l.grid_ctas / cluster_size);
-    for (std::uint32_t i = 0; i < n * cluster_size; ++i) {
-      sms.emplace_back(ctx, i);
-      sms.back().set_on_cta_finished(&Launch::on_cta_finished, this);
-    }
-    groups.resize(n);
-    for (Group& g : groups) g.ctas.resize(cluster_size);
-  }
+                                                    : std::min(256u, cfg.sm.registers / l.block_threads / 8 * 8)),
+        footprint{l.dynamic_smem_bytes + cfg.sm.smem_reserved_per_cta, l.block_threads / 32,
+                  registers_per_thread * l.block_threads},
+        gpu(ctx, &Launch::on_cta_finished, this),
+        group_of(l.grid_ctas / cluster_size) {}
 
   static void warp_done(void* wsp) {
     auto& ws = *static_cast<WarpState*>(wsp);
     ws.cta->warp_finished(ws);
   }
 
-  void dispatch(std::uint32_t group, Cycle at) {
-    if (next_cluster * cluster_size >= launch.grid_ctas) return;
-    Group& g = groups[group];
+  // Starts as many of the grid's remaining clusters as fit now.
+  void dispatch(Cycle at) {
+    Placement place;
+    while (next_cluster * cluster_size < launch.grid_ctas && gpu.place(footprint, cluster_size, place)) {
+      std::uint32_t gi;
+      if (free_groups.empty()) {
+        gi = static_cast<std::uint32_t>(groups.size());
+        groups.emplace_back();
+      } else {
+        gi = free_groups.back();
+        free_groups.pop_back();
+      }
+      start_cluster(gi, std::move(place), at);
+    }
+  }
+
+  void start_cluster(std::uint32_t gi, Placement place, Cycle at) {
+    Group& g = groups[gi];
+    g.placement = std::move(place);
+    g.ctas.resize(cluster_size);
     const std::uint32_t cluster_id = next_cluster++;
+    group_of[cluster_id] = gi;
     g.cluster = std::make_unique<Cluster>(ctx, cluster_id, launch.cluster);
     for (std::uint32_t rank = 0; rank < cluster_size; ++rank) {
-      const std::uint32_t sm = group * cluster_size + rank;
+      const std::uint32_t sm = g.placement.sms[rank], slot = g.placement.slots[rank];
       Resident& r = g.ctas[rank];
-      r.cta = std::make_unique<Cta>(ctx, sms[sm], *g.cluster, cluster_id * cluster_size + rank,
-                                    launch.dynamic_smem_bytes, launch.block_threads, registers_per_thread);
+      r.cta = std::make_unique<Cta>(ctx, gpu.sm(sm), *g.cluster, cluster_id * cluster_size + rank,
+                                    launch.dynamic_smem_bytes, launch.block_threads, registers_per_thread, slot);
       g.cluster->add(*r.cta);
       r.warps.clear();
       r.programs.clear();
+      Tracer* t = ctx.tracer_for(sm);
       for (std::uint32_t w = 0; w < r.cta->num_warps(); ++w) {
         WarpState& ws = r.cta->warp(w);
         r.warps.emplace_back(ws, *r.cta, launch.grid_ctas);
-        if (Tracer* t = ctx.tracer_for(sm))
-          t->thread_name(static_cast<int>(sm), static_cast<int>(w), fmt::format("w{}", w));
+        if (t) t->thread_name(static_cast<int>(sm), static_cast<int>(ws.trace_tid), fmt::format("w{}", w));
         r.programs.push_back(program(r.warps.back()));
         if (!r.programs.back().valid()) throw InputError("the warp program returned no coroutine");
         r.programs.back().set_on_done(&Launch::warp_done, &ws);
         ws.handle = r.programs.back().handle();
       }
-      Tracer* t = ctx.tracer_for(sm);
-      if (t && cluster_id < groups.size()) {  // the SM's first CTA names its process (the CTA track shows later waves)
+      if (t && !named_[sm]) {  // the SM's first CTA names its process (the CTA track shows later ones)
+        named_[sm] = true;
         t->process_name(static_cast<int>(sm),
                         cluster_size > 1 ? fmt::format("SM {}: CTA {} (cluster {} rank {})", sm, r.cta->id(),
                                                        cluster_id, rank)
                                          : fmt::format("SM {}: CTA {}", sm, r.cta->id()));
-      }
-      if (t) {
         t->thread_name(static_cast<int>(sm), kTmaTrack, "TMA unit");
         t->thread_name(static_cast<int>(sm), kBarrierTrack, "mbarrier phases");
         t->thread_name(static_cast<int>(sm), kMmaTrack, "MMA pipe");
         t->thread_name(static_cast<int>(sm), kCtaTrack, "CTA");
         t->thread_name(static_cast<int>(sm), kTmemTrack, "tcgen05.ld/st path");
-        t->counter(static_cast<int>(sm), "SMEM bytes in use", at, launch.dynamic_smem_bytes);
       }
+      if (t) t->counter(static_cast<int>(sm), "SMEM bytes in use", at, smem_in_use(sm, +1));
     }
     for (Resident& r : g.ctas) r.cta->start(at);
+  }
+
+  // Dynamic SMEM of the CTAs resident on `sm`, after one more (+1) or one fewer (-1).
+  std::uint64_t smem_in_use(std::uint32_t sm, int change) {
+    smem_on_[sm] += change * static_cast<std::int64_t>(launch.dynamic_smem_bytes);
+    return static_cast<std::uint64_t>(smem_on_[sm]);
   }
 
   // Called inside the finishing CTA's last event. A cluster retires when all its CTAs have
@@ -109,7 +135,7 @@ struct Simulator::Launch {
     if (!cta.cluster().finished()) return;
     Cycle at = l.ctx.now();
     for (std::uint32_t r = 0; r < cta.cluster().size(); ++r) at = std::max(at, cta.cluster().cta(r).finish_cycle());
-    l.ctx.engine.schedule(at, &Launch::retire, self, cta.sm().index() / l.cluster_size);
+    l.ctx.engine.schedule(at, &Launch::retire, self, l.group_of[cta.cluster().id()]);
   }
 
   static void retire(void* self, std::uint64_t group) {
@@ -137,16 +163,19 @@ struct Simulator::Launch {
                     ? fmt::format("CTA {} (cluster {} rank {})", cta.id(), g.cluster->id(), cta.rank())
                     : fmt::format("CTA {}", cta.id()),
                 start, cta.finish_cycle() - start);
-        t->counter(pid, "SMEM bytes in use", cta.finish_cycle(), 0);
+        t->counter(pid, "SMEM bytes in use", cta.finish_cycle(), l.smem_in_use(cta.sm().index(), -1));
       }
     }
-    for (Resident& r : g.ctas) {
+    for (std::uint32_t rank = 0; rank < g.ctas.size(); ++rank) {
+      Resident& r = g.ctas[rank];
       r.programs.clear();
       r.warps.clear();
       r.cta.reset();
+      l.gpu.release(g.placement.sms[rank], g.placement.slots[rank], l.footprint);
     }
     g.cluster.reset();
-    l.dispatch(static_cast<std::uint32_t>(group), l.ctx.now());
+    l.free_groups.push_back(static_cast<std::uint32_t>(group));
+    l.dispatch(l.ctx.now());
   }
 
   std::string report() const {
@@ -156,6 +185,9 @@ struct Simulator::Launch {
         if (r.cta && !r.cta->finished()) out += r.cta->wait_report();
     return out;
   }
+
+  std::vector<bool> named_ = std::vector<bool>(ctx.config.sm.count);
+  std::vector<std::int64_t> smem_on_ = std::vector<std::int64_t>(ctx.config.sm.count);
 };
 
 Simulator::Simulator(const HardwareConfig& config, SimOptions options)
@@ -187,8 +219,6 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
                                  cs, config_.cluster.max_ctas_portable));
   if (lc.grid_ctas % cs != 0)
     throw InputError(fmt::format("launch: the grid of {} CTAs is not a multiple of the cluster size {}", lc.grid_ctas, cs));
-  if (cs > config_.sm.count)
-    throw InputError(fmt::format("launch: a cluster of {} CTAs does not fit on the {} SMs", cs, config_.sm.count));
   if (lc.dynamic_smem_bytes > config_.sm.max_smem_per_cta)
     throw InputError(fmt::format("launch: SMEM over capacity: {} bytes of dynamic shared memory requested, the {} config "
                                  "allows {} per CTA (sm.max_smem_per_cta)",
@@ -203,7 +233,9 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
   if (options_.record_phase_flips) l.ctx.phase_flips = &flips;
   l.ctx.check_races = options_.check_races;
 
-  for (std::uint32_t g = 0; g < l.groups.size(); ++g) l.dispatch(g, 0);
+  const std::string why = l.gpu.never_fits(l.footprint, cs);
+  if (!why.empty()) throw InputError(fmt::format("launch: the grid can never run: {}", why));
+  l.dispatch(config_.launch.latency);
   struct ProgressSink {
     const Launch& launch;
     const SimOptions& options;
@@ -211,7 +243,7 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
       auto& s = *static_cast<ProgressSink*>(self);
       Progress p{s.launch.ctx.now(), s.launch.ctx.engine.events_processed(), s.launch.finished_ctas,
                  s.launch.launch.grid_ctas, 0};
-      for (const Sm& sm : s.launch.sms) p.mmas += sm.mma().stats().mmas;
+      for (std::uint32_t i = 0; i < s.launch.gpu.sm_count(); ++i) p.mmas += s.launch.gpu.sm(i).mma().stats().mmas;
       s.options.progress(p);
     }
   } sink{l, options_};
@@ -228,9 +260,11 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
   RunResult r;
   r.cycles = l.last_finish;
   r.events = l.ctx.engine.events_processed();
-  r.sms_used = static_cast<std::uint32_t>(l.sms.size());
+  r.sms_used = l.gpu.sms_used();
   r.ctas = lc.grid_ctas;
-  for (const Sm& sm : l.sms) {
+  r.memory = l.memory.stats();
+  for (std::uint32_t i = 0; i < l.gpu.sm_count(); ++i) {
+    const Sm& sm = l.gpu.sm(i);
     const TmaStats& s = sm.tma().stats();
     r.tma.loads += s.loads;
     r.tma.load_bytes += s.load_bytes;

@@ -13,7 +13,7 @@ std::uint32_t Warp::sm_idx() const { return cta_.sm().index(); }
 void Warp::set_role(std::string_view role) {
   ws_.role = role;
   if (Tracer* t = cta_.tracer())
-    t->thread_name(static_cast<int>(sm_idx()), static_cast<int>(ws_.index), fmt::format("w{} {}", ws_.index, role));
+    t->thread_name(static_cast<int>(sm_idx()), static_cast<int>(ws_.trace_tid), fmt::format("w{} {}", ws_.index, role));
 }
 
 Cycle Warp::issue(Cycle cost) {
@@ -25,7 +25,7 @@ Cycle Warp::issue(Cycle cost) {
 }
 
 void Warp::trace_op(std::string_view name, Cycle at, Cycle cost) const {
-  cta_.tracer()->span(static_cast<int>(sm_idx()), static_cast<int>(ws_.index), name, at, cost);
+  cta_.tracer()->span(static_cast<int>(sm_idx()), static_cast<int>(ws_.trace_tid), name, at, cost);
 }
 
 // ------------------------------------------------------------------------------- mbarrier
@@ -183,6 +183,28 @@ void Warp::bar_arrive(std::uint32_t id, std::uint32_t threads) {
 }
 
 // ------------------------------------------------------------------------------- SMEM
+
+void Warp::execute(CorePipe pipe, std::uint32_t instructions) {
+  if (instructions == 0) return;
+  const HardwareConfig::Pipes& p = config().pipes;
+  const std::uint32_t lanes[] = {p.fma_lanes, p.alu_lanes, p.mufu_lanes, p.cvt_lanes};
+  const std::uint32_t per_sub_partition = std::max(1u, lanes[static_cast<std::size_t>(pipe)] / kSubPartitions);
+  const Cycle occupancy = std::max<Cycle>(config().warp.issue_cycles, (32 + per_sub_partition - 1) / per_sub_partition);
+  Cycle& free = cta_.sm().pipe_free(ws_.index % kSubPartitions, pipe);
+  const Cycle start = std::max(ws_.ready, free);
+  free = start + instructions * occupancy;
+  // The last instruction issues when the pipe takes it; the rest of the span is throughput.
+  const Cycle end = free - occupancy + config().warp.issue_cycles;
+  const Cycle issue_slots = instructions * config().warp.issue_cycles;
+  ws_.account(Activity::Issue, issue_slots);
+  ws_.account(Activity::Compute, end - ws_.ready - issue_slots);
+  ws_.instructions += instructions;
+  if (cta_.tracer()) {
+    static constexpr const char* kNames[] = {"fma", "alu", "mufu", "cvt"};
+    trace_op(fmt::format("{} x{}", kNames[static_cast<std::size_t>(pipe)], instructions), ws_.ready, end - ws_.ready);
+  }
+  ws_.ready = end;
+}
 
 void Warp::st_shared(SmemAddr dst, std::span<const std::byte> data) {
   const auto len = static_cast<std::uint32_t>(data.size());

@@ -12,6 +12,7 @@
 #include "bwsim/core/Error.hpp"
 #include "bwsim/hw/Cluster.hpp"
 #include "bwsim/hw/NumberFormats.hpp"
+#include "bwsim/hw/Gpu.hpp"
 #include "bwsim/kernel/Pipeline.hpp"
 
 namespace bwsim {
@@ -151,16 +152,17 @@ struct Kernel {
   const TensorMap& d_map;
   Layout layout;
   ClusterGeometry g;
-  std::uint32_t tiles_m, tiles_n, k_tiles, tmem_columns;  // tiles of the cluster
+  TileScheduler scheduler;  // over the cluster tiles
+  std::uint32_t k_tiles, tmem_columns;
   InstrDescriptor idesc;
 
-  std::uint32_t tiles() const { return tiles_m * tiles_n; }
+  std::uint32_t tiles() const { return scheduler.tiles(); }
   // The first row / column of CTA (x, y)'s block of cluster tile t.
   std::int32_t m0(std::uint32_t t, std::uint32_t x) const {
-    return static_cast<std::int32_t>(((t % tiles_m) * g.cl_m + x) * kTileM);
+    return static_cast<std::int32_t>((scheduler.tile(t).first * g.cl_m + x) * kTileM);
   }
   std::int32_t n0(std::uint32_t t, std::uint32_t y) const {
-    return static_cast<std::int32_t>(((t / tiles_m) * g.cl_n + y) * p.tile_n);
+    return static_cast<std::int32_t>((scheduler.tile(t).second * g.cl_n + y) * p.tile_n);
   }
 
   SmemDescriptor operand(SmemAddr tile, std::uint32_t kb) const {
@@ -281,13 +283,13 @@ struct Kernel {
   }
 
   // The accumulator registers to D's type in `staged`; fp32 -> bf16 costs one cvt.rn.bf16x2.f32
-  // per pair of values and thread.
+  // per pair of values and thread, on the conversion pipe.
   void convert(Warp& w, std::span<const std::uint32_t> regs, std::span<std::byte> staged) const {
     const std::uint32_t dsize = size_of(p.d_type);
     if (w.functional())
       for (std::uint32_t i = 0; i < 32 * kEpilogueCols; ++i)
         store_from_float(p.d_type, std::bit_cast<float>(regs[i]), &staged[i * dsize]);
-    if (p.d_type != DataType::F32) w.advance(kEpilogueCols / 2 * w.config().warp.issue_cycles);
+    if (p.d_type != DataType::F32) w.execute(CorePipe::Cvt, kEpilogueCols / 2);
   }
 
   Task epilogue(Warp& w, const PipelineUmmaAsync& accum, TmemAddr tmem, std::uint32_t x, std::uint32_t y) const {
@@ -437,6 +439,9 @@ GemmResult run_gemm(const HardwareConfig& config, const SimOptions& options, con
   }
 
   const Layout layout = make_layout(p, g.b_rows(p.tile_n), config.sm.max_smem_per_cta);
+  TileScheduler scheduler{(p.m + kTileM * g.cl_m - 1) / (kTileM * g.cl_m), (p.n + p.tile_n * g.cl_n - 1) / (p.tile_n * g.cl_n),
+                          p.raster, p.swizzle};
+  if (p.auto_raster) scheduler.raster = scheduler.tiles_m > scheduler.tiles_n ? Raster::AlongN : Raster::AlongM;
   const std::uint32_t tmem_columns = std::bit_ceil(kAccStages * p.tile_n);
   if (config.tmem.columns == 0)
     throw InputError(fmt::format("the {} config has no tensor memory and no tcgen05 (tmem.columns = 0): the gemm "
@@ -451,8 +456,7 @@ GemmResult run_gemm(const HardwareConfig& config, const SimOptions& options, con
                       d_map,
                       layout,
                       g,
-                      (p.m + kTileM * g.cl_m - 1) / (kTileM * g.cl_m),
-                      (p.n + p.tile_n * g.cl_n - 1) / (p.tile_n * g.cl_n),
+                      scheduler,
                       (p.k + tile_k - 1) / tile_k,
                       tmem_columns,
                       encode(kind_for(p.ab_type), InstrDescriptorFields{.a_type = p.ab_type, .b_type = p.ab_type,
@@ -483,9 +487,38 @@ GemmResult run_gemm(const HardwareConfig& config, const SimOptions& options, con
 }
 
 namespace {
-KernelReport run_from_cli(const KernelRequest& req, const char* kernel, bool two_sm) {
+// gemm_persistent's own flags: the 1-SM or 2-SM variant, its cluster (auto: 2x1 pairs or 1x1),
+// a grid of as many clusters as run at once (ctas 0), raster order and swizzle.
+struct PersistentChoice {
+  bool two_sm = true;
+  std::string cluster;
+};
+PersistentChoice persistent_choice(const KernelArgs& a, GemmParams& p) {
+  PersistentChoice c;
+  const std::string& variant = a.text("variant");
+  if (variant != "1sm" && variant != "2sm")
+    throw InputError(fmt::format("--variant: expected 1sm or 2sm, got '{}'", variant));
+  c.two_sm = variant == "2sm";
+  c.cluster = a.text("cluster") == "auto" ? (c.two_sm ? "2x1" : "1x1") : a.text("cluster");
+  const std::string& raster = a.text("raster");
+  if (raster != "m" && raster != "n" && raster != "auto")
+    throw InputError(fmt::format("--raster: expected m, n or auto, got '{}'", raster));
+  p.raster = raster == "n" ? Raster::AlongN : Raster::AlongM;
+  p.auto_raster = raster == "auto";
+  p.swizzle = static_cast<std::uint32_t>(a.integer("swizzle", 1, 8));
+  if (std::popcount(p.swizzle) != 1) throw InputError(fmt::format("--swizzle {}: expected 1, 2, 4 or 8", p.swizzle));
+  return c;
+}
+
+KernelReport run_from_cli(const KernelRequest& req, const char* kernel, bool two_sm, bool persistent) {
   const KernelArgs& a = req.args;
   GemmParams p;
+  std::string cluster = a.text("cluster");
+  if (persistent) {
+    const PersistentChoice c = persistent_choice(a, p);
+    two_sm = c.two_sm;
+    cluster = c.cluster;
+  }
   p.m = static_cast<std::uint32_t>(a.integer("m", 1, 1u << 20));
   p.n = static_cast<std::uint32_t>(a.integer("n", 1, 1u << 20));
   p.k = static_cast<std::uint32_t>(a.integer("k", 1, 1u << 20));
@@ -498,8 +531,7 @@ KernelReport run_from_cli(const KernelRequest& req, const char* kernel, bool two
   p.d_type = type("d-type");
   p.tile_n = static_cast<std::uint32_t>(a.integer("tile-n", 1, 256));
   p.stages = static_cast<std::uint32_t>(a.integer("stages", 0, 16));
-  p.ctas = static_cast<std::uint32_t>(a.integer("ctas", 1, 1u << 16));
-  const std::string& cluster = a.text("cluster");
+  p.ctas = static_cast<std::uint32_t>(a.integer("ctas", persistent ? 0 : 1, 1u << 16));
   unsigned cm = 0, cn = 0;
   char sep = 0;
   if (std::sscanf(cluster.c_str(), "%u%c%u", &cm, &sep, &cn) != 3 || sep != 'x' || cm == 0 || cn == 0)
@@ -507,6 +539,7 @@ KernelReport run_from_cli(const KernelRequest& req, const char* kernel, bool two
   p.cluster_m = cm;
   p.cluster_n = cn;
   p.two_sm = two_sm;
+  if (p.ctas == 0) p.ctas = max_active_clusters(req.config, cm * cn) * cm * cn;  // persistent: fill the chip
   const std::string& bug = a.text("bug");
   const auto parsed = parse_gemm_bug(bug);
   if (!parsed) {
@@ -523,6 +556,9 @@ KernelReport run_from_cli(const KernelRequest& req, const char* kernel, bool two
                             name_of(p.d_type), p.m, p.n, p.k, name_of(p.ab_type), kTileM * (two_sm ? 2 : 1), p.tile_n,
                             kRowBytes / size_of(p.ab_type), two_sm ? " (CTA pairs)" : "", r.stages, p.ctas,
                             p.ctas == 1 ? "" : "s", p.cluster_m, p.cluster_n);
+  if (persistent)
+    rep.problem += fmt::format(", raster {}{}, swizzle {}", p.raster == Raster::AlongM ? "M" : "N",
+                               p.auto_raster ? " (auto)" : "", p.swizzle);
   rep.run = r.run;
   rep.checked = r.checked;
   rep.check_passed = r.matches;
@@ -561,9 +597,22 @@ std::vector<KernelParam> gemm_params(const char* cluster, const char* ctas) {
            "none"}};
 }
 
-KernelReport run_gemm_1sm(const KernelRequest& req) { return run_from_cli(req, "gemm", false); }
-KernelReport run_gemm_mcast(const KernelRequest& req) { return run_from_cli(req, "gemm_mcast", false); }
-KernelReport run_gemm_2sm(const KernelRequest& req) { return run_from_cli(req, "gemm_2sm", true); }
+std::vector<KernelParam> persistent_params() {
+  std::vector<KernelParam> ps = gemm_params("auto", "0");
+  for (KernelParam& k : ps) {
+    if (k.name == "ctas") k.help = "CTAs; 0: as many clusters as run at once on the chip (the persistent grid)";
+    if (k.name == "cluster") k.help = "cluster shape MxN in CTAs; auto: 2x1 for --variant 2sm, 1x1 for 1sm";
+  }
+  ps.push_back({"variant", "2sm: 256 x tile-n MMAs on CTA pairs (cta_group::2); 1sm: 128 x tile-n per CTA", "2sm"});
+  ps.push_back({"raster", "order of the tiles: m (M fastest), n, or auto (along N when M has more tiles)", "auto"});
+  ps.push_back({"swizzle", "tiles per raster band: 1, 2, 4 or 8 (L2 reuse of the operands)", "1"});
+  return ps;
+}
+
+KernelReport run_gemm_1sm(const KernelRequest& req) { return run_from_cli(req, "gemm", false, false); }
+KernelReport run_gemm_mcast(const KernelRequest& req) { return run_from_cli(req, "gemm_mcast", false, false); }
+KernelReport run_gemm_2sm(const KernelRequest& req) { return run_from_cli(req, "gemm_2sm", true, false); }
+KernelReport run_gemm_persistent(const KernelRequest& req) { return run_from_cli(req, "gemm_persistent", true, true); }
 }  // namespace
 
 std::vector<KernelInfo> gemm_kernel_infos() {
@@ -577,7 +626,12 @@ std::vector<KernelInfo> gemm_kernel_infos() {
           KernelInfo{"gemm_2sm",
                      "The gemm kernel on CTA pairs: 256 x tile-n cta_group::2 MMAs issued by the pair's leader, "
                      "cta_group::2 TMA loads, multicast across pairs (cluster default 2x1)",
-                     gemm_params("2x1", "2"), &run_gemm_2sm}};
+                     gemm_params("2x1", "2"), &run_gemm_2sm},
+          KernelInfo{"gemm_persistent",
+                     "The production structure of CUTLASS's SM100 persistent GEMM: a grid of as many clusters as "
+                     "the chip runs at once, a static tile scheduler with raster order and swizzle, 1-SM or 2-SM "
+                     "MMAs, double-buffered TMEM accumulators",
+                     persistent_params(), &run_gemm_persistent}};
 }
 
 }  // namespace bwsim

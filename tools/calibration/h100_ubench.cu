@@ -159,7 +159,7 @@ __global__ void k_cluster_barrier(long long* out) {
 // 6/7. TMA 2D load latency of one box (L2-resident after the warm-up), optionally multicast to
 // every CTA of the cluster (the issuer's barrier observed).
 __global__ void k_tma_latency(const __grid_constant__ CUtensorMap map, unsigned box_bytes, int multicast,
-                              long long* out) {
+                              unsigned row_step, long long* out) {
   extern __shared__ unsigned char smem[];
   cg::cluster_group cluster = cg::this_cluster();
   const unsigned dst = (smem_addr(smem) + 1023) & ~1023u;  // the 128B swizzle needs 1024-byte alignment
@@ -176,19 +176,20 @@ __global__ void k_tma_latency(const __grid_constant__ CUtensorMap map, unsigned 
     if (threadIdx.x == 0) {
       const long long t0 = clock64();
       mbar_arrive_expect_tx(b, box_bytes);
+      const int row = static_cast<int>(i * row_step);  // row_step > 0: every load from rows never read (HBM)
       if (cluster.block_rank() == 0) {
         if (multicast) {
           const unsigned short mask = static_cast<unsigned short>((1u << n) - 1);
           asm volatile(
               "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
               " [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(dst),
-              "l"(&map), "r"(0), "r"(0), "r"(b), "h"(mask)
+              "l"(&map), "r"(0), "r"(row), "r"(b), "h"(mask)
               : "memory");
         } else {
           asm volatile(
               "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
                   dst),
-              "l"(&map), "r"(0), "r"(0), "r"(b)
+              "l"(&map), "r"(0), "r"(row), "r"(b)
               : "memory");
         }
       }
@@ -225,6 +226,61 @@ __global__ void k_tma_stream(const __grid_constant__ CUtensorMap map, unsigned b
     }
   }
   out[0] = static_cast<long long>(static_cast<double>(loads - 4) * box_bytes * 100 / (clock64() - t0));  // B/clk x100
+}
+
+// 9. TMA streaming into every SM: CTA c streams `loads` boxes from its own region of
+// `region_rows` rows (wrapping, so a small region stays L2-resident) through `stages` stages.
+// globaltimer brackets the grid's transfer; CTA 0 also reports its clock64 cycles, so the
+// aggregate can be given in bytes per SM clock.
+__global__ void k_tma_stream_grid(const __grid_constant__ CUtensorMap map, unsigned box_bytes, unsigned box_rows,
+                                  unsigned region_rows, unsigned stages, unsigned loads, long long* out) {
+  extern __shared__ unsigned char smem[];
+  if (threadIdx.x != 0) return;
+  const unsigned base = (smem_addr(smem) + 1023) & ~1023u;
+  auto bar = [&](unsigned s) { return base + stages * box_bytes + 8 * s; };
+  for (unsigned s = 0; s < stages; ++s) mbar_init(bar(s), 1);
+  long long ns0, ns1;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns0));
+  const long long c0 = clock64();
+  const unsigned first_row = blockIdx.x * region_rows;
+  for (unsigned i = 0; i < loads + stages; ++i) {
+    const unsigned s = i % stages;
+    if (i >= stages) mbar_wait(bar(s), ((i - stages) / stages) & 1);
+    if (i < loads) {
+      mbar_arrive_expect_tx(bar(s), box_bytes);
+      const int row = static_cast<int>(first_row + (i * box_rows) % region_rows);
+      asm volatile(
+          "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
+              base + s * box_bytes),
+          "l"(&map), "r"(0), "r"(row), "r"(bar(s))
+          : "memory");
+    }
+  }
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns1));
+  atomicMin(reinterpret_cast<unsigned long long*>(&out[0]), static_cast<unsigned long long>(ns0));
+  atomicMax(reinterpret_cast<unsigned long long*>(&out[1]), static_cast<unsigned long long>(ns1));
+  if (blockIdx.x == 0) {
+    out[2] = clock64() - c0;
+    out[3] = ns1 - ns0;
+  }
+}
+
+// Aggregate bytes per SM clock x100 of k_tma_stream_grid on every SM.
+long long stream_grid(const CUtensorMap& map, unsigned ctas, unsigned box_bytes, unsigned box_rows,
+                      unsigned region_rows, unsigned stages, unsigned loads) {
+  long long* out;
+  CHECK(cudaMallocManaged(&out, 4 * sizeof(long long)));
+  out[0] = 0x7fffffffffffffffll;
+  out[1] = 0;
+  const unsigned smem = stages * box_bytes + 2048;
+  CHECK(cudaFuncSetAttribute(k_tma_stream_grid, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  k_tma_stream_grid<<<ctas, 32, smem>>>(map, box_bytes, box_rows, region_rows, stages, loads, out);
+  CHECK(cudaDeviceSynchronize());
+  const double ghz = static_cast<double>(out[2]) / static_cast<double>(out[3]);  // CTA 0's clock64 per ns
+  const double bytes = static_cast<double>(ctas) * loads * box_bytes;
+  const long long v = static_cast<long long>(bytes / (static_cast<double>(out[1] - out[0]) * ghz) * 100);
+  CHECK(cudaFree(out));
+  return v;
 }
 
 using EncodeFn = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
@@ -296,14 +352,14 @@ int main() {
   for (unsigned kib : {2u, 4u, 8u, 16u, 32u}) {
     const unsigned box_rows = kib * 1024 / 128;
     const CUtensorMap m = make_map(buf, rows_total, box_rows);
-    std::printf("tma_2d_latency_l2,%u,%lld\n", kib * 1024, launch(k_tma_latency, 1, 32, kib * 1024 + 2048, m, kib * 1024, 0));
+    std::printf("tma_2d_latency_l2,%u,%lld\n", kib * 1024, launch(k_tma_latency, 1, 32, kib * 1024 + 2048, m, kib * 1024, 0, 0u));
     std::printf("tma_2d_latency_l2_plain_launch,%u,%lld\n", kib * 1024,
-                launch(k_tma_latency, 0, 32, kib * 1024 + 2048, m, kib * 1024, 0));
+                launch(k_tma_latency, 0, 32, kib * 1024 + 2048, m, kib * 1024, 0, 0u));
   }
   {
     const CUtensorMap m = make_map(buf, rows_total, 128);  // 16 KiB
     for (unsigned c : {1u, 2u, 4u})
-      std::printf("tma_2d_multicast_latency_16k,%u,%lld\n", c, launch(k_tma_latency, c, 32, 16 * 1024 + 2048, m, 16 * 1024, 1));
+      std::printf("tma_2d_multicast_latency_16k,%u,%lld\n", c, launch(k_tma_latency, c, 32, 16 * 1024 + 2048, m, 16 * 1024, 1, 0u));
   }
   {
     const CUtensorMap m = make_map(buf, rows_total, 256);  // 32 KiB boxes
@@ -311,5 +367,34 @@ int main() {
     std::printf("tma_stream_one_sm_bytes_per_cycle_x100,32768,%lld\n", bpc100);
   }
   CHECK(cudaFree(buf));
+
+  // HBM: a 2 GiB buffer; writing it evicts the L2, and every load below reads rows never read since.
+  const unsigned big_rows = 16u * 1024 * 1024;
+  void* big;
+  CHECK(cudaMalloc(&big, 128ull * big_rows));
+  CHECK(cudaMemset(big, 1, 128ull * big_rows));
+  for (unsigned kib : {2u, 4u, 8u, 16u, 32u}) {
+    const unsigned box_rows = kib * 1024 / 128;
+    const CUtensorMap m = make_map(big, big_rows, box_rows);
+    std::printf("tma_2d_latency_hbm,%u,%lld\n", kib * 1024,
+                launch(k_tma_latency, 1, 32, kib * 1024 + 2048, m, kib * 1024, 0, 64u * box_rows));
+  }
+  {
+    const CUtensorMap m = make_map(big, big_rows, 256);  // 32 KiB boxes
+    const unsigned sms = static_cast<unsigned>(prop.multiProcessorCount);
+    // L2-resident: 256 KiB per CTA (33 MiB in all), streamed 64 times over after one warm-up pass.
+    stream_grid(m, sms, 32768, 256, 2048, 4, 8);
+    for (unsigned stages : {2u, 4u, 6u})
+      std::printf("tma_stream_all_sms_l2_bytes_per_cycle_x100,%u,%lld\n", stages * 32768,
+                  stream_grid(m, sms, 32768, 256, 2048, stages, 512));
+    // HBM: each CTA reads its own slice of the 2 GiB once (15.5 MiB), far more than the L2 holds.
+    const unsigned region = big_rows / sms / 256 * 256;
+    for (unsigned stages : {2u, 4u, 6u})
+      std::printf("tma_stream_all_sms_hbm_bytes_per_cycle_x100,%u,%lld\n", stages * 32768,
+                  stream_grid(m, sms, 32768, 256, region, stages, region / 256));
+    std::printf("tma_stream_one_sm_hbm_bytes_per_cycle_x100,%u,%lld\n", 4 * 32768,
+                stream_grid(m, 1, 32768, 256, big_rows, 4, 2048));
+  }
+  CHECK(cudaFree(big));
   return 0;
 }

@@ -20,7 +20,34 @@ struct HardwareConfig {
     std::uint32_t max_threads_per_cta = 0;
     std::uint32_t max_warps = 0;            // resident warps per SM
     std::uint32_t registers = 0;            // 32-bit registers per SM (the CTA's pool for setmaxnreg)
+    std::uint32_t max_ctas = 0;             // resident CTAs per SM
+    std::uint32_t smem_reserved_per_cta = 0;  // shared memory the system reserves for each resident CTA
+    std::uint32_t gpcs = 0;                 // GPCs; the SMs' TPCs (2 SMs each) spread over them evenly
   } sm;
+
+  struct Launch {
+    Cycle latency = 0;  // kernel launch -> the first CTAs start
+  } launch;
+
+  // CUDA-core pipes: results per cycle per SM (each of the 4 sub-partitions has a quarter); a warp
+  // instruction on a pipe of L lanes per sub-partition occupies it for 32 / L cycles.
+  struct Pipes {
+    std::uint32_t fma_lanes = 0;   // fp32 add/mul/fma
+    std::uint32_t alu_lanes = 0;   // integer, logic, compare, min/max
+    std::uint32_t mufu_lanes = 0;  // ex2, rcp, rsqrt, ... (multi-function unit)
+    std::uint32_t cvt_lanes = 0;   // fp32 -> 16/8-bit conversions
+  } pipes;
+
+  struct L2 {
+    std::uint64_t bytes = 0;       // capacity
+    std::uint32_t line_bytes = 0;  // line size
+    double bytes_per_cycle = 0;    // aggregate L2 -> SMs bandwidth (all SMs together)
+  } l2;
+
+  struct Hbm {
+    double gbytes_per_second = 0;  // achievable bandwidth, reads and writes together
+    Cycle latency = 0;             // added to an L2 hit's latency for bytes that miss
+  } hbm;
 
   struct Warp {
     Cycle issue_cycles = 0;           // issue slot cost of one instruction of one warp

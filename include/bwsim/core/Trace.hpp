@@ -65,12 +65,14 @@ class Tracer {
   TraceFilter filter_;
 };
 
-// Track ids inside an SM's process, after the warps (tid = warp index).
-inline constexpr int kTmaTrack = 1000;
-inline constexpr int kBarrierTrack = 1001;
-inline constexpr int kMmaTrack = 1002;
-inline constexpr int kCtaTrack = 1003;  // the resident CTA's lifetime (its name carries cluster and rank)
-inline constexpr int kTmemTrack = 1004;  // the tcgen05.ld/st datapath: each transfer while it moves data
+// Track ids inside an SM's process: a warp's is slot * kWarpTracksPerCta + warp index, where slot
+// numbers the CTAs resident on the SM together; the units' tracks come after every warp's.
+inline constexpr int kWarpTracksPerCta = 1024;
+inline constexpr int kTmaTrack = 1'000'000;
+inline constexpr int kBarrierTrack = 1'000'001;
+inline constexpr int kMmaTrack = 1'000'002;
+inline constexpr int kCtaTrack = 1'000'003;  // the resident CTAs' lifetimes (each name carries cluster and rank)
+inline constexpr int kTmemTrack = 1'000'004;  // the tcgen05.ld/st datapath: each transfer while it moves data
 
 // JSON string literal (with quotes) for arbitrary text.
 std::string json_quote(std::string_view s);

@@ -34,8 +34,9 @@ inline constexpr std::uint32_t kNamedBarriers = 16;  // bar.sync ids 0..15 (PTX)
 
 class Cta {
  public:
+  // `sm_slot`: which of the CTAs resident on the SM together this is (its warps' trace tracks).
   Cta(SimContext& ctx, Sm& sm, Cluster& cluster, std::uint32_t id, std::uint32_t smem_bytes,
-      std::uint32_t block_threads, std::uint32_t registers_per_thread);
+      std::uint32_t block_threads, std::uint32_t registers_per_thread, std::uint32_t sm_slot = 0);
   Cta(const Cta&) = delete;
   Cta& operator=(const Cta&) = delete;
 

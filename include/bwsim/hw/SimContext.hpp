@@ -8,6 +8,7 @@
 #include "bwsim/core/Engine.hpp"
 #include "bwsim/core/Trace.hpp"
 #include "bwsim/hw/GlobalMemory.hpp"
+#include "bwsim/hw/MemorySystem.hpp"
 
 namespace bwsim {
 
@@ -30,6 +31,7 @@ struct SimContext {
   Mode mode;
   std::string kernel;
   GlobalMemory& gmem;
+  MemorySystem& memory;  // L2 and HBM, shared by every SM
   Tracer* tracer = nullptr;
   std::uint32_t trace_sms = 0;  // SMs 0 .. trace_sms-1 are traced
   std::vector<PhaseFlip>* phase_flips = nullptr;  // recorded when set

@@ -12,6 +12,10 @@ namespace bwsim {
 
 class Cta;
 
+// The CUDA-core pipes of a sub-partition (config pipes.*_lanes).
+enum class CorePipe : std::uint8_t { Fma, Alu, Mufu, Cvt, kCount };
+inline constexpr std::uint32_t kSubPartitions = 4;  // per SM; warp w issues on sub-partition w % 4
+
 class Sm {
  public:
   using FinishFn = void (*)(void* context, Cta& cta);
@@ -31,6 +35,10 @@ class Sm {
   const MmaPipe& mma() const { return mma_; }
   // TMEM ld/st datapath of each 32-lane quadrant: the cycle it is next free.
   Cycle& tmem_port_free(std::uint32_t quadrant) { return tmem_port_free_[quadrant]; }
+  // A CUDA-core pipe of one sub-partition: the cycle it can take its next warp instruction.
+  Cycle& pipe_free(std::uint32_t sub_partition, CorePipe pipe) {
+    return pipe_free_[sub_partition][static_cast<std::size_t>(pipe)];
+  }
 
   void set_on_cta_finished(FinishFn fn, void* context) {
     on_finished_ = fn;
@@ -46,6 +54,7 @@ class Sm {
   Tmem tmem_;
   MmaPipe mma_;
   Cycle tmem_port_free_[4] = {};
+  Cycle pipe_free_[kSubPartitions][static_cast<std::size_t>(CorePipe::kCount)] = {};
   FinishFn on_finished_ = nullptr;
   void* finish_context_ = nullptr;
 };

@@ -55,6 +55,7 @@ class TmaUnit {
     std::uint64_t group;
     std::uint64_t id;
     Cycle issued;
+    Cycle l2_taken;  // the memory system has sent (load) or taken (store) the bytes
   };
   // Reserves the unit for `bytes` starting no earlier than `arrival`; returns the stream's end.
   Cycle stream(Cycle arrival, std::uint32_t bytes, Cycle& start);

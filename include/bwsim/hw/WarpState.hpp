@@ -59,6 +59,7 @@ struct ObservedPhases {
 struct WarpState {
   Cta* cta = nullptr;
   std::uint32_t index = 0;
+  std::uint32_t trace_tid = 0;  // its track in the SM's trace process (see kWarpTracksPerCta)
   std::string role;  // set by the kernel; names the trace track
 
   // The warp's issue clock: always >= engine.now() while the warp runs. Operations that do

@@ -1,6 +1,7 @@
 #pragma once
 // The launch API: GMEM buffers and tensor maps on the host side, a grid of CTAs dispatched
-// onto the SMs of the config (one resident CTA per SM, later CTAs in waves), and the result.
+// onto the SMs of the config (as many resident per SM as its limits allow, later CTAs in
+// waves; clusters inside one GPC), and the result.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -23,7 +24,7 @@ struct LaunchConfig {
   std::uint32_t block_threads = 128;  // a multiple of 32
   std::uint32_t dynamic_smem_bytes = 0;
   // CTAs cta_id / size form cluster cta_id / size, rank cta_id % size (x fastest). A cluster runs
-  // on cluster.size() consecutive SMs (ranks 2i, 2i+1 on one TPC) and retires as a whole.
+  // on cluster.size() SMs of one GPC (ranks 2i, 2i+1 on one TPC) and retires as a whole.
   // Registers per thread each warp starts with (what the compiler allocated); 0: the most that
   // fits the SM's pool, in multiples of 8, at most 256.
   std::uint32_t registers_per_thread = 0;
@@ -68,6 +69,7 @@ struct RunResult {
   std::uint32_t sms_used = 0;
   std::uint32_t ctas = 0;
   TmaStats tma;                   // summed over SMs
+  MemoryStats memory;             // L2 and HBM traffic
   MmaStats mma;                   // summed over SMs
   std::vector<WarpSummary> warps;
   std::vector<PhaseFlip> phase_flips;  // every mbarrier phase completion, in order (record_phase_flips)

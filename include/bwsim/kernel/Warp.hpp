@@ -14,6 +14,7 @@
 #include "bwsim/hw/Cta.hpp"
 #include "bwsim/hw/TensorMap.hpp"
 #include "bwsim/hw/MmaPipe.hpp"
+#include "bwsim/hw/Sm.hpp"
 #include "bwsim/hw/Tmem.hpp"
 #include "bwsim/hw/TmemAccess.hpp"
 #include "bwsim/hw/UmmaDescriptor.hpp"
@@ -195,6 +196,13 @@ class Warp {
   // --- generic shared memory (warp-collective; costs bytes / smem.bytes_per_cycle) -----------
   void st_shared(SmemAddr dst, std::span<const std::byte> data);
   void ld_shared(SmemAddr src, std::span<std::byte> out);
+
+  // --- CUDA-core work ------------------------------------------------------------------------
+  // `instructions` independent warp instructions on `pipe` (fp32 math, integer/compare, MUFU,
+  // conversions). Each takes an issue slot and holds the pipe of the warp's sub-partition for
+  // 32 / (lanes / 4) cycles, so warps of one sub-partition share its rate; the warp goes on once
+  // its last instruction has been taken.
+  void execute(CorePipe pipe, std::uint32_t instructions);
 
   // --- time ---------------------------------------------------------------------------------
   // Suspends for `cycles` (a dependent computation, a nanosleep).

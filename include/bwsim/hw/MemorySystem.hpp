@@ -1,0 +1,67 @@
+#pragma once
+// The memory below the SMs, shared by all of them: the L2 (residency, hit/miss, its bandwidth to
+// the SMs) and HBM (bandwidth and the latency a miss adds). Every TMA load, store and prefetch
+// goes through it. Each level is a bandwidth link that requests reserve in the order they
+// arrive (a fluid FIFO: a request's bytes occupy the link for bytes / rate cycles after the
+// link is free), so many SMs streaming at once share the link's rate.
+#include <cstdint>
+
+#include "bwsim/config/HardwareConfig.hpp"
+#include "bwsim/hw/L2Cache.hpp"
+#include "bwsim/hw/TensorMap.hpp"
+
+namespace bwsim {
+
+struct MemoryStats {
+  std::uint64_t l2_read_bytes = 0;   // read by TMA loads and prefetches (a multicast load once)
+  std::uint64_t l2_hit_bytes = 0;    // of those, found in the L2
+  std::uint64_t l2_write_bytes = 0;  // written by TMA stores
+  std::uint64_t hbm_read_bytes = 0;  // L2 misses filled from HBM
+  std::uint64_t hbm_write_bytes = 0; // stores written through to HBM
+  Cycle l2_busy_cycles = 0, hbm_busy_cycles = 0;  // cycles each link spent moving bytes
+  double l2_hit_rate() const {
+    return l2_read_bytes ? static_cast<double>(l2_hit_bytes) / static_cast<double>(l2_read_bytes) : 0.0;
+  }
+};
+
+// A link of `bytes_per_cycle` (fractional) shared in arrival order.
+class BandwidthLink {
+ public:
+  explicit BandwidthLink(double bytes_per_cycle) : bytes_per_cycle_(bytes_per_cycle) {}
+  // Moves `bytes` starting no earlier than `arrival`; returns the cycle the last byte is through.
+  Cycle transfer(Cycle arrival, std::uint64_t bytes);
+  Cycle busy_cycles() const { return static_cast<Cycle>(busy_); }
+
+ private:
+  double bytes_per_cycle_;
+  double free_ = 0;  // the link is free from this (fractional) cycle on
+  double busy_ = 0;
+};
+
+class MemorySystem {
+ public:
+  explicit MemorySystem(const HardwareConfig& config);
+
+  // A TMA load (or prefetch) of the box at `coords` whose request reaches the L2 at `at`:
+  // returns the cycle its data has left the L2 for the SM (its misses filled from HBM first).
+  Cycle read(const TensorMap& map, const TensorCoords& coords, Cycle at);
+  // A TMA prefetch of the box to the L2 arriving at `at`: its misses are read from HBM; nothing
+  // goes to an SM.
+  void prefetch(const TensorMap& map, const TensorCoords& coords, Cycle at);
+  // A TMA store of the box at `coords` (written to the L2 and through to HBM) arriving at `at`:
+  // returns the cycle the L2 has taken the bytes.
+  Cycle write(const TensorMap& map, const TensorCoords& coords, Cycle at);
+
+  MemoryStats stats() const;
+
+ private:
+  // Touches the box's L2 blocks: returns (blocks, blocks that hit).
+  std::pair<std::uint32_t, std::uint32_t> touch(const TensorMap& map, const TensorCoords& coords);
+
+  const HardwareConfig& config_;
+  L2Cache l2_;
+  BandwidthLink l2_link_, hbm_link_;
+  MemoryStats stats_;
+};
+
+}  // namespace bwsim

@@ -1,0 +1,113 @@
+#include "bwsim/hw/MemorySystem.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "bwsim/hw/TensorCopy.hpp"
+
+namespace bwsim {
+
+namespace {
+constexpr std::uint32_t kBlockRows = 8;  // rows of one residency block (see L2Cache)
+}
+
+Cycle BandwidthLink::transfer(Cycle arrival, std::uint64_t bytes) {
+  const double start = std::max(static_cast<double>(arrival), free_);
+  const double cycles = static_cast<double>(bytes) / bytes_per_cycle_;
+  free_ = start + cycles;
+  busy_ += cycles;
+  return static_cast<Cycle>(std::ceil(free_));
+}
+
+MemorySystem::MemorySystem(const HardwareConfig& config)
+    : config_(config),
+      l2_(std::max<std::uint64_t>(1, config.l2.bytes / (config.l2.line_bytes * kBlockRows))),
+      l2_link_(config.l2.bytes_per_cycle),
+      hbm_link_(config.hbm.gbytes_per_second / config.clock_ghz) {}
+
+// The blocks of a box: for every group of 8 rows of dimension 1 (and every index of the higher
+// dimensions) the 128-byte lines its innermost extent covers, keyed by their GMEM address.
+// Blocks wholly outside the tensor are not fetched (TMA fills them without reading memory).
+std::pair<std::uint32_t, std::uint32_t> MemorySystem::touch(const TensorMap& map, const TensorCoords& c) {
+  const std::uint64_t line = config_.l2.line_bytes;
+  const std::uint64_t esize = size_of(map.dtype());
+  const std::int64_t lo0 = std::max<std::int64_t>(c[0], 0);
+  const std::int64_t hi0 = std::min<std::int64_t>(
+      static_cast<std::int64_t>(c[0]) + static_cast<std::int64_t>(map.box(0)), static_cast<std::int64_t>(map.dim(0)));
+  if (hi0 <= lo0) return {0, 0};
+  const std::uint64_t first_line = static_cast<std::uint64_t>(lo0) * esize / line;
+  const std::uint64_t last_line = (static_cast<std::uint64_t>(hi0) * esize - 1) / line;
+  // Row-group ranges per dimension >= 1 (dimension 1 in groups of 8 rows).
+  std::array<std::int64_t, kMaxTensorRank> lo{}, hi{};
+  for (std::uint32_t d = 1; d < kMaxTensorRank; ++d) {
+    if (d >= map.rank()) {
+      lo[d] = 0;
+      hi[d] = 1;
+      continue;
+    }
+    lo[d] = std::max<std::int64_t>(c[d], 0);
+    hi[d] = std::min<std::int64_t>(static_cast<std::int64_t>(c[d]) + map.box(d), static_cast<std::int64_t>(map.dim(d)));
+    if (hi[d] <= lo[d]) return {0, 0};
+    if (d == 1) {
+      lo[d] /= kBlockRows;
+      hi[d] = (hi[d] + kBlockRows - 1) / kBlockRows;
+    }
+  }
+  std::uint32_t blocks = 0, hits = 0;
+  for (std::int64_t i4 = lo[4]; i4 < hi[4]; ++i4)
+    for (std::int64_t i3 = lo[3]; i3 < hi[3]; ++i3)
+      for (std::int64_t i2 = lo[2]; i2 < hi[2]; ++i2)
+        for (std::int64_t g1 = lo[1]; g1 < hi[1]; ++g1) {
+          std::uint64_t row = map.address().value;
+          if (map.rank() > 1) row += static_cast<std::uint64_t>(g1) * kBlockRows * map.stride(1);
+          if (map.rank() > 2) row += static_cast<std::uint64_t>(i2) * map.stride(2);
+          if (map.rank() > 3) row += static_cast<std::uint64_t>(i3) * map.stride(3);
+          if (map.rank() > 4) row += static_cast<std::uint64_t>(i4) * map.stride(4);
+          for (std::uint64_t l = first_line; l <= last_line; ++l) {
+            ++blocks;
+            hits += l2_.access(row + l * line) ? 1 : 0;
+          }
+        }
+  return {blocks, hits};
+}
+
+Cycle MemorySystem::read(const TensorMap& map, const TensorCoords& coords, Cycle at) {
+  const std::uint64_t bytes = in_bounds_elements(map, coords) * size_of(map.dtype());
+  const auto [blocks, hits] = touch(map, coords);
+  const std::uint64_t hit_bytes = blocks ? bytes * hits / blocks : 0;
+  const std::uint64_t miss_bytes = bytes - hit_bytes;
+  stats_.l2_read_bytes += bytes;
+  stats_.l2_hit_bytes += hit_bytes;
+  Cycle ready = l2_link_.transfer(at, bytes);
+  if (miss_bytes) {
+    stats_.hbm_read_bytes += miss_bytes;
+    ready = std::max(ready, hbm_link_.transfer(at, miss_bytes) + config_.hbm.latency);
+  }
+  return ready;
+}
+
+void MemorySystem::prefetch(const TensorMap& map, const TensorCoords& coords, Cycle at) {
+  const std::uint64_t bytes = in_bounds_elements(map, coords) * size_of(map.dtype());
+  const auto [blocks, hits] = touch(map, coords);
+  const std::uint64_t miss_bytes = blocks ? bytes - bytes * hits / blocks : 0;
+  stats_.hbm_read_bytes += miss_bytes;
+  if (miss_bytes) hbm_link_.transfer(at, miss_bytes);
+}
+
+Cycle MemorySystem::write(const TensorMap& map, const TensorCoords& coords, Cycle at) {
+  const std::uint64_t bytes = in_bounds_elements(map, coords) * size_of(map.dtype());
+  touch(map, coords);  // write-allocate: the stored lines are resident afterwards
+  stats_.l2_write_bytes += bytes;
+  stats_.hbm_write_bytes += bytes;
+  hbm_link_.transfer(at, bytes);  // written through: it takes HBM bandwidth, the store does not wait for it
+  return l2_link_.transfer(at, bytes);
+}
+
+MemoryStats MemorySystem::stats() const {
+  MemoryStats s = stats_;
+  s.l2_busy_cycles = l2_link_.busy_cycles();
+  s.hbm_busy_cycles = hbm_link_.busy_cycles();
+  return s;
+}
+
+}  // namespace bwsim
