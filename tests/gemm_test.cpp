@@ -190,3 +190,41 @@ TEST(GemmProgress, LongRunsReportProgressEvery2To18Events) {
 
 }  // namespace
 }  // namespace bwsim
+
+namespace bwsim {
+namespace {
+
+// The persistent GEMM on an 8-SM chip: each cluster loops over several tiles (waves of the
+// persistent grid) in a swizzled raster order; a shape that is no multiple of the tile.
+TEST(GemmPersistent, SeveralWavesOfTilesMatchTheReference) {
+  const HardwareConfig chip = load_config(BWSIM_SOURCE_DIR "/sim_configs/b200.yaml", {"sm.count=8", "sm.gpcs=1"});
+  struct Case {
+    const char* name;
+    GemmParams p;
+  };
+  for (const Case& c : {Case{"2sm, 4 pairs, 12 tiles, raster N swizzle 2",
+                             GemmParams{.m = 1024, .n = 700, .k = 192, .ctas = 8, .cluster_m = 2, .two_sm = true,
+                                        .raster = Raster::AlongN, .swizzle = 2}},
+                        Case{"1sm, 8 CTAs, 24 tiles, raster M swizzle 4",
+                             GemmParams{.m = 1024, .n = 700, .k = 192, .ctas = 8, .raster = Raster::AlongM, .swizzle = 4}}}) {
+    const GemmResult r = run_gemm(chip, SimOptions{}, c.p, true);
+    EXPECT_TRUE(r.checked && r.matches) << c.name << ": " << r.detail;
+    EXPECT_GE(r.tiles, 3 * c.p.ctas) << c.name;  // at least three tiles per CTA
+  }
+}
+
+TEST(GemmPersistent, TheCommandLineFillsTheChipWithClusters) {
+  const test::Outcome o = test::bwsim(
+      "run gemm_persistent --config " BWSIM_SOURCE_DIR "/sim_configs/b200.yaml --m 2048 --n 2048 --k 256 --json");
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find("\"ctas\":148"), std::string::npos) << o.output;  // 74 pairs
+  EXPECT_NE(o.output.find("2x1 clusters"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("\"hbm_gbytes_per_second\""), std::string::npos) << o.output;
+  const test::Outcome bad = test::bwsim("run gemm_persistent --config " BWSIM_SOURCE_DIR
+                                        "/sim_configs/b200.yaml --variant 3sm");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("--variant: expected 1sm or 2sm"), std::string::npos) << bad.output;
+}
+
+}  // namespace
+}  // namespace bwsim

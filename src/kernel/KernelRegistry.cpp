@@ -5,6 +5,7 @@
 #include "bwsim/core/Error.hpp"
 #include "bwsim/kernels/Gemm.hpp"
 #include "bwsim/kernels/TmaCopy.hpp"
+#include "bwsim/kernels/TmaStream.hpp"
 
 namespace bwsim {
 
@@ -28,6 +29,7 @@ const std::vector<KernelInfo>& kernel_registry() {
   static const std::vector<KernelInfo> kernels = [] {
     std::vector<KernelInfo> k = gemm_kernel_infos();
     k.push_back(tma_copy_kernel_info());
+    k.push_back(tma_stream_kernel_info());
     return k;
   }();
   return kernels;

@@ -1,0 +1,122 @@
+// The memory system (L2 residency and bandwidth, HBM bandwidth and latency), the tile scheduler
+// that decides L2 reuse, and the CUDA-core pipes.
+#include <gtest/gtest.h>
+
+#include "TestSupport.hpp"
+#include "bwsim/hw/L2Cache.hpp"
+#include "bwsim/kernels/Gemm.hpp"
+#include "bwsim/kernels/TileScheduler.hpp"
+#include "bwsim/kernels/TmaStream.hpp"
+
+namespace bwsim {
+namespace {
+
+TEST(L2CacheTest, EvictsTheLeastRecentlyUsedBlock) {
+  L2Cache l2(2);
+  EXPECT_FALSE(l2.access(0xa00));  // [a]
+  EXPECT_FALSE(l2.access(0xb00));  // [b a]
+  EXPECT_TRUE(l2.access(0xa00));   // [a b]
+  EXPECT_FALSE(l2.access(0xc00));  // evicts b: [c a]
+  EXPECT_TRUE(l2.access(0xa00));   // [a c]
+  EXPECT_FALSE(l2.access(0xb00));  // evicts c: [b a]
+  EXPECT_FALSE(l2.access(0xc00));  // evicts a: [c b]
+  EXPECT_TRUE(l2.access(0xb00));
+  EXPECT_EQ(l2.resident_blocks(), 2u);
+}
+
+TEST(L2CacheTest, ManyKeysThroughASmallCacheKeepExactlyTheNewest) {
+  L2Cache l2(100);
+  for (std::uint64_t k = 0; k < 10000; ++k) l2.access(k * 1024);
+  for (std::uint64_t k = 9900; k < 10000; ++k) EXPECT_TRUE(l2.access(k * 1024)) << k;
+  EXPECT_FALSE(l2.access(9899 * 1024));
+}
+
+TEST(TileSchedulerTest, RasterAndSwizzleOrderTheTilesAsTheHandTable) {
+  // 4 x 3 tiles along M with swizzle 2: bands of 2 n-columns, m moving fastest within the band.
+  const TileScheduler s{4, 3, Raster::AlongM, 2};
+  const std::vector<std::pair<std::uint32_t, std::uint32_t>> expect{
+      {0, 0}, {0, 1}, {1, 0}, {1, 1}, {2, 0}, {2, 1}, {3, 0}, {3, 1}, {0, 2}, {1, 2}, {2, 2}, {3, 2}};
+  for (std::uint32_t t = 0; t < s.tiles(); ++t) EXPECT_EQ(s.tile(t), expect[t]) << t;
+  // Along N, swizzle 1: n fastest.
+  const TileScheduler n{2, 3, Raster::AlongN, 1};
+  EXPECT_EQ(n.tile(0), (std::pair<std::uint32_t, std::uint32_t>{0, 0}));
+  EXPECT_EQ(n.tile(2), (std::pair<std::uint32_t, std::uint32_t>{0, 2}));
+  EXPECT_EQ(n.tile(3), (std::pair<std::uint32_t, std::uint32_t>{1, 0}));
+}
+
+// One warp loads a 4 KiB box twice, one after the other, on the unit-test machine with a 500-cycle
+// HBM latency: the first load misses in the L2, the second hits.
+TEST(MemorySystemTest, AMissPaysTheHbmLatencyAndTheSameBoxThenHits) {
+  const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml", {"hbm.latency=500"});
+  Simulator sim(cfg, SimOptions{.mode = Mode::Timing});
+  const GmemAddr a = sim.gmem().alloc(4096);
+  const TensorMap map = TensorMap::tiled({.dtype = DataType::U8, .address = a, .dims = {128, 32}, .strides = {128},
+                                          .box = {128, 32}, .swizzle = Swizzle::B128});
+  Cycle first = 0, second = 0;
+  const RunResult r = sim.launch(
+      "l2", LaunchConfig{.grid_ctas = 1, .block_threads = 32, .dynamic_smem_bytes = 8192}, [&](Warp& w) -> Task {
+        const MBarrierRef bar{0};
+        w.mbarrier_init(bar, 1);                  // cycle 0
+        w.mbarrier_arrive_expect_tx(bar, 4096);   // 1
+        w.tma_load(map, SmemAddr{1024}, bar, {0, 0});  // 2, reaches the unit at 4
+        co_await w.mbarrier_wait(bar, 0);
+        first = w.now();
+        w.mbarrier_arrive_expect_tx(bar, 4096);
+        const Cycle issue = w.now();
+        w.tma_load(map, SmemAddr{1024}, bar, {0, 0});
+        co_await w.mbarrier_wait(bar, 1);
+        second = w.now() - issue;
+      });
+  // Miss: the unit streams 4 .. 68; HBM has the bytes at 4 + 1 + 500 = 505; + load latency 100,
+  // + wakeup 10 = 615. Hit: issue 2 + stream 64 + 100 + 10 = 176 after the issue.
+  EXPECT_EQ(first, 615u);
+  EXPECT_EQ(second, 176u);
+  EXPECT_EQ(r.memory.l2_read_bytes, 8192u);
+  EXPECT_EQ(r.memory.l2_hit_bytes, 4096u);
+  EXPECT_EQ(r.memory.hbm_read_bytes, 4096u);
+}
+
+TEST(MemorySystemTest, StreamingNewDataOnEverySmAchievesTheConfiguredHbmBandwidth) {
+  const HardwareConfig& cfg = test::b200_config();
+  const TmaStreamResult r = run_tma_stream(cfg, SimOptions{.mode = Mode::Timing}, TmaStreamParams{});
+  const double configured = cfg.hbm.gbytes_per_second / cfg.clock_ghz;  // bytes per cycle
+  EXPECT_NEAR(r.bytes_per_cycle / configured, 1.0, 0.02) << r.bytes_per_cycle << " B/cycle";
+  EXPECT_EQ(r.run.memory.hbm_read_bytes, r.bytes);
+  EXPECT_EQ(r.run.memory.l2_hit_bytes, 0u);
+}
+
+TEST(MemorySystemTest, StreamingAnL2ResidentRegionAchievesTheConfiguredL2Bandwidth) {
+  const HardwareConfig& cfg = test::b200_config();
+  const TmaStreamResult r = run_tma_stream(cfg, SimOptions{.mode = Mode::Timing},
+                                           TmaStreamParams{.loads = 1024, .region_bytes = 256 * 1024});
+  EXPECT_NEAR(r.bytes_per_cycle / cfg.l2.bytes_per_cycle, 1.0, 0.02) << r.bytes_per_cycle << " B/cycle";
+  EXPECT_GT(r.run.memory.l2_hit_rate(), 0.98);
+}
+
+TEST(MemorySystemTest, AMulticastLoadIsReadFromTheL2Once) {
+  GemmParams p{.m = 256, .n = 512, .k = 128, .ctas = 4, .cluster_m = 2, .cluster_n = 2};
+  const GemmResult r = run_gemm(test::b200_config(), SimOptions{.mode = Mode::Timing}, p, false);
+  EXPECT_EQ(r.run.memory.l2_read_bytes, r.run.tma.load_bytes);
+  EXPECT_EQ(r.run.tma.delivered_bytes, 2 * r.run.tma.load_bytes);  // every piece lands in 2 CTAs
+  // Every operand byte is read from HBM exactly once: A 256 x 128 and B 512 x 128 bf16.
+  EXPECT_EQ(r.run.memory.hbm_read_bytes, (256u + 512u) * 128 * 2);
+}
+
+// Warps 0 and 4 share sub-partition 0, warp 1 has its own. 10 conversions each on the unit-test
+// machine's 64-lane cvt pipe (16 lanes per sub-partition: 2 cycles per warp instruction).
+TEST(CorePipeTest, WarpsOfOneSubPartitionShareItsPipe) {
+  Cycle end[5] = {};
+  test::run_cta(
+      [&](Warp& w) -> Task {
+        if (w.warp_idx() == 0 || w.warp_idx() == 1 || w.warp_idx() == 4) w.execute(CorePipe::Cvt, 10);
+        end[w.warp_idx()] = w.now();
+        co_return;
+      },
+      160);
+  EXPECT_EQ(end[0], 19u);  // 10 instructions 2 cycles apart: the last issues at 18, done issuing at 19
+  EXPECT_EQ(end[1], 19u);  // its own sub-partition: no contention
+  EXPECT_EQ(end[4], 39u);  // behind warp 0's 20 cycles on sub-partition 0
+}
+
+}  // namespace
+}  // namespace bwsim
