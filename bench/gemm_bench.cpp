@@ -31,5 +31,19 @@ void BM_GemmClusterTiming(benchmark::State& state) {
 BENCHMARK(BM_GemmClusterTiming)->Args({1, 1, 0})->Args({2, 2, 0})->Args({2, 1, 1})->Args({4, 2, 1})
     ->Unit(benchmark::kMillisecond);
 
+// The persistent GEMM's 8192^3 on the whole chip (74 CTA pairs in 2x1 clusters, or 148 CTAs), with
+// the race checker on (the default) or off: arg 2-SM (0/1), race checks (0/1).
+void BM_GemmPersistentTiming(benchmark::State& state) {
+  static const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/b200.yaml");
+  const bool two_sm = state.range(0) != 0;
+  const GemmParams p{.m = 8192, .n = 8192, .k = 8192, .ctas = 148, .cluster_m = two_sm ? 2u : 1u, .two_sm = two_sm};
+  std::uint64_t events = 0;
+  for (auto _ : state)
+    events += run_gemm(cfg, SimOptions{.mode = Mode::Timing, .check_races = state.range(1) != 0}, p, false).run.events;
+  state.counters["events/s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+  state.counters["events/kernel"] = static_cast<double>(events) / static_cast<double>(state.iterations());
+}
+BENCHMARK(BM_GemmPersistentTiming)->Args({1, 1})->Args({1, 0})->Args({0, 1})->Unit(benchmark::kMillisecond);
+
 }  // namespace
 }  // namespace bwsim

@@ -93,7 +93,7 @@ Cta::Cta(SimContext& ctx, Sm& sm, Cluster& cluster, std::uint32_t id, std::uint3
       block_threads_(block_threads),
       smem_(smem_bytes),
       warps_(block_threads / 32),
-      barrier_index_((smem_bytes + 7) / 8, -1) {
+      barrier_index_((smem_bytes + 7) / 8) {
   for (std::uint32_t i = 0; i < warps_.size(); ++i) {
     warps_[i].cta = this;
     warps_[i].index = i;
@@ -170,8 +170,8 @@ void Cta::check_no_live_barrier(WarpState& ws, const char* op, std::uint32_t off
 
 MBarrier* Cta::barrier_slot(std::uint32_t offset) {
   if (offset % 8 != 0 || offset / 8 >= barrier_index_.size()) return nullptr;
-  const std::int32_t i = barrier_index_[offset / 8];
-  return i < 0 ? nullptr : &barriers_[i];
+  const std::uint32_t i = barrier_index_[offset / 8];
+  return i == 0 ? nullptr : &barriers_[i - 1];
 }
 
 const MBarrier* Cta::find_barrier(std::uint32_t offset) const {
@@ -226,7 +226,7 @@ void Cta::barrier_init(WarpState& ws, std::uint32_t offset, std::uint32_t count,
     fail(Rule::BarrierReinitInUse, ws, op, fmt::format("re-initialising {} while it is in use", describe(*b)),
          "invalidate the barrier only after every waiter passed and every transaction completed");
   if (!b) {
-    barrier_index_[offset / 8] = static_cast<std::int32_t>(barriers_.size());
+    barrier_index_[offset / 8] = static_cast<std::uint32_t>(barriers_.size()) + 1;
     barriers_.emplace_back(offset);
     b = &barriers_.back();
   }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bwsim/core/Error.hpp"
+#include "bwsim/core/ZeroedArray.hpp"
 #include "bwsim/hw/MBarrier.hpp"
 #include "bwsim/hw/SimContext.hpp"
 #include "bwsim/hw/Smem.hpp"
@@ -164,7 +165,7 @@ class Cta {
   Smem smem_;
   std::vector<WarpState> warps_;
   std::vector<MBarrier> barriers_;
-  std::vector<std::int32_t> barrier_index_;  // per 8-byte SMEM word: index into barriers_ or -1
+  ZeroedArray<std::uint32_t> barrier_index_;  // per 8-byte SMEM word: 1 + index into barriers_, or 0
   std::vector<std::uint32_t> live_offsets_;  // sorted, for clobber checks
   std::vector<AsyncAccess> race_records_;
   std::uint32_t registers_free_ = 0;

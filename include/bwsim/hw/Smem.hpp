@@ -5,13 +5,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <vector>
+#include "bwsim/core/ZeroedArray.hpp"
 
 namespace bwsim {
 
 class Smem {
  public:
-  explicit Smem(std::uint32_t size) : size_(size), bytes_(size, std::byte{0}) {}
+  explicit Smem(std::uint32_t size) : size_(size), bytes_(size) {}
   std::uint32_t size() const { return size_; }
   bool in_bounds(std::uint64_t offset, std::uint64_t len) const { return offset + len <= size_; }
   // Caller checks in_bounds first.
@@ -19,7 +19,7 @@ class Smem {
 
  private:
   std::uint32_t size_;
-  std::vector<std::byte> bytes_;
+  ZeroedArray<std::byte> bytes_;
 };
 
 }  // namespace bwsim
