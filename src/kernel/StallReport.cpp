@@ -69,6 +69,13 @@ std::string stall_table(const RunResult& run, double clock_ghz) {
   }
   out += fmt::format("critical  tensor pipe busy {:.1f}%, TMA busy {:.1f}%", 100.0 * run.mma_busy_fraction(),
                      100.0 * run.tma_busy_fraction());
+  // A memory link busy most of the run is the limit the warps' barrier waits are queueing behind.
+  const double cycles = run.cycles ? static_cast<double>(run.cycles) : 1.0;
+  const double l2 = static_cast<double>(run.memory.l2_busy_cycles) / cycles;
+  const double hbm = static_cast<double>(run.memory.hbm_busy_cycles) / cycles;
+  if (l2 > 0.5 || hbm > 0.5)
+    out += fmt::format(", L2 link busy {:.1f}%, HBM busy {:.1f}%{}", 100.0 * l2, 100.0 * hbm,
+                       std::max(l2, hbm) > 0.9 ? (l2 >= hbm ? " (L2-bandwidth-bound)" : " (HBM-bandwidth-bound)") : "");
   if (most_blocked)
     out += fmt::format("; {} waited {:.2f} us per warp on {}", most_blocked->role,
                        static_cast<double>(most_blocked_cycles) / (clock_ghz * 1e3), most_blocked->barrier_wait.front().first);
