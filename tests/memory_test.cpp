@@ -67,9 +67,10 @@ TEST(MemorySystemTest, AMissPaysTheHbmLatencyAndTheSameBoxThenHits) {
         co_await w.mbarrier_wait(bar, 1);
         second = w.now() - issue;
       });
-  // Miss: the unit streams 4 .. 68; HBM has the bytes at 4 + 1 + 500 = 505; + load latency 100,
-  // + wakeup 10 = 615. Hit: issue 2 + stream 64 + 100 + 10 = 176 after the issue.
-  EXPECT_EQ(first, 615u);
+  // Miss: the unit streams 4 .. 68; the bytes reach the L2 500 after the request and stream in at
+  // the miss rate (64 B/cycle here): 4 + 500 + 64 = 568; + load latency 100, + wakeup 10 = 678.
+  // Hit: issue 2 + stream 64 + 100 + 10 = 176 after the issue.
+  EXPECT_EQ(first, 678u);
   EXPECT_EQ(second, 176u);
   EXPECT_EQ(r.memory.l2_read_bytes, 8192u);
   EXPECT_EQ(r.memory.l2_hit_bytes, 4096u);

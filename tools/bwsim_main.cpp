@@ -19,6 +19,7 @@
 #include "bwsim/core/Error.hpp"
 #include "bwsim/kernel/KernelRegistry.hpp"
 #include "bwsim/kernel/StallReport.hpp"
+#include "bwsim/kernels/Ubench.hpp"
 #include "bwsim/report/HtmlReport.hpp"
 
 namespace {
@@ -44,6 +45,7 @@ struct RunFlags {
   bool no_check_races = false;
   std::string stats;  // --stats FILE: stall analysis as JSON
   std::vector<std::string> sweep_params;  // bwsim sweep: name=v1,v2,...
+  std::string measured_csv, tolerances;   // bwsim compare
   std::string csv;
   std::string report;  // --report FILE.html
   std::map<std::string, std::map<std::string, std::string>> params;  // per kernel: flag -> value
@@ -304,6 +306,25 @@ int sweep_kernel(const bwsim::KernelInfo& k, RunFlags& f) {
   return 0;
 }
 
+// bwsim compare CSV: every measured row against its simulated scenario; exit 1 if any row is
+// outside its tolerance.
+int compare_hardware(const RunFlags& f) {
+  const bwsim::HardwareConfig cfg = bwsim::load_config(f.config, f.overrides);
+  const auto rows = bwsim::compare_with_hardware(cfg, f.measured_csv, f.tolerances);
+  fmt::print("{:<44} {:>7} {:>10} {:>10} {:>8} {:>6}  {}\n", "scenario", "param", "measured", "predicted", "error",
+             "tol", "");
+  int outside = 0;
+  for (const auto& r : rows) {
+    outside += r.within() ? 0 : 1;
+    fmt::print("{:<44} {:>7} {:>10} {:>10} {:>+7.1f}% {:>5.0f}%  {}{}\n", r.scenario, r.param, r.measured, r.predicted,
+               100.0 * r.error, 100.0 * r.tolerance, r.within() ? "ok" : "OUTSIDE",
+               r.reason.empty() ? "" : "  (" + r.reason + ")");
+  }
+  fmt::print("{} of {} rows within tolerance ({} config vs {})\n", rows.size() - outside, rows.size(), cfg.name,
+             f.measured_csv);
+  return outside ? kExitCheckFailed : 0;
+}
+
 // bwsim describe-config FILE: the validated values, one dotted key per line.
 int describe_config(const RunFlags& f) {
   bwsim::load_config(f.config, f.overrides);  // validates (throws ConfigError naming the key)
@@ -335,10 +356,17 @@ int main(int argc, char** argv) {
   auto* sweep = app.add_subcommand("sweep", "run a kernel over parameter lists: bwsim sweep KERNEL --param m=1024,2048");
   sweep->require_subcommand(1);
   auto* describe = app.add_subcommand("describe-config", "print a config's validated values, one key per line");
+  auto* compare = app.add_subcommand("compare", "simulate the calibration microbenchmarks and compare with a hardware CSV");
 
   RunFlags flags;
   describe->add_option("config", flags.config, "hardware config YAML")->required();
   describe->add_option("--set", flags.overrides, "override a config value: key.path=value (repeatable)");
+  compare->add_option("measured", flags.measured_csv, "hardware CSV (scenario,param,cycles), e.g. "
+                                                      "tools/calibration/h100_measured.csv")
+      ->required();
+  compare->add_option("--config", flags.config, "hardware config YAML")->required();
+  compare->add_option("--tolerances", flags.tolerances, "CSV scenario,param,tolerance,reason widening the 10% default");
+  compare->add_option("--set", flags.overrides, "override a config value: key.path=value (repeatable)");
   const bwsim::KernelInfo* chosen = nullptr;
   for (const auto& k : bwsim::kernel_registry()) flags.params[k.name];
   for (auto* parent : {run, sweep})
@@ -397,6 +425,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (describe->parsed()) return describe_config(flags);
+    if (compare->parsed()) return compare_hardware(flags);
     if (sweep->parsed()) return sweep_kernel(*chosen, flags);
     return run_kernel(*chosen, flags);
   } catch (const bwsim::InputError& e) {

@@ -168,6 +168,7 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   tma.read<Cycle>("store_latency", c.tma.store_latency, 0, kMaxLatency);
   tma.read<std::uint32_t>("bytes_per_cycle", c.tma.bytes_per_cycle, 1, 65536);
   tma.read<Cycle>("multicast_extra_latency", c.tma.multicast_extra_latency, 0, kMaxLatency);
+  tma.read<std::uint32_t>("miss_bytes_per_cycle", c.tma.miss_bytes_per_cycle, 1, 65536);
   tma.finish();
 
   StrictMap tmem = top.section("tmem");
@@ -201,8 +202,11 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   cl.read<std::uint32_t>("max_ctas", c.cluster.max_ctas, 1, 16);
   cl.read<Cycle>("barrier_latency", c.cluster.barrier_latency, 0, kMaxLatency);
   cl.read<Cycle>("barrier_release_latency", c.cluster.barrier_release_latency, 0, kMaxLatency);
+  cl.read<Cycle>("barrier_release_per_cta", c.cluster.barrier_release_per_cta, 0, kMaxLatency);
   cl.read<Cycle>("remote_arrive_latency", c.cluster.remote_arrive_latency, 0, kMaxLatency);
+  cl.read<Cycle>("remote_arrive_latency_pair", c.cluster.remote_arrive_latency_pair, 0, kMaxLatency);
   cl.read<Cycle>("dsmem_load_latency", c.cluster.dsmem_load_latency, 0, kMaxLatency);
+  cl.read<Cycle>("dsmem_load_latency_pair", c.cluster.dsmem_load_latency_pair, 0, kMaxLatency);
   cl.read<Cycle>("dsmem_store_latency", c.cluster.dsmem_store_latency, 0, kMaxLatency);
   cl.finish();
   if (c.cluster.max_ctas_portable > c.cluster.max_ctas)

@@ -25,6 +25,12 @@ MemorySystem::MemorySystem(const HardwareConfig& config)
       l2_link_(config.l2.bytes_per_cycle),
       hbm_link_(config.hbm.gbytes_per_second / config.clock_ghz) {}
 
+void MemorySystem::begin_launch() {
+  l2_link_.reset();
+  hbm_link_.reset();
+  stats_ = {};
+}
+
 // The blocks of a box: for every group of 8 rows of dimension 1 (and every index of the higher
 // dimensions) the 128-byte lines its innermost extent covers, keyed by their GMEM address.
 // Blocks wholly outside the tensor are not fetched (TMA fills them without reading memory).
@@ -71,7 +77,7 @@ std::pair<std::uint32_t, std::uint32_t> MemorySystem::touch(const TensorMap& map
   return {blocks, hits};
 }
 
-Cycle MemorySystem::read(const TensorMap& map, const TensorCoords& coords, Cycle at) {
+MemoryRead MemorySystem::read(const TensorMap& map, const TensorCoords& coords, Cycle at) {
   const std::uint64_t bytes = in_bounds_elements(map, coords) * size_of(map.dtype());
   const auto [blocks, hits] = touch(map, coords);
   const std::uint64_t hit_bytes = blocks ? bytes * hits / blocks : 0;
@@ -83,7 +89,7 @@ Cycle MemorySystem::read(const TensorMap& map, const TensorCoords& coords, Cycle
     stats_.hbm_read_bytes += miss_bytes;
     ready = std::max(ready, hbm_link_.transfer(at, miss_bytes) + config_.hbm.latency);
   }
-  return ready;
+  return MemoryRead{ready, miss_bytes};
 }
 
 void MemorySystem::prefetch(const TensorMap& map, const TensorCoords& coords, Cycle at) {

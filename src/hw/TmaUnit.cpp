@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 
 #include "bwsim/hw/Cluster.hpp"
 #include "bwsim/hw/Cta.hpp"
@@ -21,10 +22,7 @@ std::string coords_text(const TensorMap& map, const TensorCoords& c) {
 
 TmaUnit::TmaUnit(SimContext& ctx, int sm_index) : ctx_(ctx), sm_(sm_index) {}
 
-Cycle TmaUnit::stream(Cycle arrival, std::uint32_t bytes, Cycle& start) {
-  const std::uint32_t bpc = ctx_.config.tma.bytes_per_cycle;
-  const Cycle cycles = (bytes + bpc - 1) / bpc;
-  start = std::max(arrival, free_at_);
+Cycle TmaUnit::stream(Cycle start, Cycle cycles) {
   free_at_ = start + cycles;
   stats_.busy_cycles += cycles;
   return free_at_;
@@ -43,13 +41,23 @@ void TmaUnit::trace_request(const Request& r, const char* what, Cycle issue, Cyc
 void TmaUnit::load(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCoords& coords, std::uint32_t smem,
                    std::uint32_t barrier, TmaDestinations dests, Cycle at) {
   const std::uint32_t bytes = map.box_bytes();
-  Cycle start = 0;
-  const Cycle end = stream(at + ctx_.config.tma.issue_cycles, bytes, start);
+  // The box streams in as the L2 sends it: done once the unit and the L2 link (and the HBM link for
+  // the bytes that missed) have moved it, plus the L2-hit latency. Bytes that missed reach the L2
+  // hbm.latency after the request and stream on at the unit's slower miss rate; the unit itself
+  // is held only for the streaming, so other requests overlap a miss's latency.
+  const Cycle start = std::max(at + ctx_.config.tma.issue_cycles, free_at_);
+  const MemoryRead from_memory = ctx_.memory.read(map, coords, start);
+  const Cycle from_l2 = from_memory.ready;
+  const std::uint64_t miss = std::min<std::uint64_t>(from_memory.miss_bytes, bytes);
+  const double cycles = static_cast<double>(bytes - miss) / ctx_.config.tma.bytes_per_cycle +
+                        static_cast<double>(miss) / ctx_.config.tma.miss_bytes_per_cycle;
+  const Cycle end = stream(start, static_cast<Cycle>(std::ceil(cycles)));
+  const Cycle misses_in =
+      miss ? start + ctx_.config.hbm.latency +
+                 static_cast<Cycle>(std::ceil(static_cast<double>(miss) / ctx_.config.tma.miss_bytes_per_cycle))
+           : 0;
   const bool multicast = dests.ranks != (1u << cta.rank());
-  // The box streams in as the L2 sends it: done once both the unit and the L2 (and HBM for the
-  // bytes that missed) have moved it, plus the L2-hit latency.
-  const Cycle from_l2 = ctx_.memory.read(map, coords, start);
-  const Cycle done = std::max(end, from_l2) + ctx_.config.tma.load_latency +
+  const Cycle done = std::max({end, from_l2, misses_in}) + ctx_.config.tma.load_latency +
                      (multicast ? ctx_.config.tma.multicast_extra_latency : 0);
   Request r{Kind::Load, &cta, &ws, &map, coords, smem, barrier, dests, 0, next_id_++, at, from_l2};
   if (ctx_.tracer_for(sm_)) trace_request(r, multicast ? "tma.load.multicast" : "tma.load", at, start, end, done, bytes);
@@ -92,8 +100,9 @@ void TmaUnit::on_load_done(void* unit, std::uint64_t slot) {
 void TmaUnit::store(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCoords& coords, std::uint32_t smem,
                     Cycle at) {
   const std::uint32_t bytes = map.box_bytes();
-  Cycle start = 0;
-  const Cycle end = stream(at + ctx_.config.tma.issue_cycles, bytes, start);
+  const std::uint32_t bpc = ctx_.config.tma.bytes_per_cycle;
+  const Cycle start = std::max(at + ctx_.config.tma.issue_cycles, free_at_);
+  const Cycle end = stream(start, (bytes + bpc - 1) / bpc);
   // The L2 takes the bytes as the unit reads them out of SMEM.
   Request r{Kind::Store, &cta, &ws, &map, coords, smem, 0, {}, ws.bulk.add_op(), next_id_++, at,
             ctx_.memory.write(map, coords, start)};

@@ -6,6 +6,7 @@
 #include "bwsim/kernels/Gemm.hpp"
 #include "bwsim/kernels/TmaCopy.hpp"
 #include "bwsim/kernels/TmaStream.hpp"
+#include "bwsim/kernels/Ubench.hpp"
 
 namespace bwsim {
 
@@ -30,6 +31,7 @@ const std::vector<KernelInfo>& kernel_registry() {
     std::vector<KernelInfo> k = gemm_kernel_infos();
     k.push_back(tma_copy_kernel_info());
     k.push_back(tma_stream_kernel_info());
+    k.push_back(ubench_kernel_info());
     return k;
   }();
   return kernels;

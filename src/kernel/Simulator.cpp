@@ -28,7 +28,6 @@ struct Simulator::Launch {
     Placement placement;
   };
 
-  MemorySystem memory;
   SimContext ctx;
   const LaunchConfig& launch;
   const WarpProgram& program;
@@ -44,10 +43,9 @@ struct Simulator::Launch {
   Cycle last_finish = 0;
   std::vector<WarpSummary> warps;
 
-  Launch(const HardwareConfig& cfg, Mode mode, std::string_view kernel, GlobalMemory& gmem, Tracer* tracer,
-         std::uint32_t trace_sms, const LaunchConfig& l, const WarpProgram& p)
-      : memory(cfg),
-        ctx{Engine{}, cfg, mode, std::string(kernel), gmem, memory, tracer, trace_sms},
+  Launch(const HardwareConfig& cfg, Mode mode, std::string_view kernel, GlobalMemory& gmem, MemorySystem& memory,
+         Tracer* tracer, std::uint32_t trace_sms, const LaunchConfig& l, const WarpProgram& p)
+      : ctx{Engine{}, cfg, mode, std::string(kernel), gmem, memory, tracer, trace_sms},
         launch(l),
         program(p),
         cluster_size(l.cluster.size()),
@@ -191,7 +189,10 @@ struct Simulator::Launch {
 };
 
 Simulator::Simulator(const HardwareConfig& config, SimOptions options)
-    : config_(config), options_(std::move(options)), gmem_(options_.mode == Mode::Functional) {}
+    : config_(config),
+      options_(std::move(options)),
+      gmem_(options_.mode == Mode::Functional),
+      memory_(std::make_unique<MemorySystem>(config)) {}
 
 Simulator::~Simulator() = default;
 
@@ -228,7 +229,8 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
   if (!options_.trace_path.empty())
     tracer = std::make_unique<Tracer>(options_.trace_path, config_.clock_ghz, options_.trace_filter);
   const auto wall_start = std::chrono::steady_clock::now();
-  Launch l(config_, options_.mode, kernel, gmem_, tracer.get(), options_.trace_sms, lc, program);
+  memory_->begin_launch();
+  Launch l(config_, options_.mode, kernel, gmem_, *memory_, tracer.get(), options_.trace_sms, lc, program);
   std::vector<PhaseFlip> flips;
   if (options_.record_phase_flips) l.ctx.phase_flips = &flips;
   l.ctx.check_races = options_.check_races;
@@ -262,7 +264,7 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
   r.events = l.ctx.engine.events_processed();
   r.sms_used = l.gpu.sms_used();
   r.ctas = lc.grid_ctas;
-  r.memory = l.memory.stats();
+  r.memory = memory_->stats();
   for (std::uint32_t i = 0; i < l.gpu.sm_count(); ++i) {
     const Sm& sm = l.gpu.sm(i);
     const TmaStats& s = sm.tma().stats();

@@ -9,6 +9,11 @@
 
 namespace bwsim {
 
+namespace {
+// The two SMs of a TPC are the closest pair a cluster can have (DSMEM and remote arrives are faster).
+bool same_tpc(const Cta& a, const Cta& b) { return a.sm().index() / 2 == b.sm().index() / 2; }
+}  // namespace
+
 std::uint32_t Warp::cluster_nctarank() const { return cta_.cluster().size(); }
 std::uint32_t Warp::cluster_idx() const { return cta_.cluster().id(); }
 ClusterShape Warp::cluster_shape() const { return cta_.cluster().shape(); }
@@ -56,7 +61,10 @@ void Warp::cluster_arrive() {
               "pair every barrier.cluster.arrive with a barrier.cluster.wait");
   const Cycle t = issue(config().warp.issue_cycles);
   ws_.cluster_arrive_release = true;
-  cta_.cluster().barrier_arrive(ws_, t + config().cluster.barrier_release_latency);
+  // The release fence's cost grows with the CTAs it must reach.
+  const std::uint32_t size = cta_.cluster().size();
+  cta_.cluster().barrier_arrive(ws_, t + config().cluster.barrier_release_latency +
+                                         (size > 2 ? (size - 2) * config().cluster.barrier_release_per_cta : 0));
   if (cta_.tracer()) trace_op(op, t, 1);
 }
 
@@ -102,7 +110,9 @@ void Warp::mbarrier_arrive(ClusterBarrierRef bar, std::uint32_t count) {
   target.check_resident_for(ws_, op);
   target.live_barrier(ws_, bar.offset, op);
   const Cycle t = issue(config().warp.issue_cycles);
-  const Cycle latency = &target == &cta_ ? config().mbarrier.arrive_latency : config().cluster.remote_arrive_latency;
+  const Cycle latency = &target == &cta_        ? config().mbarrier.arrive_latency
+                        : same_tpc(target, cta_) ? config().cluster.remote_arrive_latency_pair
+                                                 : config().cluster.remote_arrive_latency;
   target.barrier_op_at(ws_, t + latency, BarrierOp::Arrive, bar.offset, count);
   if (cta_.tracer())
     trace_op(fmt::format("{} {} ({})", op, target.barrier_label(bar.offset), count), t, config().warp.issue_cycles);
@@ -131,7 +141,10 @@ void Warp::ld_shared_cluster(ClusterSmemAddr src, std::span<std::byte> out) {
   const std::uint32_t bw = config().smem.bytes_per_cycle;
   const Cycle t = issue((len + bw - 1) / bw);
   // The value is usable a round trip later: the warp's next instruction waits for it.
-  const Cycle ready = std::max(ws_.ready, t + (&target == &cta_ ? 0 : config().cluster.dsmem_load_latency));
+  const Cycle latency = &target == &cta_        ? 0
+                        : same_tpc(target, cta_) ? config().cluster.dsmem_load_latency_pair
+                                                 : config().cluster.dsmem_load_latency;
+  const Cycle ready = std::max(ws_.ready, t + latency);
   ws_.account(Activity::Latency, ready - ws_.ready);
   ws_.ready = ready;
 }

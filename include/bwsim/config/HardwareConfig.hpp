@@ -69,6 +69,7 @@ struct HardwareConfig {
     Cycle store_latency = 0;          // SMEM read done -> global write visible
     std::uint32_t bytes_per_cycle = 0;  // bytes one SM's TMA unit streams per cycle
     Cycle multicast_extra_latency = 0;  // added to load_latency for a .multicast::cluster load
+    std::uint32_t miss_bytes_per_cycle = 0;  // the unit's rate for bytes that miss in the L2 (served by HBM)
   } tma;
 
   struct Tmem {
@@ -98,9 +99,12 @@ struct HardwareConfig {
     std::uint32_t max_ctas_portable = 0;  // largest cluster without the non-portable opt-in
     std::uint32_t max_ctas = 0;           // largest cluster with it
     Cycle barrier_latency = 0;            // last barrier.cluster.arrive.relaxed -> waiters resume
-    Cycle barrier_release_latency = 0;    // extra for an arrive with .release (the default) semantics
+    Cycle barrier_release_latency = 0;    // extra for an arrive with .release (the default) semantics, 2 CTAs
+    Cycle barrier_release_per_cta = 0;    // added to it per CTA beyond 2
     Cycle remote_arrive_latency = 0;      // mbarrier.arrive.shared::cluster issue -> lands on the peer's barrier
+    Cycle remote_arrive_latency_pair = 0; // the same to the other SM of the own TPC
     Cycle dsmem_load_latency = 0;         // ld.shared::cluster issue -> value in the register
+    Cycle dsmem_load_latency_pair = 0;    // the same from the other SM of the own TPC
     Cycle dsmem_store_latency = 0;        // st.shared::cluster issue -> bytes in the peer's SMEM
   } cluster;
 };

@@ -24,10 +24,17 @@ struct MemoryStats {
   }
 };
 
+// What a read found: when its data has left the L2, and how many of its bytes came from HBM.
+struct MemoryRead {
+  Cycle ready = 0;
+  std::uint64_t miss_bytes = 0;
+};
+
 // A link of `bytes_per_cycle` (fractional) shared in arrival order.
 class BandwidthLink {
  public:
   explicit BandwidthLink(double bytes_per_cycle) : bytes_per_cycle_(bytes_per_cycle) {}
+  void reset() { free_ = busy_ = 0; }
   // Moves `bytes` starting no earlier than `arrival`; returns the cycle the last byte is through.
   Cycle transfer(Cycle arrival, std::uint64_t bytes);
   Cycle busy_cycles() const { return static_cast<Cycle>(busy_); }
@@ -42,9 +49,13 @@ class MemorySystem {
  public:
   explicit MemorySystem(const HardwareConfig& config);
 
+  // A new kernel launch: its clock starts at 0, so the links start idle and the statistics
+  // empty; the L2 keeps its contents (a kernel finds what the previous one left there).
+  void begin_launch();
+
   // A TMA load (or prefetch) of the box at `coords` whose request reaches the L2 at `at`:
   // returns the cycle its data has left the L2 for the SM (its misses filled from HBM first).
-  Cycle read(const TensorMap& map, const TensorCoords& coords, Cycle at);
+  MemoryRead read(const TensorMap& map, const TensorCoords& coords, Cycle at);
   // A TMA prefetch of the box to the L2 arriving at `at`: its misses are read from HBM; nothing
   // goes to an SM.
   void prefetch(const TensorMap& map, const TensorCoords& coords, Cycle at);

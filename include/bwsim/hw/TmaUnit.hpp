@@ -57,8 +57,8 @@ class TmaUnit {
     Cycle issued;
     Cycle l2_taken;  // the memory system has sent (load) or taken (store) the bytes
   };
-  // Reserves the unit for `bytes` starting no earlier than `arrival`; returns the stream's end.
-  Cycle stream(Cycle arrival, std::uint32_t bytes, Cycle& start);
+  // Reserves the unit for `cycles` from `start` (when it is free); returns the stream's end.
+  Cycle stream(Cycle start, Cycle cycles);
   static void on_load_done(void* unit, std::uint64_t slot);
   static void on_store_read(void* unit, std::uint64_t slot);
   static void on_store_written(void* unit, std::uint64_t slot);

@@ -95,8 +95,9 @@ class Simulator {
   Mode mode() const { return options_.mode; }
   GlobalMemory& gmem() { return gmem_; }
 
-  // Runs the kernel to completion. Throws InputError for a bad launch, SimError (misuse,
-  // deadlock, watchdog) for a failing kernel.
+  // Runs the kernel to completion. Launches of one Simulator run one after another on the same
+  // chip: the L2 holds what earlier launches left in it. Throws InputError for a bad launch,
+  // SimError (misuse, deadlock, watchdog) for a failing kernel.
   RunResult launch(std::string_view kernel, const LaunchConfig& launch, const WarpProgram& program);
 
  private:
@@ -104,6 +105,7 @@ class Simulator {
   const HardwareConfig& config_;
   SimOptions options_;
   GlobalMemory gmem_;
+  std::unique_ptr<MemorySystem> memory_;  // the L2's contents persist from launch to launch
 };
 
 }  // namespace bwsim

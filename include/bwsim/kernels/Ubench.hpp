@@ -1,0 +1,45 @@
+#pragma once
+// The microbenchmarks of tools/calibration/h100_ubench.cu as bwsim programs: the same dependent
+// chains, iteration counts, warm-ups and clock placement, so that a scenario's simulated result
+// compares one for one with the hardware's row of h100_measured.csv (scenario, param, cycles).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bwsim/kernel/KernelRegistry.hpp"
+
+namespace bwsim {
+
+struct UbenchScenario {
+  std::string name;   // as in the CSV
+  std::string param;  // what the CSV's param column means for it
+  // The simulated value in the CSV's unit (cycles, or bytes per cycle x 100 for the streams).
+  std::int64_t (*run)(const HardwareConfig& config, std::uint32_t param);
+};
+
+const std::vector<UbenchScenario>& ubench_scenarios();
+const UbenchScenario* find_ubench(const std::string& name);
+
+// One row of a comparison with hardware: the measured value (a row of a CSV written by
+// tools/calibration/run_h100.sh), the simulated one and the relative error against the row's
+// tolerance.
+struct UbenchComparison {
+  std::string scenario;
+  std::uint32_t param = 0;
+  std::int64_t measured = 0, predicted = 0;
+  double error = 0;       // (predicted - measured) / measured
+  double tolerance = 0;   // |error| allowed
+  std::string reason;     // why the tolerance is wider than the 10% target, if it is
+  bool within() const { return error <= tolerance && -error <= tolerance; }
+};
+
+// Simulates every row of `measured_csv` on `config`. `tolerances_csv` (scenario,param,tolerance,
+// reason; param * for every param) widens the default 10% for rows the model does not reach,
+// each with its reason. Throws InputError for unreadable files or unknown scenarios.
+std::vector<UbenchComparison> compare_with_hardware(const HardwareConfig& config, const std::string& measured_csv,
+                                                    const std::string& tolerances_csv);
+
+// bwsim run ubench --scenario NAME --size P (the CSV's param).
+KernelInfo ubench_kernel_info();
+
+}  // namespace bwsim

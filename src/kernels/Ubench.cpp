@@ -1,0 +1,352 @@
+#include "bwsim/kernels/Ubench.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include "bwsim/core/Error.hpp"
+
+namespace bwsim {
+namespace {
+
+constexpr std::uint32_t kIters = 1000, kWarmup = 8;  // h100_ubench.cu: kIters, first 8 discarded
+constexpr std::uint32_t kRowBytes = 128;
+constexpr std::uint32_t kL2Rows = 64 * 1024;           // the 8 MiB L2-resident buffer
+constexpr std::uint32_t kHbmRows = 16u * 1024 * 1024;  // the 2 GiB HBM buffer
+
+RunResult launch(Simulator& sim, std::uint32_t ctas, std::uint32_t threads, std::uint32_t smem,
+                 std::uint32_t cluster, const WarpProgram& program) {
+  return sim.launch("ubench",
+                    LaunchConfig{.grid_ctas = ctas, .block_threads = threads, .dynamic_smem_bytes = smem,
+                                 .cluster = {cluster, 1, 1}, .non_portable_cluster = cluster > 8},
+                    program);
+}
+
+Simulator timing_sim(const HardwareConfig& c) { return Simulator(c, SimOptions{.mode = Mode::Timing}); }
+
+// 1. arrive + try_wait.parity by one thread on a count-1 barrier.
+std::int64_t mbarrier_same_thread(const HardwareConfig& c, std::uint32_t) {
+  Simulator sim = timing_sim(c);
+  Cycle t0 = 0, t1 = 0;
+  launch(sim, 1, 32, 64, 1, [&](Warp& w) -> Task {
+    w.mbarrier_init(MBarrierRef{0}, 1);
+    for (std::uint32_t i = 0; i < kIters + kWarmup; ++i) {
+      if (i == kWarmup) t0 = w.now();
+      w.mbarrier_arrive(MBarrierRef{0});
+      co_await w.mbarrier_wait(MBarrierRef{0}, i & 1u);
+    }
+    t1 = w.now();
+  });
+  return static_cast<std::int64_t>((t1 - t0) / kIters);
+}
+
+// 2. warp 0 -> warp 1 -> warp 0 through two barriers; one way = round trip / 2.
+std::int64_t mbarrier_cross_warp(const HardwareConfig& c, std::uint32_t) {
+  Simulator sim = timing_sim(c);
+  Cycle t0 = 0, t1 = 0;
+  launch(sim, 1, 64, 64, 1, [&](Warp& w) -> Task {
+    const MBarrierRef a{0}, b{8};
+    if (w.warp_idx() == 0) {
+      w.mbarrier_init(a, 1);
+      w.mbarrier_init(b, 1);
+    }
+    co_await w.syncthreads();
+    for (std::uint32_t i = 0; i < kIters + kWarmup; ++i) {
+      if (w.warp_idx() == 0) {
+        if (i == kWarmup) t0 = w.now();
+        w.mbarrier_arrive(a);
+        co_await w.mbarrier_wait(b, i & 1u);
+      } else {
+        co_await w.mbarrier_wait(a, i & 1u);
+        w.mbarrier_arrive(b);
+      }
+    }
+    if (w.warp_idx() == 0) t1 = w.now();
+  });
+  return static_cast<std::int64_t>((t1 - t0) / kIters / 2);
+}
+
+// A cluster-wide barrier.cluster.arrive (release) + wait, as cluster_sync_all().
+Task cluster_sync(Warp& w) {
+  w.cluster_arrive();
+  co_await w.cluster_wait();
+}
+
+// 3. rank 0 <-> last rank ping-pong with remote arrives; one way = round trip / 2.
+std::int64_t remote_arrive(const HardwareConfig& c, std::uint32_t cluster) {
+  Simulator sim = timing_sim(c);
+  Cycle t0 = 0, t1 = 0;
+  launch(sim, cluster, 32, 64, cluster, [&](Warp& w) -> Task {
+    const MBarrierRef b{0};
+    const std::uint32_t rank = w.cluster_ctarank(), last = cluster - 1;
+    w.mbarrier_init(b, 1);
+    w.fence_mbarrier_init();
+    co_await cluster_sync(w);
+    if (rank == 0 || rank == last) {
+      const ClusterBarrierRef other = w.mapa(b, rank == 0 ? last : 0);
+      for (std::uint32_t i = 0; i < kIters + kWarmup; ++i) {
+        if (rank == 0) {
+          if (i == kWarmup) t0 = w.now();
+          w.mbarrier_arrive(other);
+          co_await w.mbarrier_wait(b, i & 1u);
+        } else {
+          co_await w.mbarrier_wait(b, i & 1u);
+          w.mbarrier_arrive(other);
+        }
+      }
+      if (rank == 0) t1 = w.now();
+    }
+    co_await cluster_sync(w);
+  });
+  return static_cast<std::int64_t>((t1 - t0) / kIters / 2);
+}
+
+// 4. dependent ld.shared::cluster chain through the last rank's SMEM.
+std::int64_t dsmem_chain(const HardwareConfig& c, std::uint32_t cluster) {
+  Simulator sim = timing_sim(c);
+  Cycle t0 = 0, t1 = 0;
+  launch(sim, cluster, 32, 1024, cluster, [&](Warp& w) -> Task {
+    co_await cluster_sync(w);
+    if (w.cluster_ctarank() == 0) {
+      const ClusterSmemAddr base = w.mapa(SmemAddr{0}, cluster - 1);
+      std::uint32_t value = 0;
+      for (std::uint32_t i = 0; i < kIters + kWarmup; ++i) {
+        if (i == kWarmup) t0 = w.now();
+        w.ld_shared_cluster(base, std::as_writable_bytes(std::span(&value, 1)));
+      }
+      t1 = w.now();
+    }
+    co_await cluster_sync(w);
+  });
+  return static_cast<std::int64_t>((t1 - t0) / kIters);
+}
+
+// 5. barrier.cluster arrive + wait, relaxed or release/acquire.
+template <bool kRelaxed>
+std::int64_t cluster_barrier(const HardwareConfig& c, std::uint32_t cluster) {
+  Simulator sim = timing_sim(c);
+  Cycle t0 = 0, t1 = 0;
+  launch(sim, cluster, 32, 64, cluster, [&](Warp& w) -> Task {
+    for (std::uint32_t i = 0; i < kIters + kWarmup; ++i) {
+      if (i == kWarmup) t0 = w.now();
+      if (kRelaxed)
+        w.cluster_arrive_relaxed();
+      else
+        w.cluster_arrive();
+      co_await w.cluster_wait();
+    }
+    if (w.cluster_ctarank() == 0) t1 = w.now();
+  });
+  return static_cast<std::int64_t>((t1 - t0) / kIters);
+}
+
+TensorMap box_map(GmemAddr base, std::uint32_t rows, std::uint32_t box_rows) {
+  return TensorMap::tiled({.dtype = DataType::U8, .address = base, .dims = {kRowBytes, rows}, .strides = {kRowBytes},
+                           .box = {kRowBytes, box_rows}, .swizzle = Swizzle::B128});
+}
+
+// 6/7. TMA 2D load latency of one box: from the L2 (the same box every time, the first eight
+// loads warming it), or from HBM (row_step > 0: every load from rows never read), optionally
+// multicast to every CTA of the cluster with a cluster barrier between loads.
+std::int64_t tma_latency(const HardwareConfig& c, std::uint32_t box_bytes, std::uint32_t cluster, bool multicast,
+                         bool hbm) {
+  Simulator sim = timing_sim(c);
+  const std::uint32_t rows = hbm ? kHbmRows : kL2Rows, box_rows = box_bytes / kRowBytes;
+  const TensorMap map = box_map(sim.gmem().alloc(static_cast<std::uint64_t>(rows) * kRowBytes), rows, box_rows);
+  const std::uint32_t row_step = hbm ? 64 * box_rows : 0;
+  constexpr std::uint32_t kTmaIters = 40;
+  Cycle total = 0;
+  launch(sim, cluster, 32, 1024 + box_bytes + 64, cluster, [&](Warp& w) -> Task {
+    const SmemAddr dst{1024};
+    const MBarrierRef b{1024 + box_bytes};
+    w.mbarrier_init(b, 1);
+    w.fence_mbarrier_init();
+    if (cluster > 1) co_await cluster_sync(w);
+    for (std::uint32_t i = 0; i < kTmaIters + kWarmup; ++i) {
+      const Cycle t0 = w.now();
+      w.mbarrier_arrive_expect_tx(b, box_bytes);
+      const auto row = static_cast<std::int32_t>(i * row_step);
+      if (w.cluster_ctarank() == 0)
+        w.tma_load(map, dst, b, {0, row},
+                   TmaLoadFlags{.multicast_mask = static_cast<std::uint16_t>(multicast ? (1u << cluster) - 1 : 0)});
+      co_await w.mbarrier_wait(b, i & 1u);
+      if (i >= kWarmup && w.cluster_ctarank() == 0) total += w.now() - t0;
+      if (cluster > 1) co_await cluster_sync(w);
+    }
+  });
+  return static_cast<std::int64_t>(total / kTmaIters);
+}
+
+// 8/9. TMA streaming: `ctas` CTAs each keep `stages` 32 KiB boxes in flight over its own region of
+// `region_rows` rows; a warm-up launch first (as the hardware run warms the L2), then the timed
+// one. Aggregate bytes per cycle x 100 from the first CTA start to the last CTA end (the hardware
+// brackets the grid with %globaltimer); `skip` first loads per CTA are not counted (the one-SM
+// stream starts its clock after four completions).
+std::int64_t tma_stream(const HardwareConfig& c, std::uint32_t ctas, std::uint32_t stages, std::uint32_t loads,
+                        std::uint32_t region_rows, std::uint32_t buffer_rows, std::uint32_t warmup_loads,
+                        std::uint32_t skip) {
+  Simulator sim = timing_sim(c);
+  constexpr std::uint32_t kBox = 32768, kBoxRows = kBox / kRowBytes;
+  const TensorMap map = box_map(sim.gmem().alloc(static_cast<std::uint64_t>(buffer_rows) * kRowBytes), buffer_rows,
+                                kBoxRows);
+  Cycle skipped_at = 0;
+  auto program = [&](std::uint32_t n) {
+    return [&, n](Warp& w) -> Task {
+      auto bar = [&](std::uint32_t s) { return MBarrierRef{stages * kBox + 1024 + 8 * s}; };
+      for (std::uint32_t s = 0; s < stages; ++s) w.mbarrier_init(bar(s), 1);
+      const std::uint32_t first = w.cta_idx() * region_rows;
+      for (std::uint32_t i = 0; i < n + stages; ++i) {
+        const std::uint32_t s = i % stages;
+        if (i >= stages) co_await w.mbarrier_wait(bar(s), ((i - stages) / stages) & 1u);
+        if (skip && i == skip && w.cta_idx() == 0) skipped_at = w.now();
+        if (i < n) {
+          w.mbarrier_arrive_expect_tx(bar(s), kBox);
+          const auto row = static_cast<std::int32_t>(first + (i * kBoxRows) % region_rows);
+          w.tma_load(map, SmemAddr{1024 + s * kBox}, bar(s), {0, row});
+        }
+      }
+    };
+  };
+  const std::uint32_t smem = 1024 + stages * kBox + 8 * stages;
+  if (warmup_loads) launch(sim, ctas, 32, smem, 1, program(warmup_loads));
+  const RunResult r = launch(sim, ctas, 32, smem, 1, program(loads));
+  Cycle begin = std::numeric_limits<Cycle>::max(), end = 0;
+  for (const WarpSummary& s : r.warps) {
+    begin = std::min(begin, s.start);
+    end = std::max(end, s.finish);
+  }
+  if (skip) begin = skipped_at;
+  const double bytes = static_cast<double>(ctas) * (loads - skip) * kBox;
+  return static_cast<std::int64_t>(bytes / static_cast<double>(end - begin) * 100);
+}
+
+std::vector<UbenchScenario> make_scenarios() {
+  return {
+      {"mbarrier_same_thread", "1", &mbarrier_same_thread},
+      {"mbarrier_cross_warp_one_way", "1", &mbarrier_cross_warp},
+      {"remote_arrive_one_way", "cluster size", &remote_arrive},
+      {"dsmem_load_chain", "cluster size", &dsmem_chain},
+      {"cluster_barrier_relaxed", "cluster size", &cluster_barrier<true>},
+      {"cluster_barrier_release", "cluster size", &cluster_barrier<false>},
+      {"tma_2d_latency_l2", "box bytes",
+       [](const HardwareConfig& c, std::uint32_t box) { return tma_latency(c, box, 1, false, false); }},
+      {"tma_2d_latency_l2_plain_launch", "box bytes",
+       [](const HardwareConfig& c, std::uint32_t box) { return tma_latency(c, box, 1, false, false); }},
+      {"tma_2d_latency_hbm", "box bytes",
+       [](const HardwareConfig& c, std::uint32_t box) { return tma_latency(c, box, 1, false, true); }},
+      {"tma_2d_multicast_latency_16k", "cluster size",
+       [](const HardwareConfig& c, std::uint32_t cluster) { return tma_latency(c, 16384, cluster, true, false); }},
+      {"tma_stream_one_sm_bytes_per_cycle_x100", "box bytes",
+       [](const HardwareConfig& c, std::uint32_t) { return tma_stream(c, 1, 4, 256, kL2Rows, kL2Rows, 256, 4); }},
+      {"tma_stream_one_sm_hbm_bytes_per_cycle_x100", "bytes in flight",
+       [](const HardwareConfig& c, std::uint32_t) { return tma_stream(c, 1, 4, 2048, kHbmRows, kHbmRows, 0, 0); }},
+      {"tma_stream_all_sms_l2_bytes_per_cycle_x100", "bytes in flight per SM",
+       [](const HardwareConfig& c, std::uint32_t in_flight) {
+         return tma_stream(c, c.sm.count, in_flight / 32768, 512, 2048, 2048 * c.sm.count, 8, 0);
+       }},
+      {"tma_stream_all_sms_hbm_bytes_per_cycle_x100", "bytes in flight per SM",
+       [](const HardwareConfig& c, std::uint32_t in_flight) {
+         const std::uint32_t region = kHbmRows / c.sm.count / 256 * 256;
+         return tma_stream(c, c.sm.count, in_flight / 32768, region / 256, region, kHbmRows, 0, 0);
+       }},
+  };
+}
+
+KernelReport run_from_cli(const KernelRequest& req) {
+  const std::string& name = req.args.text("scenario");
+  const UbenchScenario* s = find_ubench(name);
+  if (!s) {
+    std::string names;
+    for (const UbenchScenario& u : ubench_scenarios()) names += fmt::format("{}{}", names.empty() ? "" : ", ", u.name);
+    throw InputError(fmt::format("--scenario: unknown '{}'; one of {}", name, names));
+  }
+  const auto param = static_cast<std::uint32_t>(req.args.integer("size", 1, 1u << 20));
+  KernelReport rep;
+  rep.kernel = "ubench";
+  rep.problem = fmt::format("{} ({} {})", s->name, s->param, param);
+  rep.figures = {{"scenario", s->name}, {"param", param}, {"value", s->run(req.config, param)}};
+  return rep;
+}
+
+}  // namespace
+
+const std::vector<UbenchScenario>& ubench_scenarios() {
+  static const std::vector<UbenchScenario> all = make_scenarios();
+  return all;
+}
+
+const UbenchScenario* find_ubench(const std::string& name) {
+  for (const UbenchScenario& s : ubench_scenarios())
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+namespace {
+// Lines of a CSV without its # comments and header, split at commas (the last field keeps commas).
+std::vector<std::vector<std::string>> csv_rows(const std::string& path, std::size_t fields) {
+  std::ifstream in(path);
+  if (!in) throw InputError(fmt::format("{}: cannot open", path));
+  std::vector<std::vector<std::string>> rows;
+  std::string line;
+  bool header = true;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (header) {
+      header = false;
+      continue;
+    }
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string part; f.size() + 1 < fields && std::getline(ss, part, ',');) f.push_back(part);
+    std::string rest;
+    std::getline(ss, rest);
+    f.push_back(rest);
+    if (f.size() != fields) throw InputError(fmt::format("{}: expected {} fields in '{}'", path, fields, line));
+    rows.push_back(std::move(f));
+  }
+  return rows;
+}
+}  // namespace
+
+std::vector<UbenchComparison> compare_with_hardware(const HardwareConfig& config, const std::string& measured_csv,
+                                                    const std::string& tolerances_csv) {
+  std::map<std::pair<std::string, std::string>, std::pair<double, std::string>> tolerance;
+  if (!tolerances_csv.empty())
+    for (const auto& t : csv_rows(tolerances_csv, 4)) tolerance[{t[0], t[1]}] = {std::stod(t[2]), t[3]};
+  std::vector<UbenchComparison> out;
+  for (const auto& row : csv_rows(measured_csv, 3)) {
+    const UbenchScenario* s = find_ubench(row[0]);
+    if (!s) throw InputError(fmt::format("{}: no simulated scenario '{}'", measured_csv, row[0]));
+    UbenchComparison c;
+    c.scenario = row[0];
+    c.param = static_cast<std::uint32_t>(std::stoul(row[1]));
+    c.measured = std::stoll(row[2]);
+    c.predicted = s->run(config, c.param);
+    c.error = static_cast<double>(c.predicted - c.measured) / static_cast<double>(c.measured);
+    c.tolerance = 0.10;
+    for (const std::string& p : {row[1], std::string("*")})
+      if (auto it = tolerance.find({row[0], p}); it != tolerance.end()) {
+        c.tolerance = it->second.first;
+        c.reason = it->second.second;
+        break;
+      }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+KernelInfo ubench_kernel_info() {
+  return KernelInfo{"ubench",
+                    "The H100 calibration microbenchmarks (tools/calibration/h100_ubench.cu) as simulated programs; "
+                    "prints the scenario's value in the CSV's unit",
+                    {{"scenario", "one of the CSV's scenarios, e.g. mbarrier_same_thread, tma_2d_latency_l2",
+                      "mbarrier_same_thread"},
+                     {"size", "the CSV's param column: cluster size, box bytes or bytes in flight", "1"}},
+                    &run_from_cli};
+}
+
+}  // namespace bwsim

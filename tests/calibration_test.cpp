@@ -1,0 +1,52 @@
+// The H100 configuration against the H100 measurements (tools/calibration): every microbenchmark
+// scenario simulated and compared with its measured row, within 10% or the stated tolerance.
+#include <gtest/gtest.h>
+
+#include "TestSupport.hpp"
+#include "bwsim/kernels/Ubench.hpp"
+
+namespace bwsim {
+namespace {
+
+constexpr const char* kMeasured = BWSIM_SOURCE_DIR "/tools/calibration/h100_measured.csv";
+constexpr const char* kTolerances = BWSIM_SOURCE_DIR "/tools/calibration/h100_tolerances.csv";
+
+TEST(CalibrationTest, EveryH100ScenarioIsWithinItsTolerance) {
+  const HardwareConfig h100 = load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml");
+  const auto rows = compare_with_hardware(h100, kMeasured, kTolerances);
+  EXPECT_EQ(rows.size(), 44u);
+  std::size_t widened = 0;
+  for (const UbenchComparison& r : rows) {
+    EXPECT_TRUE(r.within()) << r.scenario << " " << r.param << ": measured " << r.measured << ", predicted "
+                            << r.predicted << " (" << 100 * r.error << "%, tolerance " << 100 * r.tolerance << "%)";
+    if (r.tolerance > 0.10) {
+      ++widened;
+      EXPECT_FALSE(r.reason.empty()) << r.scenario;
+    }
+  }
+  EXPECT_EQ(widened, 1u);  // only the rows the tolerance file names, each with its reason
+}
+
+TEST(CalibrationTest, AWrongConfigValueIsCaught) {
+  // Doubling the mbarrier latencies moves the mbarrier and remote-arrive rows far outside.
+  const HardwareConfig wrong = load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml",
+                                           {"mbarrier.arrive_latency=84", "mbarrier.wakeup_latency=84"});
+  std::size_t outside = 0;
+  for (const UbenchComparison& r : compare_with_hardware(wrong, kMeasured, kTolerances)) outside += r.within() ? 0 : 1;
+  EXPECT_GE(outside, 2u);
+}
+
+TEST(CalibrationTest, TheCommandLinePrintsTheTableAndExitsNonZeroOutsideTolerance) {
+  const std::string args = std::string("compare ") + kMeasured + " --config " BWSIM_SOURCE_DIR
+                           "/sim_configs/h100.yaml --tolerances " + kTolerances;
+  const test::Outcome ok = test::bwsim(args);
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  EXPECT_NE(ok.output.find("44 of 44 rows within tolerance"), std::string::npos) << ok.output;
+  EXPECT_NE(ok.output.find("tma_2d_latency_hbm"), std::string::npos) << ok.output;
+  const test::Outcome bad = test::bwsim(args + " --set tma.load_latency=600");
+  EXPECT_EQ(bad.exit_code, 1) << bad.output;
+  EXPECT_NE(bad.output.find("OUTSIDE"), std::string::npos) << bad.output;
+}
+
+}  // namespace
+}  // namespace bwsim
