@@ -25,10 +25,41 @@ MemorySystem::MemorySystem(const HardwareConfig& config)
       l2_link_(config.l2.bytes_per_cycle),
       hbm_link_(config.hbm.gbytes_per_second / config.clock_ghz) {}
 
-void MemorySystem::begin_launch() {
+void MemorySystem::begin_launch(Tracer* tracer, int pid) {
   l2_link_.reset();
   hbm_link_.reset();
   stats_ = {};
+  tracer_ = tracer;
+  pid_ = pid;
+  l2_counter_ = WindowCounter{l2_counter_.name};
+  hbm_counter_ = WindowCounter{hbm_counter_.name};
+  if (tracer_) tracer_->process_name(pid_, "L2 and HBM (chip)");
+}
+
+void MemorySystem::end_launch() {
+  if (tracer_) {
+    l2_counter_.flush(*this);
+    hbm_counter_.flush(*this);
+  }
+  tracer_ = nullptr;
+}
+
+// The window's bytes as GB/s: bytes per cycle x clock_ghz.
+void MemorySystem::WindowCounter::flush(MemorySystem& m) {
+  m.tracer_->counter(m.pid_, name, window,
+                     static_cast<double>(bytes) * m.config_.clock_ghz / static_cast<double>(kCounterWindow));
+  bytes = 0;
+}
+
+void MemorySystem::WindowCounter::add(MemorySystem& m, Cycle at, std::uint64_t n) {
+  if (!m.tracer_ || n == 0) return;
+  if (at >= window + kCounterWindow) {
+    flush(m);
+    const Cycle next = at / kCounterWindow * kCounterWindow;
+    if (next > window + kCounterWindow) m.tracer_->counter(m.pid_, name, window + kCounterWindow, 0);  // idle windows
+    window = next;
+  }
+  bytes += n;
 }
 
 // The blocks of a box: for every group of 8 rows of dimension 1 (and every index of the higher
@@ -85,9 +116,12 @@ MemoryRead MemorySystem::read(const TensorMap& map, const TensorCoords& coords, 
   stats_.l2_read_bytes += bytes;
   stats_.l2_hit_bytes += hit_bytes;
   Cycle ready = l2_link_.transfer(at, bytes);
+  l2_counter_.add(*this, ready, bytes);
   if (miss_bytes) {
     stats_.hbm_read_bytes += miss_bytes;
-    ready = std::max(ready, hbm_link_.transfer(at, miss_bytes) + config_.hbm.latency);
+    const Cycle from_hbm = hbm_link_.transfer(at, miss_bytes);
+    hbm_counter_.add(*this, from_hbm, miss_bytes);
+    ready = std::max(ready, from_hbm + config_.hbm.latency);
   }
   return MemoryRead{ready, miss_bytes};
 }
@@ -97,7 +131,7 @@ void MemorySystem::prefetch(const TensorMap& map, const TensorCoords& coords, Cy
   const auto [blocks, hits] = touch(map, coords);
   const std::uint64_t miss_bytes = blocks ? bytes - bytes * hits / blocks : 0;
   stats_.hbm_read_bytes += miss_bytes;
-  if (miss_bytes) hbm_link_.transfer(at, miss_bytes);
+  if (miss_bytes) hbm_counter_.add(*this, hbm_link_.transfer(at, miss_bytes), miss_bytes);
 }
 
 Cycle MemorySystem::write(const TensorMap& map, const TensorCoords& coords, Cycle at) {
@@ -105,8 +139,11 @@ Cycle MemorySystem::write(const TensorMap& map, const TensorCoords& coords, Cycl
   touch(map, coords);  // write-allocate: the stored lines are resident afterwards
   stats_.l2_write_bytes += bytes;
   stats_.hbm_write_bytes += bytes;
-  hbm_link_.transfer(at, bytes);  // written through: it takes HBM bandwidth, the store does not wait for it
-  return l2_link_.transfer(at, bytes);
+  // Written through: it takes HBM bandwidth, the store does not wait for it.
+  hbm_counter_.add(*this, hbm_link_.transfer(at, bytes), bytes);
+  const Cycle taken = l2_link_.transfer(at, bytes);
+  l2_counter_.add(*this, taken, bytes);
+  return taken;
 }
 
 MemoryStats MemorySystem::stats() const {

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "bwsim/config/HardwareConfig.hpp"
+#include "bwsim/core/Trace.hpp"
 #include "bwsim/hw/L2Cache.hpp"
 #include "bwsim/hw/TensorMap.hpp"
 
@@ -51,7 +52,12 @@ class MemorySystem {
 
   // A new kernel launch: its clock starts at 0, so the links start idle and the statistics
   // empty; the L2 keeps its contents (a kernel finds what the previous one left there).
-  void begin_launch();
+  // `tracer` (may be null) gets the achieved L2 and HBM bandwidth as counter tracks of process
+  // `pid`, one value per window of kCounterWindow cycles.
+  void begin_launch(Tracer* tracer, int pid);
+  // The launch is over: the last window's counters are written.
+  void end_launch();
+  static constexpr Cycle kCounterWindow = 1000;  // display granularity of the counters, not hardware
 
   // A TMA load (or prefetch) of the box at `coords` whose request reaches the L2 at `at`:
   // returns the cycle its data has left the L2 for the SM (its misses filled from HBM first).
@@ -66,6 +72,14 @@ class MemorySystem {
   MemoryStats stats() const;
 
  private:
+  // Bytes a link delivered, summed per counter window (deliveries come in cycle order per link).
+  struct WindowCounter {
+    const char* name;
+    Cycle window = 0;
+    std::uint64_t bytes = 0;
+    void add(MemorySystem& m, Cycle at, std::uint64_t n);
+    void flush(MemorySystem& m);
+  };
   // Touches the box's L2 blocks: returns (blocks, blocks that hit).
   std::pair<std::uint32_t, std::uint32_t> touch(const TensorMap& map, const TensorCoords& coords);
 
@@ -73,6 +87,9 @@ class MemorySystem {
   L2Cache l2_;
   BandwidthLink l2_link_, hbm_link_;
   MemoryStats stats_;
+  Tracer* tracer_ = nullptr;
+  int pid_ = 0;
+  WindowCounter l2_counter_{"L2 -> SM GB/s"}, hbm_counter_{"HBM GB/s"};
 };
 
 }  // namespace bwsim
