@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "bwsim/core/Error.hpp"
+#include "bwsim/kernels/Fmha.hpp"
 #include "bwsim/kernels/Gemm.hpp"
 #include "bwsim/kernels/TmaCopy.hpp"
 #include "bwsim/kernels/TmaStream.hpp"
@@ -32,6 +33,7 @@ const std::vector<KernelInfo>& kernel_registry() {
     k.push_back(tma_copy_kernel_info());
     k.push_back(tma_stream_kernel_info());
     k.push_back(ubench_kernel_info());
+    k.push_back(fmha_kernel_info());
     return k;
   }();
   return kernels;

@@ -277,6 +277,7 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
     r.tma.prefetches += s.prefetches;
     r.tma.prefetch_bytes += s.prefetch_bytes;
     r.tma.busy_cycles += s.busy_cycles;
+    for (std::size_t pipe = 0; pipe < r.pipe_busy.size(); ++pipe) r.pipe_busy[pipe] += sm.pipe_busy(static_cast<CorePipe>(pipe));
     const MmaStats& m = sm.mma().stats();
     r.mma.mmas += m.mmas;
     r.mma.flops += m.flops;

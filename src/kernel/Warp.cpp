@@ -193,6 +193,7 @@ void Warp::execute(CorePipe pipe, std::uint32_t instructions) {
   Cycle& free = cta_.sm().pipe_free(ws_.index % kSubPartitions, pipe);
   const Cycle start = std::max(ws_.ready, free);
   free = start + instructions * occupancy;
+  cta_.sm().pipe_busy(pipe) += instructions * occupancy;
   // The last instruction issues when the pipe takes it; the rest of the span is throughput.
   const Cycle end = free - occupancy + config().warp.issue_cycles;
   const Cycle issue_slots = instructions * config().warp.issue_cycles;

@@ -39,6 +39,9 @@ class Sm {
   Cycle& pipe_free(std::uint32_t sub_partition, CorePipe pipe) {
     return pipe_free_[sub_partition][static_cast<std::size_t>(pipe)];
   }
+  // Cycles a CUDA-core pipe was taken, summed over the sub-partitions.
+  Cycle& pipe_busy(CorePipe pipe) { return pipe_busy_[static_cast<std::size_t>(pipe)]; }
+  Cycle pipe_busy(CorePipe pipe) const { return pipe_busy_[static_cast<std::size_t>(pipe)]; }
 
   void set_on_cta_finished(FinishFn fn, void* context) {
     on_finished_ = fn;
@@ -55,6 +58,7 @@ class Sm {
   MmaPipe mma_;
   Cycle tmem_port_free_[4] = {};
   Cycle pipe_free_[kSubPartitions][static_cast<std::size_t>(CorePipe::kCount)] = {};
+  Cycle pipe_busy_[static_cast<std::size_t>(CorePipe::kCount)] = {};
   FinishFn on_finished_ = nullptr;
   void* finish_context_ = nullptr;
 };

@@ -2,6 +2,7 @@
 // The launch API: GMEM buffers and tensor maps on the host side, a grid of CTAs dispatched
 // onto the SMs of the config (as many resident per SM as its limits allow, later CTAs in
 // waves; clusters inside one GPC), and the result.
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -70,6 +71,8 @@ struct RunResult {
   std::uint32_t ctas = 0;
   TmaStats tma;                   // summed over SMs
   MemoryStats memory;             // L2 and HBM traffic
+  // Cycles the CUDA-core pipes were taken, per CorePipe, summed over SMs and sub-partitions.
+  std::array<Cycle, static_cast<std::size_t>(CorePipe::kCount)> pipe_busy{};
   MmaStats mma;                   // summed over SMs
   std::vector<WarpSummary> warps;
   std::vector<PhaseFlip> phase_flips;  // every mbarrier phase completion, in order (record_phase_flips)
