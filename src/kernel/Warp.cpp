@@ -185,25 +185,37 @@ void Warp::bar_arrive(std::uint32_t id, std::uint32_t threads) {
 // ------------------------------------------------------------------------------- SMEM
 
 void Warp::execute(CorePipe pipe, std::uint32_t instructions) {
-  if (instructions == 0) return;
+  const PipeWork work[] = {{pipe, instructions}};
+  execute(work);
+}
+
+// Each pipe takes its instructions back to back from when it is free; the pipes run side by side
+// (an instruction stream mixing them interleaves), and the warp's issue slots bound the whole.
+void Warp::execute(std::span<const PipeWork> work) {
   const HardwareConfig::Pipes& p = config().pipes;
   const std::uint32_t lanes[] = {p.fma_lanes, p.alu_lanes, p.mufu_lanes, p.cvt_lanes};
-  const std::uint32_t per_sub_partition = std::max(1u, lanes[static_cast<std::size_t>(pipe)] / kSubPartitions);
-  const Cycle occupancy = std::max<Cycle>(config().warp.issue_cycles, (32 + per_sub_partition - 1) / per_sub_partition);
-  Cycle& free = cta_.sm().pipe_free(ws_.index % kSubPartitions, pipe);
-  const Cycle start = std::max(ws_.ready, free);
-  free = start + instructions * occupancy;
-  cta_.sm().pipe_busy(pipe) += instructions * occupancy;
-  // The last instruction issues when the pipe takes it; the rest of the span is throughput.
-  const Cycle end = free - occupancy + config().warp.issue_cycles;
-  const Cycle issue_slots = instructions * config().warp.issue_cycles;
+  const Cycle issue = config().warp.issue_cycles;
+  Cycle end = ws_.ready, issue_slots = 0;
+  std::string name;
+  for (const PipeWork& w : work) {
+    if (w.instructions == 0) continue;
+    const std::uint32_t per_sub_partition = std::max(1u, lanes[static_cast<std::size_t>(w.pipe)] / kSubPartitions);
+    const Cycle occupancy = std::max<Cycle>(issue, (32 + per_sub_partition - 1) / per_sub_partition);
+    Cycle& free = cta_.sm().pipe_free(ws_.index % kSubPartitions, w.pipe);
+    free = std::max(ws_.ready, free) + w.instructions * occupancy;
+    cta_.sm().pipe_busy(w.pipe) += w.instructions * occupancy;
+    end = std::max(end, free - occupancy + issue);  // the last instruction issues when its pipe takes it
+    issue_slots += w.instructions * issue;
+    ws_.instructions += w.instructions;
+    if (cta_.tracer()) {
+      static constexpr const char* kNames[] = {"fma", "alu", "mufu", "cvt"};
+      name += fmt::format("{}{} x{}", name.empty() ? "" : " ", kNames[static_cast<std::size_t>(w.pipe)], w.instructions);
+    }
+  }
+  end = std::max(end, ws_.ready + issue_slots);
   ws_.account(Activity::Issue, issue_slots);
   ws_.account(Activity::Compute, end - ws_.ready - issue_slots);
-  ws_.instructions += instructions;
-  if (cta_.tracer()) {
-    static constexpr const char* kNames[] = {"fma", "alu", "mufu", "cvt"};
-    trace_op(fmt::format("{} x{}", kNames[static_cast<std::size_t>(pipe)], instructions), ws_.ready, end - ws_.ready);
-  }
+  if (cta_.tracer() && end > ws_.ready) trace_op(name, ws_.ready, end - ws_.ready);
   ws_.ready = end;
 }
 

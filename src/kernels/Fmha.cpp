@@ -89,6 +89,7 @@ struct Kernel {
   const TensorMap& o_map;  // box: 64 columns x 32 rows
   Layout l;
   InstrDescriptor s_desc, pv_desc;
+  std::uint64_t* rescales;  // O rescales done (functional mode: where a row's max grew)
 
   static SmemDescriptor k_major(SmemAddr chunk, std::uint32_t within) {
     return encode(SmemDescriptorFields{.start_address = chunk.offset + within, .leading_byte_offset = 16,
@@ -164,40 +165,53 @@ struct Kernel {
     co_await kv.producer_tail(w, st);
   }
 
-  // Per K/V tile j: S0 = Q0 K_j^T, S1 = Q1 K_j^T (each committed to its softmax), then, once
-  // P_i is in TMEM and O_i rescaled, O_i += P_i V_j (TS: P from TMEM), committed to correction.
+  // The real kernel's order, which lets each softmax warpgroup work while the other's P V runs:
+  // S0_0, S1_0, O0 += P0 V_0; then per tile j: S0_j, O1 += P1 V_{j-1}, S1_j, O0 += P0 V_j; then
+  // O1 += P1 V_{n-1}. K_j and V_j take consecutive stages (loads 2j and 2j+1); V_j is released
+  // after K_{j+1}, out of load order, which the per-stage empty barriers allow.
   Task mma(Warp& w, const PipelineTmaUmmaAsync& kv, TmemAddr tmem, std::uint32_t n) const {
     w.set_role("MMA");
-    const MmaKind kind = MmaKind::F16;
     for (std::uint32_t i = 0; i < 2; ++i) co_await w.mbarrier_wait(l.bar(QFull, i), 0);
-    PipelineState st = make_consumer_start_state(l.stages);
-    for (std::uint32_t j = 0; j < n; ++j) {
-      co_await kv.consumer_wait(w, st);  // K_j
+    auto stage = [&](std::uint32_t load) {  // the pipeline state of K/V load number `load`
+      return PipelineState{l.stages, load % l.stages, (load / l.stages) & 1u, load};
+    };
+    auto s_mma = [&](std::uint32_t i, const PipelineState& k) {
+      for (std::uint32_t kb = 0; kb < pr.p.headdim / 16; ++kb) {
+        const std::uint32_t c = kb / 4, within = (kb % 4) * 32;
+        w.tcgen05_mma(MmaKind::F16, tmem + kColS[i], k_major(SmemAddr{l.q_tile(i).offset + c * kChunkBytes}, within),
+                      k_major(SmemAddr{l.stage(k.index).offset + c * kChunkBytes}, within), s_desc, kb > 0);
+      }
+      w.tcgen05_commit(l.bar(SFull, i));
+    };
+    // O_i += P_i V_j once P_i of tile j is in TMEM and (j > 0) correction rescaled O_i.
+    auto pv_mma = [&](std::uint32_t i, std::uint32_t j, const PipelineState& v) -> Task {
+      co_await w.mbarrier_wait(l.bar(PFull, i), j & 1u);
+      if (j > 0) co_await w.mbarrier_wait(l.bar(OReady, i), (j - 1) & 1u);
       w.tcgen05_fence_after_thread_sync();
-      for (std::uint32_t i = 0; i < 2; ++i) {
-        for (std::uint32_t kb = 0; kb < pr.p.headdim / 16; ++kb) {
-          const std::uint32_t c = kb / 4, within = (kb % 4) * 32;
-          w.tcgen05_mma(kind, tmem + kColS[i],
-                        k_major(SmemAddr{l.q_tile(i).offset + c * kChunkBytes}, within),
-                        k_major(SmemAddr{l.stage(st.index).offset + c * kChunkBytes}, within), s_desc, kb > 0);
-        }
-        w.tcgen05_commit(l.bar(SFull, i));
-      }
-      kv.consumer_release(w, st);
-      ++st;
-      co_await kv.consumer_wait(w, st);  // V_j
-      for (std::uint32_t i = 0; i < 2; ++i) {
-        co_await w.mbarrier_wait(l.bar(PFull, i), j & 1u);
-        if (j > 0) co_await w.mbarrier_wait(l.bar(OReady, i), (j - 1) & 1u);
-        w.tcgen05_fence_after_thread_sync();
-        for (std::uint32_t kb = 0; kb < kTileK / 16; ++kb)
-          w.tcgen05_mma(kind, tmem + kColO[i], tmem + (kColS[i] + kPOffset + kb * 8), v_operand(l.stage(st.index), kb * 16),
-                        pv_desc, j > 0 || kb > 0);
-        w.tcgen05_commit(l.bar(OFull, i));
-      }
-      kv.consumer_release(w, st);
-      ++st;
+      for (std::uint32_t kb = 0; kb < kTileK / 16; ++kb)
+        w.tcgen05_mma(MmaKind::F16, tmem + kColO[i], tmem + (kColS[i] + kPOffset + kb * 8),
+                      v_operand(l.stage(v.index), kb * 16), pv_desc, j > 0 || kb > 0);
+      w.tcgen05_commit(l.bar(OFull, i));
+    };
+    co_await kv.consumer_wait(w, stage(0));
+    w.tcgen05_fence_after_thread_sync();
+    s_mma(0, stage(0));
+    s_mma(1, stage(0));
+    kv.consumer_release(w, stage(0));
+    co_await kv.consumer_wait(w, stage(1));
+    co_await pv_mma(0, 0, stage(1));
+    for (std::uint32_t j = 1; j < n; ++j) {
+      co_await kv.consumer_wait(w, stage(2 * j));
+      s_mma(0, stage(2 * j));
+      co_await pv_mma(1, j - 1, stage(2 * j - 1));
+      kv.consumer_release(w, stage(2 * j - 1));
+      s_mma(1, stage(2 * j));
+      kv.consumer_release(w, stage(2 * j));
+      co_await kv.consumer_wait(w, stage(2 * j + 1));
+      co_await pv_mma(0, j, stage(2 * j + 1));
     }
+    co_await pv_mma(1, n - 1, stage(2 * n - 1));
+    kv.consumer_release(w, stage(2 * n - 1));
   }
 
   // One row per thread (lane = row of the warp's quadrant): row max with masking, the
@@ -220,11 +234,9 @@ struct Kernel {
       // Instruction counts per thread (one row of 128 scores): 128 max (ALU), 128 FMA for
       // s*scale - max*scale, 128 ex2 (MUFU), 128 adds for the row sum (FMA), 64 packing
       // conversions (fp32 pairs -> bf16x2).
-      w.execute(CorePipe::Alu, kTileK);
-      w.execute(CorePipe::Fma, kTileK);
-      w.execute(CorePipe::Mufu, kTileK);
-      w.execute(CorePipe::Fma, kTileK);
-      w.execute(CorePipe::Cvt, kTileK / 2);
+      const Warp::PipeWork row[] = {
+          {CorePipe::Alu, kTileK}, {CorePipe::Fma, 2 * kTileK}, {CorePipe::Mufu, kTileK}, {CorePipe::Cvt, kTileK / 2}};
+      w.execute(row);
       if (j > 0) co_await w.mbarrier_wait(l.bar(StatsEmpty, i), (j - 1) & 1u);
       write_stats(w, i, q, m_prev, m);
       w.mbarrier_arrive(l.bar(StatsFull, i));
@@ -304,14 +316,15 @@ struct Kernel {
         w.tcgen05_fence_after_thread_sync();
         // In timing mode the maxima are not known: every tile is rescaled (the worst case).
         if (grew || !w.functional()) {
+          ++*rescales;
           w.tcgen05_ld(lanes + kColO[i], TmemShape::S32x32b, d, o);
           co_await w.tcgen05_wait_ld();
           if (w.functional())
             for (std::uint32_t r = 0; r < 32; ++r)
               for (std::uint32_t c = 0; c < d; ++c)
                 o[r * d + c] = std::bit_cast<std::uint32_t>(std::bit_cast<float>(o[r * d + c]) * scale[r]);
-          w.execute(CorePipe::Mufu, 1);
-          w.execute(CorePipe::Fma, d);
+          const Warp::PipeWork rescale[] = {{CorePipe::Mufu, 1}, {CorePipe::Fma, d}};
+          w.execute(rescale);
           w.tcgen05_st(lanes + kColO[i], TmemShape::S32x32b, d, o);
           co_await w.tcgen05_wait_st();
         }
@@ -327,9 +340,8 @@ struct Kernel {
       w.tcgen05_fence_after_thread_sync();
       w.tcgen05_ld(lanes + kColO[i], TmemShape::S32x32b, d, o);
       co_await w.tcgen05_wait_ld();
-      w.execute(CorePipe::Mufu, 1);  // 1 / row sum
-      w.execute(CorePipe::Fma, d);
-      w.execute(CorePipe::Cvt, d / 2);
+      const Warp::PipeWork normalize[] = {{CorePipe::Mufu, 1}, {CorePipe::Fma, d}, {CorePipe::Cvt, d / 2}};  // 1 / sum
+      w.execute(normalize);
       for (std::uint32_t c = 0; c < l.chunks; ++c) {
         if (w.functional())
           for (std::uint32_t r = 0; r < 32; ++r) {
@@ -419,11 +431,12 @@ FmhaResult run_fmha(const HardwareConfig& config, const SimOptions& options, con
     throw InputError(fmt::format("--stages {}: 2..{} K/V stages of {} bytes fit the {} bytes a CTA may have", l.stages,
                                  std::min(16u, fit), l.stage_bytes(), config.sm.max_smem_per_cta));
   l.smem = l.kv + l.stages * l.stage_bytes();
+  FmhaResult r;
   const Kernel kernel{pr, q_map, k_map, v_map, o_map, l,
                       encode(MmaKind::F16, InstrDescriptorFields{.a_type = p.dtype, .b_type = p.dtype, .m = kTileQ, .n = kTileK}),
                       encode(MmaKind::F16, InstrDescriptorFields{.a_type = p.dtype, .b_type = p.dtype,
-                                                                 .b_major = Major::MN, .m = kTileQ, .n = d})};
-  FmhaResult r;
+                                                                 .b_major = Major::MN, .m = kTileQ, .n = d}),
+                      &r.rescales};
   r.stages = l.stages;
   r.ctas = p.batch * p.heads * pr.q_blocks;
   r.run = sim.launch("fmha",

@@ -203,6 +203,13 @@ class Warp {
   // 32 / (lanes / 4) cycles, so warps of one sub-partition share its rate; the warp goes on once
   // its last instruction has been taken.
   void execute(CorePipe pipe, std::uint32_t instructions);
+  // A mix of independent instructions on several pipes (e.g. a softmax row: max, FMA, ex2,
+  // conversions): the pipes work side by side; the busiest pipe or the issue slots bound it.
+  struct PipeWork {
+    CorePipe pipe;
+    std::uint32_t instructions;
+  };
+  void execute(std::span<const PipeWork> work);
 
   // --- time ---------------------------------------------------------------------------------
   // Suspends for `cycles` (a dependent computation, a nanosleep).

@@ -31,6 +31,7 @@ struct FmhaResult {
   std::string detail;
   double max_error = 0;
   Cycle mufu_busy_cycles = 0;  // summed over SMs and sub-partitions
+  std::uint64_t rescales = 0;  // O rescales by the correction warps (per warp and Q tile)
 };
 
 FmhaResult run_fmha(const HardwareConfig& config, const SimOptions& options, const FmhaParams& params, bool check);
