@@ -27,7 +27,9 @@ TEST(FmhaTest, MatchesTheReferenceAcrossShapes) {
        {Case{"d128 non-causal, 300 tokens (not a tile multiple)", {.batch = 1, .heads = 2, .seqlen = 300}},
         Case{"d64 causal", {.batch = 2, .heads = 1, .seqlen = 300, .headdim = 64, .causal = true}},
         Case{"GQA: 4 query heads per K/V head", {.batch = 1, .heads = 4, .kv_heads = 1, .seqlen = 200}},
-        Case{"f16, causal, d128, one K/V tile", {.batch = 1, .heads = 1, .seqlen = 100, .dtype = DataType::F16, .causal = true}}}) {
+        Case{"f16, causal, d128, one K/V tile", {.batch = 1, .heads = 1, .seqlen = 100, .dtype = DataType::F16, .causal = true}},
+        Case{"variable lengths 37, 300, 129 (padded to 300), causal",
+             {.batch = 3, .heads = 1, .seqlen = 300, .seqlens = {37, 300, 129}, .headdim = 64, .causal = true}}}) {
     const FmhaResult r = fmha(c.p);
     EXPECT_TRUE(r.checked && r.matches) << c.name << ": " << r.detail;
   }
@@ -64,6 +66,8 @@ TEST(FmhaTest, BadShapesAreClearErrors) {
   expect_error({.seqlen = 0}, "--seqlen 0");
   expect_error({.heads = 6, .kv_heads = 4}, "must split evenly");
   expect_error({.dtype = DataType::E4M3}, "--dtype e4m3");
+  expect_error({.batch = 2, .seqlen = 100, .seqlens = {50, 0}}, "a length of 0");
+  expect_error({.batch = 3, .seqlen = 100, .seqlens = {50, 60}}, "2 sequence lengths for a batch of 3");
 }
 
 TEST(FmhaTest, ATraceShowsTheWarpRoles) {

@@ -70,13 +70,28 @@ enum Barrier : std::uint32_t { QFull, SFull, PFull, StatsFull, StatsEmpty, OFull
 constexpr const char* kBarrierNames[] = {"q.full", "s.full", "p.full", "stats.full", "stats.empty",
                                          "o.full", "o.ready", "sum.full", "epi.full"};
 
+// What one CTA computes: 256 query rows (block qb) of one (sequence, head).
+struct WorkUnit {
+  std::uint32_t b, h, qb;
+};
+
 struct Problem {
   const FmhaParams& p;
-  std::uint32_t kv_heads, q_blocks;  // CTAs per (batch, head): 256 query rows each
-  float scale_log2;                  // softmax_scale * log2(e)
+  std::uint32_t kv_heads;
+  std::vector<std::uint32_t> lens;  // tokens of each sequence
+  std::vector<WorkUnit> units;      // by CTA
+  float scale_log2;                 // softmax_scale * log2(e)
 
-  std::uint32_t kv_tiles(std::uint32_t qb) const {
-    const std::uint32_t keys = p.causal ? std::min(p.seqlen, (qb + 1) * 2 * kTileQ) : p.seqlen;
+  Problem(const FmhaParams& params, std::uint32_t kvh, float scale)
+      : p(params), kv_heads(kvh), lens(params.seqlens), scale_log2(scale) {
+    if (lens.empty()) lens.assign(p.batch, p.seqlen);
+    for (std::uint32_t b = 0; b < lens.size(); ++b)
+      for (std::uint32_t h = 0; h < p.heads; ++h)
+        for (std::uint32_t qb = 0; qb * 2 * kTileQ < lens[b]; ++qb) units.push_back({b, h, qb});
+  }
+  std::uint32_t kv_tiles(const WorkUnit& u) const {
+    const std::uint32_t len = lens[u.b];
+    const std::uint32_t keys = p.causal ? std::min(len, (u.qb + 1) * 2 * kTileQ) : len;
     return (keys + kTileK - 1) / kTileK;  // tiles wholly above the CTA's diagonal are skipped
   }
 };
@@ -104,10 +119,10 @@ struct Kernel {
   }
 
   Task operator()(Warp& w) const {
-    const std::uint32_t cta = w.cta_idx(), bh = cta / pr.q_blocks, qb = cta % pr.q_blocks;
-    const std::uint32_t b = bh / pr.p.heads, h = bh % pr.p.heads;
-    const std::uint32_t kv_bh = b * pr.kv_heads + h / (pr.p.heads / pr.kv_heads);
-    const std::uint32_t n = pr.kv_tiles(qb);
+    const WorkUnit& u = pr.units[w.cta_idx()];
+    const std::uint32_t qb = u.qb, bh = u.b * pr.p.heads + u.h;
+    const std::uint32_t kv_bh = u.b * pr.kv_heads + u.h / (pr.p.heads / pr.kv_heads);
+    const std::uint32_t n = pr.kv_tiles(u);
     const PipelineTmaUmmaAsync kv(SmemAddr{0}, {.stages = l.stages, .transaction_bytes = l.stage_bytes(), .name = "kv"});
     const Role role = role_of(w.warp_idx());
     if (w.warp_idx() == 12) {
@@ -133,7 +148,7 @@ struct Kernel {
       case Role::Load: co_await load(w, kv, qb, bh, kv_bh, n); break;
       case Role::Mma: co_await mma(w, kv, tmem, n); break;
       case Role::Softmax0:
-      case Role::Softmax1: co_await softmax(w, role == Role::Softmax0 ? 0 : 1, tmem, qb, n); break;
+      case Role::Softmax1: co_await softmax(w, role == Role::Softmax0 ? 0 : 1, tmem, u, n); break;
       case Role::Correction: co_await correction(w, tmem, n); break;
       case Role::Epilogue: co_await epilogue(w, qb, bh); break;
       case Role::Empty: w.set_role("Empty"); break;
@@ -217,7 +232,7 @@ struct Kernel {
   // One row per thread (lane = row of the warp's quadrant): row max with masking, the
   // statistics to correction, P = exp2(S * scale_log2 - max * scale_log2) as bf16 into TMEM, the
   // running row sum; the final sum and max at the end.
-  Task softmax(Warp& w, std::uint32_t i, TmemAddr tmem, std::uint32_t qb, std::uint32_t n) const {
+  Task softmax(Warp& w, std::uint32_t i, TmemAddr tmem, const WorkUnit& u, std::uint32_t n) const {
     const std::uint32_t q = w.warp_idx() % 4;
     w.set_role(fmt::format("Softmax{} w{}", i, w.warp_idx() % 4));
     std::vector<std::uint32_t> s(32 * kTileK), pbits(32 * kTileK / 2);
@@ -230,7 +245,7 @@ struct Kernel {
         w.tcgen05_ld(lanes + (kColS[i] + 32 * c), TmemShape::S32x32b, 32,
                      std::span(s).subspan(c * 32 * 32, 32 * 32));
       co_await w.tcgen05_wait_ld();
-      if (w.functional()) compute_p(i, q, qb, j, s, m, m_prev, sum, pbits);
+      if (w.functional()) compute_p(i, q, u, j, s, m, m_prev, sum, pbits);
       // Instruction counts per thread (one row of 128 scores): 128 max (ALU), 128 FMA for
       // s*scale - max*scale, 128 ex2 (MUFU), 128 adds for the row sum (FMA), 64 packing
       // conversions (fp32 pairs -> bf16x2).
@@ -257,15 +272,15 @@ struct Kernel {
     w.st_shared(l.stat(i, 1, 32 * q), std::as_bytes(std::span(m)));
   }
 
-  void compute_p(std::uint32_t i, std::uint32_t q, std::uint32_t qb, std::uint32_t j, const std::vector<std::uint32_t>& s,
+  void compute_p(std::uint32_t i, std::uint32_t q, const WorkUnit& u, std::uint32_t j, const std::vector<std::uint32_t>& s,
                  std::vector<float>& m, std::vector<float>& m_prev, std::vector<float>& sum,
                  std::vector<std::uint32_t>& pbits) const {
-    const std::uint32_t row0 = qb * 2 * kTileQ + i * kTileQ + 32 * q;
+    const std::uint32_t row0 = u.qb * 2 * kTileQ + i * kTileQ + 32 * q, len = pr.lens[u.b];
     for (std::uint32_t r = 0; r < 32; ++r) {
       const std::uint32_t query = row0 + r;
       auto score = [&](std::uint32_t k) {  // column k of row r: regs[lane * 32 + reg] of chunk k / 32
         const std::uint32_t key = j * kTileK + k;
-        if (key >= pr.p.seqlen || (pr.p.causal && key > query)) return kNegInf;
+        if (key >= len || (pr.p.causal && key > query)) return kNegInf;
         return std::bit_cast<float>(s[(k / 32) * 32 * 32 + r * 32 + k % 32]);
       };
       float mx = m[r];
@@ -393,6 +408,11 @@ void validate(const HardwareConfig& config, const FmhaParams& p) {
     throw InputError(fmt::format("--dtype {}: Q, K, V are bf16 or f16", name_of(p.dtype)));
   if (p.batch == 0 || p.heads == 0) throw InputError("--batch and --heads must be at least 1");
   if (p.seqlen == 0) throw InputError("--seqlen 0: a sequence needs at least one token");
+  if (!p.seqlens.empty() && p.seqlens.size() != p.batch)
+    throw InputError(fmt::format("{} sequence lengths for a batch of {}", p.seqlens.size(), p.batch));
+  for (std::uint32_t len : p.seqlens)
+    if (len == 0 || len > p.seqlen)
+      throw InputError(fmt::format("--seqlens: a length of {}; each must be in 1..{} (the padded length)", len, p.seqlen));
   const std::uint32_t kvh = p.kv_heads ? p.kv_heads : p.heads;
   if (p.heads % kvh != 0)
     throw InputError(fmt::format("--kv-heads {}: the {} query heads must split evenly over the K/V heads", kvh, p.heads));
@@ -412,8 +432,7 @@ void fill(std::span<std::byte> bytes, DataType t, std::uint32_t seed, float rang
 FmhaResult run_fmha(const HardwareConfig& config, const SimOptions& options, const FmhaParams& p, bool check) {
   validate(config, p);
   const std::uint32_t kvh = p.kv_heads ? p.kv_heads : p.heads, d = p.headdim;
-  const Problem pr{p, kvh, (p.seqlen + 2 * kTileQ - 1) / (2 * kTileQ),
-                   static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)) * 1.4426950408889634)};
+  const Problem pr(p, kvh, static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)) * 1.4426950408889634));
   Simulator sim(config, options);
   const std::uint64_t row = d * 2ull;
   const std::uint64_t q_bytes = row * p.seqlen * p.batch * p.heads, kv_bytes = row * p.seqlen * p.batch * kvh;
@@ -448,13 +467,12 @@ FmhaResult run_fmha(const HardwareConfig& config, const SimOptions& options, con
                                                                  .b_major = Major::MN, .m = kTileQ, .n = d}),
                       &r.rescales};
   r.stages = l.stages;
-  r.ctas = p.batch * p.heads * pr.q_blocks;
+  r.ctas = static_cast<std::uint32_t>(pr.units.size());
   r.run = sim.launch("fmha",
                      LaunchConfig{.grid_ctas = r.ctas, .block_threads = 512, .dynamic_smem_bytes = l.smem,
                                   .registers_per_thread = 128},
                      [&kernel](Warp& w) { return kernel(w); });
-  const double s = p.seqlen;
-  r.flops = 4.0 * p.batch * p.heads * s * s * d * (p.causal ? 0.5 : 1.0);
+  for (std::uint32_t len : pr.lens) r.flops += 4.0 * p.heads * len * static_cast<double>(len) * d * (p.causal ? 0.5 : 1.0);
   r.mufu_busy_cycles = r.run.pipe_busy[static_cast<std::size_t>(CorePipe::Mufu)];
 
   if (check && sim.gmem().holds_data()) {
@@ -475,8 +493,9 @@ FmhaResult run_fmha(const HardwareConfig& config, const SimOptions& options, con
     std::vector<double> w(p.seqlen);
     for (std::uint32_t bh = 0; bh < p.batch * p.heads && r.matches; ++bh) {
       const std::uint32_t kb = bh / p.heads * kvh + bh % p.heads / (p.heads / kvh);
-      for (std::uint32_t t = 0; t < p.seqlen && r.matches; ++t) {
-        const std::uint32_t keys = p.causal ? t + 1 : p.seqlen;
+      const std::uint32_t len = pr.lens[bh / p.heads];
+      for (std::uint32_t t = 0; t < len && r.matches; ++t) {
+        const std::uint32_t keys = p.causal ? t + 1 : len;
         double mx = -1e300;
         for (std::uint32_t k = 0; k < keys; ++k) {
           double dot = 0;
@@ -531,13 +550,26 @@ KernelReport run_from_cli(const KernelRequest& req) {
   if (causal != "0" && causal != "1") throw InputError(fmt::format("--causal: 0 or 1, got '{}'", causal));
   p.causal = causal == "1";
   p.stages = static_cast<std::uint32_t>(a.integer("stages", 0, 16));
+  if (!a.text("seqlens").empty()) {
+    std::string list = a.text("seqlens");
+    for (std::size_t at = 0; at <= list.size();) {
+      const std::size_t comma = std::min(list.find(',', at), list.size());
+      const std::string item = list.substr(at, comma - at);
+      if (item.empty() || item.size() > 7 || item.find_first_not_of("0123456789") != std::string::npos)
+        throw InputError(fmt::format("--seqlens: expected lengths like 100,700,1000, got '{}'", list));
+      p.seqlens.push_back(static_cast<std::uint32_t>(std::stoul(item)));
+      at = comma + 1;
+    }
+    p.batch = static_cast<std::uint32_t>(p.seqlens.size());
+    p.seqlen = *std::max_element(p.seqlens.begin(), p.seqlens.end());
+  }
   const FmhaResult r = run_fmha(req.config, req.options, p, req.check);
   KernelReport rep;
   rep.kernel = "fmha";
-  rep.problem = fmt::format("O = softmax(Q K^T / sqrt(d)) V{}, batch {} x {} heads ({} K/V heads), seqlen {}, head dim {}, "
+  rep.problem = fmt::format("O = softmax(Q K^T / sqrt(d)) V{}, batch {} x {} heads ({} K/V heads), seqlen {}{}, head dim {}, "
                             "{}, {} K/V stages, {} CTAs",
                             p.causal ? " causal" : "", p.batch, p.heads, p.kv_heads ? p.kv_heads : p.heads, p.seqlen,
-                            p.headdim, name_of(p.dtype), r.stages, r.ctas);
+                            p.seqlens.empty() ? "" : fmt::format(" (lengths {})", a.text("seqlens")), p.headdim, name_of(p.dtype), r.stages, r.ctas);
   rep.run = r.run;
   rep.checked = r.checked;
   rep.check_passed = r.matches;
@@ -561,6 +593,7 @@ KernelInfo fmha_kernel_info() {
                      {"heads", "query heads", "4"},
                      {"kv-heads", "K/V heads (GQA/MQA); 0: as many as query heads", "0"},
                      {"seqlen", "tokens per sequence (queries and keys)", "1000"},
+                     {"seqlens", "variable lengths, one per sequence (sets the batch), e.g. 100,700,1000", ""},
                      {"headdim", "64 or 128", "128"},
                      {"dtype", "bf16 or f16", "bf16"},
                      {"causal", "1: causal mask (tiles above the diagonal skipped)", "0"},

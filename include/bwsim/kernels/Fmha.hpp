@@ -7,6 +7,7 @@
 // inside S_i at +32), O0 256, O1 384.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "bwsim/hw/DataType.hpp"
 #include "bwsim/kernel/KernelRegistry.hpp"
@@ -17,6 +18,9 @@ struct FmhaParams {
   std::uint32_t batch = 2, heads = 4;
   std::uint32_t kv_heads = 0;    // 0: as many as heads; else heads % kv_heads == 0 (GQA / MQA)
   std::uint32_t seqlen = 1000;   // queries and keys per sequence
+  // Variable lengths: one per sequence of the batch (then batch = their count and seqlen, the
+  // padded length of the tensors, their maximum); empty: every sequence has seqlen tokens.
+  std::vector<std::uint32_t> seqlens;
   std::uint32_t headdim = 128;   // 64 or 128
   DataType dtype = DataType::BF16;  // bf16 or f16 for Q, K, V, O
   bool causal = false;
