@@ -1,5 +1,6 @@
 #pragma once
 // Shared helpers: the hand-arithmetic config and a one-CTA launcher for small programs.
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -47,6 +48,13 @@ inline Outcome run_command(const std::string& command) {
 
 // Runs the bwsim command line with `args`.
 inline Outcome bwsim(const std::string& args) { return run_command(std::string(BWSIM_BINARY) + " " + args); }
+
+// Runs the command line with `args` and expects bad-input exit code 2 with `message` in its output.
+inline void expect_bad_input(const std::string& args, const std::string& message) {
+  const Outcome o = bwsim(args);
+  EXPECT_EQ(o.exit_code, 2) << args << "\n" << o.output;
+  EXPECT_NE(o.output.find(message), std::string::npos) << args << "\n" << o.output;
+}
 
 // unit_test.yaml with 16 SMs, room for the largest cluster.
 inline const HardwareConfig& unit_config_16sm() {

@@ -2,6 +2,8 @@
 // scenario simulated and compared with its measured row, within 10% or the stated tolerance.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "TestSupport.hpp"
 #include "bwsim/kernels/Ubench.hpp"
 
@@ -46,6 +48,16 @@ TEST(CalibrationTest, TheCommandLinePrintsTheTableAndExitsNonZeroOutsideToleranc
   const test::Outcome bad = test::bwsim(args + " --set tma.load_latency=600");
   EXPECT_EQ(bad.exit_code, 1) << bad.output;
   EXPECT_NE(bad.output.find("OUTSIDE"), std::string::npos) << bad.output;
+}
+
+TEST(CalibrationTest, BadParamsAndBadCsvRowsAreClearErrors) {
+  const std::string ubench = "run ubench --config " BWSIM_SOURCE_DIR "/sim_configs/h100.yaml --scenario ";
+  test::expect_bad_input(ubench + "tma_stream_all_sms_l2_bytes_per_cycle_x100", "whole 32 KiB boxes");
+  test::expect_bad_input(ubench + "tma_2d_latency_hbm --size 200", "a multiple of 128 in 128..32768, got 200");
+  const std::string csv = ::testing::TempDir() + "bad.csv";
+  std::ofstream(csv) << "scenario,param,cycles\nmbarrier_same_thread,abc,92\n";
+  test::expect_bad_input("compare " + csv + " --config " BWSIM_SOURCE_DIR "/sim_configs/h100.yaml",
+                         "bad.csv:2 param must be an integer");
 }
 
 }  // namespace

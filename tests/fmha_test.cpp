@@ -68,6 +68,13 @@ TEST(FmhaTest, BadShapesAreClearErrors) {
   expect_error({.dtype = DataType::E4M3}, "--dtype e4m3");
   expect_error({.batch = 2, .seqlen = 100, .seqlens = {50, 0}}, "a length of 0");
   expect_error({.batch = 3, .seqlen = 100, .seqlens = {50, 60}}, "2 sequence lengths for a batch of 3");
+  // A machine whose CTAs cannot hold the Q tiles and two K/V stages.
+  try {
+    run_fmha(test::unit_config(), SimOptions{.mode = Mode::Timing}, FmhaParams{}, false);
+    ADD_FAILURE() << "no error on the unit-test config";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("need 135168 bytes of SMEM"), std::string::npos) << e.what();
+  }
 }
 
 TEST(FmhaTest, ATraceShowsTheWarpRoles) {

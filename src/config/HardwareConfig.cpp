@@ -140,6 +140,8 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   l2.read<std::uint32_t>("line_bytes", c.l2.line_bytes, 16, 4096);
   l2.read("bytes_per_cycle", c.l2.bytes_per_cycle, 1.0, 1e9);
   l2.finish();
+  if (c.l2.bytes / (c.l2.line_bytes * 8ull) >= (1ull << 31))
+    top.fail("l2.bytes", "more than 2^31 residency blocks (8 lines each): a smaller L2 or longer lines");
 
   StrictMap hbm = top.section("hbm");
   hbm.read("gbytes_per_second", c.hbm.gbytes_per_second, 1.0, 1e9);

@@ -34,10 +34,6 @@ Gpu::Gpu(SimContext& ctx, Sm::FinishFn on_cta_finished, void* context)
   }
 }
 
-std::uint32_t Gpu::gpc_of(std::uint32_t sm) const {
-  return static_cast<std::uint32_t>(std::upper_bound(gpc_first_.begin(), gpc_first_.end(), sm) - gpc_first_.begin()) - 1;
-}
-
 std::string Gpu::never_fits(const CtaFootprint& cta, std::uint32_t cluster_size) const {
   if (cta.smem > config_.sm.smem_bytes)
     return fmt::format("a CTA needs {} bytes of shared memory (with the {} reserved per CTA, sm.smem_reserved_per_cta); "

@@ -2,17 +2,14 @@
 
 #include <bit>
 
+#include "bwsim/core/Bits.hpp"
+
 namespace bwsim {
 namespace {
-std::uint64_t hash(std::uint64_t key) {
-  key ^= key >> 33;
-  key *= 0xff51afd7ed558ccdull;
-  key ^= key >> 33;
-  return key;
-}
+std::uint64_t hash(std::uint64_t key) { return mix64(key); }
 }  // namespace
 
-L2Cache::L2Cache(std::uint64_t capacity_blocks) {
+L2Cache::L2Cache(std::uint64_t capacity_blocks) : capacity_(capacity_blocks) {
   nodes_.reserve(capacity_blocks);
   table_.assign(std::bit_ceil(capacity_blocks * 2 + 2), kNone);  // at most half full
   mask_ = table_.size() - 1;
@@ -58,7 +55,7 @@ bool L2Cache::access(std::uint64_t key) {
     return true;
   }
   std::uint32_t n;
-  if (nodes_.size() < nodes_.capacity()) {
+  if (nodes_.size() < capacity_) {
     n = static_cast<std::uint32_t>(nodes_.size());
     nodes_.push_back(Node{key, kNone, kNone});
     ++size_;

@@ -59,7 +59,7 @@ void TmaUnit::load(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCo
   const bool multicast = dests.ranks != (1u << cta.rank());
   const Cycle done = std::max({end, from_l2, misses_in}) + ctx_.config.tma.load_latency +
                      (multicast ? ctx_.config.tma.multicast_extra_latency : 0);
-  Request r{Kind::Load, &cta, &ws, &map, coords, smem, barrier, dests, 0, next_id_++, at, from_l2};
+  Request r{Kind::Load, &cta, &ws, &map, coords, smem, barrier, dests, 0, next_id_++, at, 0};
   if (ctx_.tracer_for(sm_)) trace_request(r, multicast ? "tma.load.multicast" : "tma.load", at, start, end, done, bytes);
   ++stats_.loads;
   stats_.load_bytes += bytes;

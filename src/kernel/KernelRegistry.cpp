@@ -17,14 +17,16 @@ const std::string& KernelArgs::text(const std::string& name) const {
   return it->second;
 }
 
-std::uint64_t KernelArgs::integer(const std::string& name, std::uint64_t lo, std::uint64_t hi) const {
-  const std::string& t = text(name);
+std::uint64_t parse_integer(const std::string& t, const std::string& what, std::uint64_t lo, std::uint64_t hi) {
   std::uint64_t v = 0;
-  bool ok = !t.empty() && t.size() <= 18 && t.find_first_not_of("0123456789") == std::string::npos;
+  const bool ok = !t.empty() && t.size() <= 18 && t.find_first_not_of("0123456789") == std::string::npos;
   if (ok) v = std::stoull(t);
-  if (!ok || v < lo || v > hi)
-    throw InputError(fmt::format("--{} must be an integer in {}..{}, got '{}'", name, lo, hi, t));
+  if (!ok || v < lo || v > hi) throw InputError(fmt::format("{} must be an integer in {}..{}, got '{}'", what, lo, hi, t));
   return v;
+}
+
+std::uint64_t KernelArgs::integer(const std::string& name, std::uint64_t lo, std::uint64_t hi) const {
+  return parse_integer(text(name), "--" + name, lo, hi);
 }
 
 const std::vector<KernelInfo>& kernel_registry() {

@@ -230,6 +230,10 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
     tracer = std::make_unique<Tracer>(options_.trace_path, config_.clock_ghz, options_.trace_filter);
   const auto wall_start = std::chrono::steady_clock::now();
   memory_->begin_launch(tracer.get(), static_cast<int>(config_.sm.count));
+  struct EndLaunch {  // also when the launch throws: the memory system lets go of the tracer
+    MemorySystem& memory;
+    ~EndLaunch() { memory.end_launch(); }
+  } end_launch{*memory_};
   Launch l(config_, options_.mode, kernel, gmem_, *memory_, tracer.get(), options_.trace_sms, lc, program);
   std::vector<PhaseFlip> flips;
   if (options_.record_phase_flips) l.ctx.phase_flips = &flips;
@@ -251,7 +255,6 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
   } sink{l, options_};
   if (options_.progress) l.ctx.engine.set_progress(&ProgressSink::report, &sink);
   const bool drained = l.ctx.engine.run(options_.watchdog_cycles);
-  memory_->end_launch();
   const SimLocation at{std::string(kernel), -1, -1, "run", l.ctx.now()};
   if (!drained)
     throw WatchdogError(at, fmt::format("no completion after {} cycles (the watchdog limit); state of the resident CTAs:\n{}",

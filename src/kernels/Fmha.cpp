@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "bwsim/core/Bits.hpp"
 #include "bwsim/core/Error.hpp"
 #include "bwsim/hw/NumberFormats.hpp"
 #include "bwsim/kernel/Pipeline.hpp"
@@ -38,8 +39,6 @@ Role role_of(std::uint32_t warp) {
   if (warp == 14) return Role::Epilogue;
   return Role::Empty;
 }
-
-std::uint32_t align_up(std::uint32_t v, std::uint32_t a) { return (v + a - 1) / a * a; }
 
 // SMEM: the K/V pipeline's and the named barriers, the TMEM address slot and the softmax
 // statistics (m_old, m_new, row sum per row of each Q tile) in the first 4 KiB; then Q0, Q1
@@ -374,10 +373,7 @@ struct Kernel {
   }
 
   static bool timing_rescale(std::uint32_t cta, std::uint32_t warp, std::uint32_t i, std::uint32_t j) {
-    std::uint64_t h = (static_cast<std::uint64_t>(cta) << 32) ^ (warp << 20) ^ (i << 19) ^ j;
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
+    const std::uint64_t h = mix64((static_cast<std::uint64_t>(cta) << 32) ^ (warp << 20) ^ (i << 19) ^ j);
     const double p = 1.0 - std::pow(static_cast<double>(j) / (j + 1), 32.0);
     return static_cast<double>(h >> 11) * 0x1.0p-53 < p;
   }
@@ -413,6 +409,10 @@ void validate(const HardwareConfig& config, const FmhaParams& p) {
   for (std::uint32_t len : p.seqlens)
     if (len == 0 || len > p.seqlen)
       throw InputError(fmt::format("--seqlens: a length of {}; each must be in 1..{} (the padded length)", len, p.seqlen));
+  const std::uint64_t ctas = static_cast<std::uint64_t>(p.batch) * p.heads * ((p.seqlen + 2 * kTileQ - 1) / (2 * kTileQ));
+  if (ctas >= (1ull << 31))
+    throw InputError(fmt::format("batch {} x {} heads x seqlen {}: {} CTAs, more than a grid can have", p.batch, p.heads,
+                                 p.seqlen, ctas));
   const std::uint32_t kvh = p.kv_heads ? p.kv_heads : p.heads;
   if (p.heads % kvh != 0)
     throw InputError(fmt::format("--kv-heads {}: the {} query heads must split evenly over the K/V heads", kvh, p.heads));
@@ -454,6 +454,10 @@ FmhaResult run_fmha(const HardwareConfig& config, const SimOptions& options, con
   l.named = PipelineBarriers::smem_bytes(16);  // after the K/V pipeline's barriers (16 stages at most)
   l.tmem_slot = l.named + 16 * kBarriers;
   l.kv = align_up(l.q + 2 * l.q_bytes(), kAtom);
+  if (config.sm.max_smem_per_cta < l.kv + 2 * l.stage_bytes())
+    throw InputError(fmt::format("head dim {}: Q tiles and two K/V stages need {} bytes of SMEM; the {} config allows {} "
+                                 "per CTA",
+                                 d, l.kv + 2 * l.stage_bytes(), config.name, config.sm.max_smem_per_cta));
   const std::uint32_t fit = (config.sm.max_smem_per_cta - l.kv) / l.stage_bytes();
   l.stages = p.stages ? p.stages : std::min(16u, fit);
   if (l.stages < 2 || l.stages > 16 || l.stages > fit)
@@ -554,10 +558,8 @@ KernelReport run_from_cli(const KernelRequest& req) {
     std::string list = a.text("seqlens");
     for (std::size_t at = 0; at <= list.size();) {
       const std::size_t comma = std::min(list.find(',', at), list.size());
-      const std::string item = list.substr(at, comma - at);
-      if (item.empty() || item.size() > 7 || item.find_first_not_of("0123456789") != std::string::npos)
-        throw InputError(fmt::format("--seqlens: expected lengths like 100,700,1000, got '{}'", list));
-      p.seqlens.push_back(static_cast<std::uint32_t>(std::stoul(item)));
+      p.seqlens.push_back(static_cast<std::uint32_t>(
+          parse_integer(list.substr(at, comma - at), "each length of --seqlens (e.g. 100,700,1000)", 1, 1u << 20)));
       at = comma + 1;
     }
     p.batch = static_cast<std::uint32_t>(p.seqlens.size());

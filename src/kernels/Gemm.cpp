@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "bwsim/core/Bits.hpp"
 #include "bwsim/core/Error.hpp"
 #include "bwsim/hw/Cluster.hpp"
 #include "bwsim/hw/NumberFormats.hpp"
@@ -57,8 +58,6 @@ constexpr std::uint32_t kEpilogueCols = 32;    // columns per tcgen05.ld / TMA s
 constexpr std::uint32_t kEpilogueWarps = 4;
 constexpr std::uint32_t kAccStages = 2;        // two TMEM accumulators: epilogue overlaps mainloop
 constexpr std::uint32_t kTileM = 128;          // MMA M: one accumulator row per TMEM lane
-
-std::uint32_t align_up(std::uint32_t v, std::uint32_t a) { return (v + a - 1) / a * a; }
 
 MmaKind kind_for(DataType t) { return size_of(t) == 1 ? MmaKind::F8F6F4 : MmaKind::F16; }
 
@@ -463,6 +462,7 @@ GemmResult run_gemm(const HardwareConfig& config, const SimOptions& options, con
                                                                         .d_type = DataType::F32, .m = kTileM * g.pair,
                                                                         .n = p.tile_n})};
   GemmResult r;
+  r.raster = scheduler.raster;
   r.stages = layout.stages;
   r.tiles = kernel.tiles() * g.size();
   r.flops = 2.0 * p.m * p.n * p.k;
@@ -539,7 +539,15 @@ KernelReport run_from_cli(const KernelRequest& req, const char* kernel, bool two
   p.cluster_m = cm;
   p.cluster_n = cn;
   p.two_sm = two_sm;
-  if (p.ctas == 0) p.ctas = max_active_clusters(req.config, cm * cn) * cm * cn;  // persistent: fill the chip
+  if (p.ctas == 0) {  // persistent: as many clusters as the chip runs at once
+    if (static_cast<std::uint64_t>(cm) * cn > kMaxClusterCtas)
+      throw InputError(fmt::format("--cluster {}x{}: at most {} CTAs", cm, cn, kMaxClusterCtas));
+    const std::uint32_t clusters = max_active_clusters(req.config, cm * cn);
+    if (clusters == 0)
+      throw InputError(fmt::format("--cluster {}x{}: a cluster of {} CTAs fits in no GPC of the {} config", cm, cn,
+                                   cm * cn, req.config.name));
+    p.ctas = clusters * cm * cn;
+  }
   const std::string& bug = a.text("bug");
   const auto parsed = parse_gemm_bug(bug);
   if (!parsed) {
@@ -557,7 +565,7 @@ KernelReport run_from_cli(const KernelRequest& req, const char* kernel, bool two
                             kRowBytes / size_of(p.ab_type), two_sm ? " (CTA pairs)" : "", r.stages, p.ctas,
                             p.ctas == 1 ? "" : "s", p.cluster_m, p.cluster_n);
   if (persistent)
-    rep.problem += fmt::format(", raster {}{}, swizzle {}", p.raster == Raster::AlongM ? "M" : "N",
+    rep.problem += fmt::format(", raster {}{}, swizzle {}", r.raster == Raster::AlongM ? "M" : "N",
                                p.auto_raster ? " (auto)" : "", p.swizzle);
   rep.run = r.run;
   rep.checked = r.checked;

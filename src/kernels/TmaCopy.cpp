@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "bwsim/core/Bits.hpp"
 #include "bwsim/core/Error.hpp"
 #include "bwsim/kernel/Pipeline.hpp"
 
@@ -12,8 +13,6 @@ namespace {
 
 constexpr std::uint32_t kStageAlign = 1024;  // the 128B-swizzle atom; enough for every mode
 constexpr std::byte kSentinel{0xCD};          // output bytes nothing may write
-
-std::uint32_t align_up(std::uint32_t v, std::uint32_t a) { return (v + a - 1) / a * a; }
 
 struct Layout {
   std::uint32_t stage_bytes = 0;

@@ -132,7 +132,7 @@ std::int64_t cluster_barrier(const HardwareConfig& c, std::uint32_t cluster) {
   Cycle t0 = 0, t1 = 0;
   launch(sim, cluster, 32, 64, cluster, [&](Warp& w) -> Task {
     for (std::uint32_t i = 0; i < kIters + kWarmup; ++i) {
-      if (i == kWarmup) t0 = w.now();
+      if (i == kWarmup && w.cluster_ctarank() == 0) t0 = w.now();
       if (kRelaxed)
         w.cluster_arrive_relaxed();
       else
@@ -226,29 +226,29 @@ std::int64_t tma_stream(const HardwareConfig& c, std::uint32_t ctas, std::uint32
 
 std::vector<UbenchScenario> make_scenarios() {
   return {
-      {"mbarrier_same_thread", "1", &mbarrier_same_thread},
-      {"mbarrier_cross_warp_one_way", "1", &mbarrier_cross_warp},
-      {"remote_arrive_one_way", "cluster size", &remote_arrive},
-      {"dsmem_load_chain", "cluster size", &dsmem_chain},
-      {"cluster_barrier_relaxed", "cluster size", &cluster_barrier<true>},
-      {"cluster_barrier_release", "cluster size", &cluster_barrier<false>},
-      {"tma_2d_latency_l2", "box bytes",
+      {"mbarrier_same_thread", UbenchParam::Ignored, &mbarrier_same_thread},
+      {"mbarrier_cross_warp_one_way", UbenchParam::Ignored, &mbarrier_cross_warp},
+      {"remote_arrive_one_way", UbenchParam::ClusterSize, &remote_arrive},
+      {"dsmem_load_chain", UbenchParam::ClusterSize, &dsmem_chain},
+      {"cluster_barrier_relaxed", UbenchParam::ClusterSize, &cluster_barrier<true>},
+      {"cluster_barrier_release", UbenchParam::ClusterSize, &cluster_barrier<false>},
+      {"tma_2d_latency_l2", UbenchParam::BoxBytes,
        [](const HardwareConfig& c, std::uint32_t box) { return tma_latency(c, box, 1, false, false); }},
-      {"tma_2d_latency_l2_plain_launch", "box bytes",
+      {"tma_2d_latency_l2_plain_launch", UbenchParam::BoxBytes,
        [](const HardwareConfig& c, std::uint32_t box) { return tma_latency(c, box, 1, false, false); }},
-      {"tma_2d_latency_hbm", "box bytes",
+      {"tma_2d_latency_hbm", UbenchParam::BoxBytes,
        [](const HardwareConfig& c, std::uint32_t box) { return tma_latency(c, box, 1, false, true); }},
-      {"tma_2d_multicast_latency_16k", "cluster size",
+      {"tma_2d_multicast_latency_16k", UbenchParam::ClusterSize,
        [](const HardwareConfig& c, std::uint32_t cluster) { return tma_latency(c, 16384, cluster, true, false); }},
-      {"tma_stream_one_sm_bytes_per_cycle_x100", "box bytes",
+      {"tma_stream_one_sm_bytes_per_cycle_x100", UbenchParam::Ignored,
        [](const HardwareConfig& c, std::uint32_t) { return tma_stream(c, 1, 4, 256, kL2Rows, kL2Rows, 256, 4); }},
-      {"tma_stream_one_sm_hbm_bytes_per_cycle_x100", "bytes in flight",
+      {"tma_stream_one_sm_hbm_bytes_per_cycle_x100", UbenchParam::Ignored,
        [](const HardwareConfig& c, std::uint32_t) { return tma_stream(c, 1, 4, 2048, kHbmRows, kHbmRows, 0, 0); }},
-      {"tma_stream_all_sms_l2_bytes_per_cycle_x100", "bytes in flight per SM",
+      {"tma_stream_all_sms_l2_bytes_per_cycle_x100", UbenchParam::InFlight,
        [](const HardwareConfig& c, std::uint32_t in_flight) {
          return tma_stream(c, c.sm.count, in_flight / 32768, 512, 2048, 2048 * c.sm.count, 8, 0);
        }},
-      {"tma_stream_all_sms_hbm_bytes_per_cycle_x100", "bytes in flight per SM",
+      {"tma_stream_all_sms_hbm_bytes_per_cycle_x100", UbenchParam::InFlight,
        [](const HardwareConfig& c, std::uint32_t in_flight) {
          const std::uint32_t region = kHbmRows / c.sm.count / 256 * 256;
          return tma_stream(c, c.sm.count, in_flight / 32768, region / 256, region, kHbmRows, 0, 0);
@@ -267,12 +267,35 @@ KernelReport run_from_cli(const KernelRequest& req) {
   const auto param = static_cast<std::uint32_t>(req.args.integer("size", 1, 1u << 20));
   KernelReport rep;
   rep.kernel = "ubench";
-  rep.problem = fmt::format("{} ({} {})", s->name, s->param, param);
-  rep.figures = {{"scenario", s->name}, {"param", param}, {"value", s->run(req.config, param)}};
+  rep.problem = fmt::format("{} (param {})", s->name, param);
+  rep.figures = {{"scenario", s->name}, {"param", param}, {"value", run_ubench(req.config, *s, param)}};
   return rep;
 }
 
 }  // namespace
+
+std::int64_t run_ubench(const HardwareConfig& config, const UbenchScenario& s, std::uint32_t param) {
+  constexpr std::uint32_t kBox = 32768;
+  switch (s.param) {
+    case UbenchParam::Ignored: break;
+    case UbenchParam::ClusterSize:
+      if (param == 0 || param > config.cluster.max_ctas)
+        throw InputError(fmt::format("{}: a cluster size in 1..{} (cluster.max_ctas), got {}", s.name,
+                                     config.cluster.max_ctas, param));
+      break;
+    case UbenchParam::BoxBytes:
+      if (param % kRowBytes != 0 || param < kRowBytes || param > kBox)
+        throw InputError(fmt::format("{}: box bytes, a multiple of 128 in 128..32768, got {}", s.name, param));
+      break;
+    case UbenchParam::InFlight:
+      if (param % kBox != 0 || param == 0 || 1024 + param + 8 * (param / kBox) > config.sm.max_smem_per_cta)
+        throw InputError(fmt::format("{}: bytes in flight per CTA, whole 32 KiB boxes that fit the {} bytes of SMEM a "
+                                     "CTA may have, got {}",
+                                     s.name, config.sm.max_smem_per_cta, param));
+      break;
+  }
+  return s.run(config, param);
+}
 
 const std::vector<UbenchScenario>& ubench_scenarios() {
   static const std::vector<UbenchScenario> all = make_scenarios();
@@ -287,13 +310,16 @@ const UbenchScenario* find_ubench(const std::string& name) {
 
 namespace {
 // Lines of a CSV without its # comments and header, split at commas (the last field keeps commas).
+// Each row keeps its line number (for messages) as a last field.
 std::vector<std::vector<std::string>> csv_rows(const std::string& path, std::size_t fields) {
   std::ifstream in(path);
   if (!in) throw InputError(fmt::format("{}: cannot open", path));
   std::vector<std::vector<std::string>> rows;
   std::string line;
   bool header = true;
+  std::size_t number = 0;
   while (std::getline(in, line)) {
+    ++number;
     if (line.empty() || line[0] == '#') continue;
     if (header) {
       header = false;
@@ -305,7 +331,8 @@ std::vector<std::vector<std::string>> csv_rows(const std::string& path, std::siz
     std::string rest;
     std::getline(ss, rest);
     f.push_back(rest);
-    if (f.size() != fields) throw InputError(fmt::format("{}: expected {} fields in '{}'", path, fields, line));
+    if (f.size() != fields) throw InputError(fmt::format("{}:{}: expected {} fields in '{}'", path, number, fields, line));
+    f.push_back(fmt::format("{}:{}", path, number));
     rows.push_back(std::move(f));
   }
   return rows;
@@ -316,16 +343,20 @@ std::vector<UbenchComparison> compare_with_hardware(const HardwareConfig& config
                                                     const std::string& tolerances_csv) {
   std::map<std::pair<std::string, std::string>, std::pair<double, std::string>> tolerance;
   if (!tolerances_csv.empty())
-    for (const auto& t : csv_rows(tolerances_csv, 4)) tolerance[{t[0], t[1]}] = {std::stod(t[2]), t[3]};
+    for (const auto& t : csv_rows(tolerances_csv, 4)) {
+      const double tol = std::strtod(t[2].c_str(), nullptr);
+      if (!(tol > 0 && tol < 10)) throw InputError(fmt::format("{}: tolerance '{}': a fraction such as 0.12", t[4], t[2]));
+      tolerance[{t[0], t[1]}] = {tol, t[3]};
+    }
   std::vector<UbenchComparison> out;
   for (const auto& row : csv_rows(measured_csv, 3)) {
     const UbenchScenario* s = find_ubench(row[0]);
-    if (!s) throw InputError(fmt::format("{}: no simulated scenario '{}'", measured_csv, row[0]));
+    if (!s) throw InputError(fmt::format("{}: no simulated scenario '{}'", row[3], row[0]));
     UbenchComparison c;
     c.scenario = row[0];
-    c.param = static_cast<std::uint32_t>(std::stoul(row[1]));
-    c.measured = std::stoll(row[2]);
-    c.predicted = s->run(config, c.param);
+    c.param = static_cast<std::uint32_t>(parse_integer(row[1], row[3] + " param", 1, 1u << 20));
+    c.measured = static_cast<std::int64_t>(parse_integer(row[2], row[3] + " measured value", 1, 1ull << 40));
+    c.predicted = run_ubench(config, *s, c.param);
     c.error = static_cast<double>(c.predicted - c.measured) / static_cast<double>(c.measured);
     c.tolerance = 0.10;
     for (const std::string& p : {row[1], std::string("*")})

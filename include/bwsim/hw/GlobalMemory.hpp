@@ -19,7 +19,8 @@ class GlobalMemory {
   explicit GlobalMemory(bool holds_data) : holds_data_(holds_data) {}
 
   bool holds_data() const { return holds_data_; }
-  // Allocates `bytes` at a 256-byte aligned address (as cudaMalloc does).
+  // Allocates `bytes` at a 256-byte aligned address (as cudaMalloc does). In functional mode
+  // more than 16 GiB in all is an InputError.
   GmemAddr alloc(std::uint64_t bytes);
   // True if [addr, addr+len) lies inside one allocation.
   bool contains(GmemAddr addr, std::uint64_t len) const;
@@ -35,7 +36,11 @@ class GlobalMemory {
   };
   const Buffer* find(std::uint64_t addr, std::uint64_t len) const;
 
+  // A host-memory guard for functional runs (not a hardware limit): a full-size problem belongs in
+  // timing mode.
+  static constexpr std::uint64_t kMaxHeldBytes = 16ull << 30;
   bool holds_data_;
+  std::uint64_t held_ = 0;
   std::uint64_t next_ = 0x7f0000000000ull;
   std::vector<Buffer> buffers_;  // sorted by base (allocation order)
 };

@@ -39,7 +39,6 @@ class Gpu {
   Sm& sm(std::uint32_t i) { return sms_[i]; }
   const Sm& sm(std::uint32_t i) const { return sms_[i]; }
   std::uint32_t gpcs() const { return static_cast<std::uint32_t>(gpc_first_.size()); }
-  std::uint32_t gpc_of(std::uint32_t sm) const;
   std::uint32_t gpc_sms(std::uint32_t gpc) const { return gpc_end(gpc) - gpc_first_[gpc]; }
 
   // Why clusters of `cluster_size` CTAs of this footprint can never be resident ("" if they can).

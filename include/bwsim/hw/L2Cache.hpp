@@ -29,6 +29,7 @@ class L2Cache {
   void unlink(std::uint32_t n);
   void push_front(std::uint32_t n);
 
+  std::uint64_t capacity_;
   std::vector<Node> nodes_;
   std::vector<std::uint32_t> table_;  // open addressing, linear probing: node index or kNone
   std::uint64_t mask_ = 0;

@@ -14,10 +14,10 @@
 namespace bwsim {
 
 struct MemoryStats {
-  std::uint64_t l2_read_bytes = 0;   // read by TMA loads and prefetches (a multicast load once)
+  std::uint64_t l2_read_bytes = 0;   // read by TMA loads (a multicast load once); prefetches only fill it
   std::uint64_t l2_hit_bytes = 0;    // of those, found in the L2
   std::uint64_t l2_write_bytes = 0;  // written by TMA stores
-  std::uint64_t hbm_read_bytes = 0;  // L2 misses filled from HBM
+  std::uint64_t hbm_read_bytes = 0;  // L2 misses filled from HBM (loads and prefetches)
   std::uint64_t hbm_write_bytes = 0; // stores written through to HBM
   Cycle l2_busy_cycles = 0, hbm_busy_cycles = 0;  // cycles each link spent moving bytes
   double l2_hit_rate() const {

@@ -55,7 +55,7 @@ class TmaUnit {
     std::uint64_t group;
     std::uint64_t id;
     Cycle issued;
-    Cycle l2_taken;  // the memory system has sent (load) or taken (store) the bytes
+    Cycle l2_taken;  // stores: when the L2 has taken the bytes
   };
   // Reserves the unit for `cycles` from `start` (when it is free); returns the stream's end.
   Cycle stream(Cycle start, Cycle cycles);

@@ -17,6 +17,9 @@ struct KernelParam {
   std::string default_value;  // as typed on the command line
 };
 
+// `text` as an integer in lo..hi; an InputError naming `what` (e.g. "--seqlen") otherwise.
+std::uint64_t parse_integer(const std::string& text, const std::string& what, std::uint64_t lo, std::uint64_t hi);
+
 // Parameter values by name, parsed with range checks that raise InputError naming the flag.
 class KernelArgs {
  public:

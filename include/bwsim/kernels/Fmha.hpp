@@ -29,7 +29,7 @@ struct FmhaParams {
 
 struct FmhaResult {
   RunResult run;
-  double flops = 0;  // of the tiles computed (masked tiles skipped), 4 * rows * keys * headdim each
+  double flops = 0;  // useful work, the usual count: 4 x len^2 x headdim per sequence and head, half if causal
   std::uint32_t stages = 0, ctas = 0;
   bool checked = false, matches = false;
   std::string detail;

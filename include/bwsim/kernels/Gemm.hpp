@@ -57,6 +57,7 @@ struct GemmParams {
 struct GemmResult {
   RunResult run;
   std::uint32_t stages = 0, tiles = 0;
+  Raster raster = Raster::AlongM;  // the order the tiles were handed out in (auto resolved)
   double flops = 0;  // 2*M*N*K
   bool checked = false, matches = false;
   std::string detail;  // check summary or the first mismatch

@@ -10,12 +10,23 @@
 
 namespace bwsim {
 
+// What a scenario's param is, and so which values it takes.
+enum class UbenchParam : std::uint8_t {
+  Ignored,      // any (the CSV writes 1 or the box size)
+  ClusterSize,  // 1 .. cluster.max_ctas
+  BoxBytes,     // a multiple of 128 in 128 .. 32768 (128-byte rows)
+  InFlight,     // bytes in flight per CTA: whole 32 KiB boxes, at least one, fitting SMEM
+};
+
 struct UbenchScenario {
-  std::string name;   // as in the CSV
-  std::string param;  // what the CSV's param column means for it
+  std::string name;  // as in the CSV
+  UbenchParam param;
   // The simulated value in the CSV's unit (cycles, or bytes per cycle x 100 for the streams).
   std::int64_t (*run)(const HardwareConfig& config, std::uint32_t param);
 };
+
+// Runs `s` with `param` after checking the param is one the scenario takes (InputError if not).
+std::int64_t run_ubench(const HardwareConfig& config, const UbenchScenario& s, std::uint32_t param);
 
 const std::vector<UbenchScenario>& ubench_scenarios();
 const UbenchScenario* find_ubench(const std::string& name);

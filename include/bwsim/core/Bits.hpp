@@ -1,0 +1,19 @@
+#pragma once
+// Small integer helpers shared by the units and the kernels.
+#include <cstdint>
+
+namespace bwsim {
+
+// `v` rounded up to a multiple of `a`.
+constexpr std::uint32_t align_up(std::uint32_t v, std::uint32_t a) { return (v + a - 1) / a * a; }
+
+// A 64-bit mix (the first half of MurmurHash3's fmix64): spread hash values and deterministic
+// pseudo-random draws from structured keys.
+constexpr std::uint64_t mix64(std::uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdull;
+  k ^= k >> 33;
+  return k;
+}
+
+}  // namespace bwsim
