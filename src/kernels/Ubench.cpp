@@ -224,8 +224,15 @@ std::int64_t tma_stream(const HardwareConfig& c, std::uint32_t ctas, std::uint32
   return static_cast<std::int64_t>(bytes / static_cast<double>(end - begin) * 100);
 }
 
+// 10. One empty kernel: the launch to its end (what back-to-back kernels of a graph pay each).
+std::int64_t kernel_launch_gap(const HardwareConfig& c, std::uint32_t) {
+  Simulator sim = timing_sim(c);
+  return static_cast<std::int64_t>(launch(sim, 1, 32, 0, 1, [](Warp&) -> Task { co_return; }).cycles);
+}
+
 std::vector<UbenchScenario> make_scenarios() {
   return {
+      {"kernel_launch_gap", UbenchParam::Ignored, &kernel_launch_gap},
       {"mbarrier_same_thread", UbenchParam::Ignored, &mbarrier_same_thread},
       {"mbarrier_cross_warp_one_way", UbenchParam::Ignored, &mbarrier_cross_warp},
       {"remote_arrive_one_way", UbenchParam::ClusterSize, &remote_arrive},
