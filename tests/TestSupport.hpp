@@ -7,6 +7,7 @@
 #include <string>
 
 #include "bwsim/config/HardwareConfig.hpp"
+#include "bwsim/core/Error.hpp"
 #include "bwsim/kernel/Simulator.hpp"
 
 namespace bwsim::test {
@@ -48,6 +49,19 @@ inline Outcome run_command(const std::string& command) {
 
 // Runs the bwsim command line with `args`.
 inline Outcome bwsim(const std::string& args) { return run_command(std::string(BWSIM_BINARY) + " " + args); }
+
+// Runs `fn` and expects it to raise a MisuseError of `rule`; returns the error for more checks.
+template <class Fn>
+MisuseError expect_misuse(Fn&& fn, Rule rule) {
+  try {
+    fn();
+  } catch (const MisuseError& e) {
+    EXPECT_EQ(e.rule(), rule) << e.what();
+    return e;
+  }
+  ADD_FAILURE() << "no misuse raised";
+  return MisuseError(rule, {}, "", "");
+}
 
 // Runs the command line with `args` and expects bad-input exit code 2 with `message` in its output.
 inline void expect_bad_input(const std::string& args, const std::string& message) {

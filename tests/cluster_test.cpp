@@ -20,17 +20,7 @@ constexpr MBarrierRef kBar{8};
 constexpr SmemAddr kSlot{0};
 constexpr SmemAddr kData{1024};
 
-template <class Fn>
-MisuseError expect_misuse(Fn&& fn, Rule rule) {
-  try {
-    fn();
-  } catch (const MisuseError& e) {
-    EXPECT_EQ(e.rule(), rule) << e.what();
-    return e;
-  }
-  ADD_FAILURE() << "no misuse raised";
-  return MisuseError(rule, {}, "", "");
-}
+using test::expect_misuse;
 
 // ---------------------------------------------------------------------------------- launch
 

@@ -18,17 +18,7 @@ using test::run_cta;
 constexpr SmemAddr kSlot{0};       // where tcgen05.alloc writes the address
 constexpr MBarrierRef kBar{8};
 
-template <class Fn>
-MisuseError expect_misuse(Fn&& fn, Rule rule) {
-  try {
-    fn();
-  } catch (const MisuseError& e) {
-    EXPECT_EQ(e.rule(), rule) << e.what();
-    return e;
-  }
-  ADD_FAILURE() << "no misuse raised";
-  return MisuseError(rule, {}, "", "");
-}
+using test::expect_misuse;
 
 // ---------------------------------------------------------------------------------- alloc
 
