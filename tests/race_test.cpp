@@ -23,6 +23,18 @@ struct Rig {
         .start_address = kStage.offset, .leading_byte_offset = 16, .stride_byte_offset = 1024, .layout = UmmaLayout::Swizzle128B});
   }
   static InstrDescriptor idesc() { return encode(MmaKind::F16, {.m = 128, .n = 128}); }
+  // Warp 0 initialises kFull, kEmpty (and kDone), warp 1 allocates 128 TMEM columns at kSlot;
+  // then both synchronise.
+  static Task prologue(Warp& w, bool done_barrier) {
+    if (w.warp_idx() == 0) {
+      w.mbarrier_init(kFull, 1);
+      w.mbarrier_init(kEmpty, 1);
+      if (done_barrier) w.mbarrier_init(kDone, 1);
+    } else {
+      co_await w.tcgen05_alloc(kSlot, 128);
+    }
+    co_await w.syncthreads();
+  }
   void run(const WarpProgram& p, std::uint32_t threads = 64) {
     sim.launch("race", LaunchConfig{.grid_ctas = 1, .block_threads = threads, .dynamic_smem_bytes = 1024 + 16384}, p);
   }
@@ -34,14 +46,7 @@ struct Rig {
 void stage_reuse(bool release_with_commit) {
   Rig rig;
   rig.run([&](Warp& w) -> Task {
-    if (w.warp_idx() == 0) {
-      w.mbarrier_init(kFull, 1);
-      w.mbarrier_init(kEmpty, 1);
-      w.mbarrier_init(kDone, 1);
-    } else {
-      co_await w.tcgen05_alloc(kSlot, 128);
-    }
-    co_await w.syncthreads();
+    co_await Rig::prologue(w, true);
     const TmemAddr d{w.ld_shared_u32(kSlot)};
     if (w.warp_idx() == 0) {
       w.mbarrier_arrive_expect_tx(kFull, 16384);
@@ -72,14 +77,7 @@ TEST(RaceTest, StageReleasedBeforeTheMmaCompletedIsReused) {
 void early_read(bool wait_for_the_load) {
   Rig rig;
   rig.run([&](Warp& w) -> Task {
-    if (w.warp_idx() == 0) {
-      w.mbarrier_init(kFull, 1);
-      w.mbarrier_init(kEmpty, 1);
-      w.mbarrier_init(kDone, 1);
-    } else {
-      co_await w.tcgen05_alloc(kSlot, 128);
-    }
-    co_await w.syncthreads();
+    co_await Rig::prologue(w, true);
     const TmemAddr d{w.ld_shared_u32(kSlot)};
     if (w.warp_idx() == 0) {
       w.mbarrier_arrive_expect_tx(kFull, 16384);
@@ -127,13 +125,7 @@ TEST(RaceTest, TmaStoreOfGenericWritesNeedsAProxyFence) {
 void accumulator(bool read_after_commit, bool overwrite_after_release) {
   Rig rig;
   rig.run([&](Warp& w) -> Task {
-    if (w.warp_idx() == 0) {
-      w.mbarrier_init(kFull, 1);
-      w.mbarrier_init(kEmpty, 1);
-    } else {
-      co_await w.tcgen05_alloc(kSlot, 128);
-    }
-    co_await w.syncthreads();
+    co_await Rig::prologue(w, false);
     const TmemAddr d{w.ld_shared_u32(kSlot)};
     if (w.warp_idx() == 1) {
       w.tcgen05_mma(MmaKind::F16, d, Rig::operand(), Rig::operand(), Rig::idesc(), false);

@@ -108,39 +108,42 @@ std::pair<std::uint32_t, std::uint32_t> MemorySystem::touch(const TensorMap& map
   return {blocks, hits};
 }
 
-MemoryRead MemorySystem::read(const TensorMap& map, const TensorCoords& coords, Cycle at) {
+MemorySystem::Lookup MemorySystem::lookup(const TensorMap& map, const TensorCoords& coords) {
   const std::uint64_t bytes = in_bounds_elements(map, coords) * size_of(map.dtype());
   const auto [blocks, hits] = touch(map, coords);
-  const std::uint64_t hit_bytes = blocks ? bytes * hits / blocks : 0;
-  const std::uint64_t miss_bytes = bytes - hit_bytes;
-  stats_.l2_read_bytes += bytes;
-  stats_.l2_hit_bytes += hit_bytes;
-  Cycle ready = l2_link_.transfer(at, bytes);
-  l2_counter_.add(*this, ready, bytes);
-  if (miss_bytes) {
-    stats_.hbm_read_bytes += miss_bytes;
-    const Cycle from_hbm = hbm_link_.transfer(at, miss_bytes);
-    hbm_counter_.add(*this, from_hbm, miss_bytes);
-    ready = std::max(ready, from_hbm + config_.hbm.latency);
+  return Lookup{bytes, blocks ? bytes - bytes * hits / blocks : 0};
+}
+
+Cycle MemorySystem::hbm_transfer(Cycle at, std::uint64_t bytes) {
+  const Cycle done = hbm_link_.transfer(at, bytes);
+  hbm_counter_.add(*this, done, bytes);
+  return done;
+}
+
+MemoryRead MemorySystem::read(const TensorMap& map, const TensorCoords& coords, Cycle at) {
+  const Lookup l = lookup(map, coords);
+  stats_.l2_read_bytes += l.bytes;
+  stats_.l2_hit_bytes += l.bytes - l.miss_bytes;
+  Cycle ready = l2_link_.transfer(at, l.bytes);
+  l2_counter_.add(*this, ready, l.bytes);
+  if (l.miss_bytes) {
+    stats_.hbm_read_bytes += l.miss_bytes;
+    ready = std::max(ready, hbm_transfer(at, l.miss_bytes) + config_.hbm.latency);
   }
-  return MemoryRead{ready, miss_bytes};
+  return MemoryRead{ready, l.miss_bytes};
 }
 
 void MemorySystem::prefetch(const TensorMap& map, const TensorCoords& coords, Cycle at) {
-  const std::uint64_t bytes = in_bounds_elements(map, coords) * size_of(map.dtype());
-  const auto [blocks, hits] = touch(map, coords);
-  const std::uint64_t miss_bytes = blocks ? bytes - bytes * hits / blocks : 0;
-  stats_.hbm_read_bytes += miss_bytes;
-  if (miss_bytes) hbm_counter_.add(*this, hbm_link_.transfer(at, miss_bytes), miss_bytes);
+  const Lookup l = lookup(map, coords);
+  stats_.hbm_read_bytes += l.miss_bytes;
+  if (l.miss_bytes) hbm_transfer(at, l.miss_bytes);
 }
 
 Cycle MemorySystem::write(const TensorMap& map, const TensorCoords& coords, Cycle at) {
-  const std::uint64_t bytes = in_bounds_elements(map, coords) * size_of(map.dtype());
-  touch(map, coords);  // write-allocate: the stored lines are resident afterwards
+  const std::uint64_t bytes = lookup(map, coords).bytes;  // write-allocate: the lines are resident afterwards
   stats_.l2_write_bytes += bytes;
   stats_.hbm_write_bytes += bytes;
-  // Written through: it takes HBM bandwidth, the store does not wait for it.
-  hbm_counter_.add(*this, hbm_link_.transfer(at, bytes), bytes);
+  hbm_transfer(at, bytes);  // written through: it takes HBM bandwidth, the store does not wait for it
   const Cycle taken = l2_link_.transfer(at, bytes);
   l2_counter_.add(*this, taken, bytes);
   return taken;

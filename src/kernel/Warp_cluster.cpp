@@ -54,28 +54,22 @@ void Warp::check_pair(const char* op, bool leader) {
               "issue cta_group::2 MMAs from the even-rank CTA of the pair");
 }
 
-void Warp::cluster_arrive() {
-  const char* op = "barrier.cluster.arrive";
+void Warp::cluster_arrive() { cluster_arrive_as("barrier.cluster.arrive", true); }
+
+void Warp::cluster_arrive_relaxed() { cluster_arrive_as("barrier.cluster.arrive.relaxed", false); }
+
+void Warp::cluster_arrive_as(const char* op, bool release) {
   if (ws_.cluster_arrived)
     cta_.fail(Rule::ClusterBarrierMisuse, ws_, op, "the warp arrives again without barrier.cluster.wait in between",
               "pair every barrier.cluster.arrive with a barrier.cluster.wait");
   const Cycle t = issue(config().warp.issue_cycles);
-  ws_.cluster_arrive_release = true;
+  ws_.cluster_arrive_release = release;
   // The release fence's cost grows with the CTAs it must reach.
   const std::uint32_t size = cta_.cluster().size();
-  cta_.cluster().barrier_arrive(ws_, t + config().cluster.barrier_release_latency +
-                                         (size > 2 ? (size - 2) * config().cluster.barrier_release_per_cta : 0));
-  if (cta_.tracer()) trace_op(op, t, 1);
-}
-
-void Warp::cluster_arrive_relaxed() {
-  const char* op = "barrier.cluster.arrive.relaxed";
-  if (ws_.cluster_arrived)
-    cta_.fail(Rule::ClusterBarrierMisuse, ws_, op, "the warp arrives again without barrier.cluster.wait in between",
-              "pair every barrier.cluster.arrive with a barrier.cluster.wait");
-  const Cycle t = issue(config().warp.issue_cycles);
-  ws_.cluster_arrive_release = false;
-  cta_.cluster().barrier_arrive(ws_, t);
+  const Cycle fence = release ? config().cluster.barrier_release_latency +
+                                    (size > 2 ? (size - 2) * config().cluster.barrier_release_per_cta : 0)
+                              : 0;
+  cta_.cluster().barrier_arrive(ws_, t + fence);
   if (cta_.tracer()) trace_op(op, t, 1);
 }
 

@@ -80,6 +80,13 @@ class MemorySystem {
     void add(MemorySystem& m, Cycle at, std::uint64_t n);
     void flush(MemorySystem& m);
   };
+  // The box's in-bounds bytes and how many of them miss in the L2 (touching its blocks).
+  struct Lookup {
+    std::uint64_t bytes, miss_bytes;
+  };
+  Lookup lookup(const TensorMap& map, const TensorCoords& coords);
+  // Moves `bytes` over the HBM link from `at` (and counts them for the trace); returns their end.
+  Cycle hbm_transfer(Cycle at, std::uint64_t bytes);
   // Touches the box's L2 blocks: returns (blocks, blocks that hit).
   std::pair<std::uint32_t, std::uint32_t> touch(const TensorMap& map, const TensorCoords& coords);
 

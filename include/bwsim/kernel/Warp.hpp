@@ -267,6 +267,8 @@ class Warp {
   void barrier_op(BarrierOp op, MBarrierRef bar, std::uint32_t value);
   void trace_op(std::string_view name, Cycle at, Cycle cost) const;
   void issue_mma(MmaInstr instr, InstrDescriptor idesc, const char* op);
+  // barrier.cluster.arrive with (.release, the default) or without (.relaxed) the release fence.
+  void cluster_arrive_as(const char* op, bool release);
   // The CTA of `rank`; a located error if the rank is outside the cluster.
   Cta& peer(std::uint32_t rank, const char* op);
   // The CTAs a 16-bit cluster mask names (validated), or just this CTA's rank for mask 0.
