@@ -32,6 +32,7 @@ const char* what_of(AccessKind k) {
     case AccessKind::MmaWrite: return "the tcgen05.mma accumulator write";
     case AccessKind::TmemLoad: return "the tcgen05.ld";
     case AccessKind::GenericWrite: return "the st.shared";
+    case AccessKind::WgmmaRead: return "the wgmma operand read";
   }
   return "?";
 }
@@ -72,6 +73,7 @@ bool ordered_after(const AsyncAccess& a, const WarpState& o) {
     case AccessKind::MmaRead:
     case AccessKind::MmaWrite: return released_to(*a.issuer, a.seq, true, o);
     case AccessKind::TmemLoad:
+    case AccessKind::WgmmaRead:
       return a.done && (a.synced || a.issuer == &o || released_to(*a.issuer, a.done_seq, false, o));
     case AccessKind::GenericWrite: return a.done;
   }
@@ -79,14 +81,25 @@ bool ordered_after(const AsyncAccess& a, const WarpState& o) {
 }
 
 void tma_write(Cta& dest, WarpState& producer, std::uint32_t begin, std::uint32_t end) {
-  for (AsyncAccess& a : dest.race_records())
-    if (a.kind == AccessKind::MmaRead && overlaps(a, begin, end) && !ordered_after_cached(a, producer))
+  for (AsyncAccess& a : dest.race_records()) {
+    if ((a.kind != AccessKind::MmaRead && a.kind != AccessKind::WgmmaRead) || !overlaps(a, begin, end) ||
+        ordered_after_cached(a, producer))
+      continue;
+    if (a.kind == AccessKind::MmaRead)
       producer.cta->fail(Rule::RaceStageReuse, producer, "tma.load",
                          fmt::format("writes SMEM [{:#x}, {:#x}) of CTA {} that {} may still read: no tcgen05.commit "
                                      "of that warp after the MMA has arrived on a barrier phase this warp saw complete",
                                      begin, end, dest.id(), by(a)),
                          "release a stage with tcgen05.commit (not a plain arrive) and acquire it by waiting on that "
                          "barrier before loading into it");
+    producer.cta->fail(Rule::RaceStageReuse, producer, "tma.load",
+                       fmt::format("writes SMEM [{:#x}, {:#x}) of CTA {} that {} may still read: that warp has not "
+                                   "passed a wgmma.wait_group retiring it and then arrived on a barrier phase this "
+                                   "warp saw complete",
+                                   begin, end, dest.id(), by(a)),
+                       "release a stage only after wgmma.wait_group covers the wgmmas reading it, and acquire it by "
+                       "waiting on that barrier before loading into it");
+  }
   AsyncAccess& w = record(dest, AccessKind::TmaWrite, producer, begin, end);
   w.done = false;
 }
@@ -100,24 +113,49 @@ void tma_landed(Cta& dest, const WarpState& producer, std::uint32_t begin, const
     }
 }
 
-void mma_operand(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end, const char* which) {
+namespace {
+// A located race error if a TMA write or an unfenced st.shared of [begin, end) is not ordered
+// before `reader`'s tensor-core read `op`.
+void check_operand_written(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end, const char* which,
+                           const char* op) {
   for (AsyncAccess& a : cta.race_records()) {
     if ((a.kind != AccessKind::TmaWrite && a.kind != AccessKind::GenericWrite) || !overlaps(a, begin, end) ||
         ordered_after_cached(a, mma))
       continue;
     if (a.kind == AccessKind::TmaWrite)
-      mma.cta->fail(Rule::RaceEarlyRead, mma, "tcgen05.mma",
+      mma.cta->fail(Rule::RaceEarlyRead, mma, op,
                     fmt::format("{} reads SMEM [{:#x}, {:#x}) of CTA {} that {} writes: its complete_tx has not landed "
                                 "in a barrier phase this warp saw complete",
                                 which, begin, end, cta.id(), by(a)),
                     "wait on the stage's full barrier (the one the TMA load signals) before issuing the MMA");
     if (a.kind == AccessKind::GenericWrite)
-      mma.cta->fail(Rule::RaceMissingProxyFence, mma, "tcgen05.mma",
+      mma.cta->fail(Rule::RaceMissingProxyFence, mma, op,
                     fmt::format("{} reads SMEM [{:#x}, {:#x}) written by {} without fence.proxy.async", which, begin,
                                 end, by(a)),
                     "fence.proxy.async after generic SMEM writes that the tensor core reads");
   }
+}
+}  // namespace
+
+void mma_operand(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end, const char* which) {
+  check_operand_written(cta, mma, begin, end, which, "tcgen05.mma");
   record(cta, AccessKind::MmaRead, mma, begin, end);
+}
+
+void wgmma_operand(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end, const char* which,
+                   std::uint64_t group) {
+  check_operand_written(cta, reader, begin, end, which, "wgmma.mma_async");
+  AsyncAccess& r = record(cta, AccessKind::WgmmaRead, reader, begin, end);
+  r.done = false;
+  r.group = group;
+}
+
+void wgmma_retired(Cta& cta, WarpState& reader) {
+  for (AsyncAccess& a : cta.race_records())
+    if (a.kind == AccessKind::WgmmaRead && a.issuer == &reader && !a.done && a.group <= reader.wgmma_retired) {
+      a.done = true;
+      a.done_seq = reader.release_seq;
+    }
 }
 
 void mma_accumulator(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end) {
@@ -184,7 +222,7 @@ void async_proxy_read(Cta& cta, WarpState& reader, std::uint32_t begin, std::uin
 
 void barrier_synced(Cta& cta) {
   for (AsyncAccess& a : cta.race_records())
-    if (a.kind == AccessKind::TmemLoad && a.done) a.synced = true;
+    if ((a.kind == AccessKind::TmemLoad || a.kind == AccessKind::WgmmaRead) && a.done) a.synced = true;
 }
 
 void dealloc(Cta& cta, WarpState& ws, std::uint32_t begin, std::uint32_t end) {

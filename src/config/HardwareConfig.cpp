@@ -199,6 +199,17 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   mma.read<Cycle>("latency_2cta_ts_m128", c.mma.latency_2cta_ts_m128, 0, kMaxLatency);
   mma.finish();
 
+  StrictMap wgmma = top.section("wgmma");
+  wgmma.read<Cycle>("issue_cycles", c.wgmma.issue_cycles, 0, 1024);
+  wgmma.read<std::uint32_t>("f16_flops_per_cycle", c.wgmma.f16_flops_per_cycle, 0, 1u << 20);
+  wgmma.read<std::uint32_t>("f8_flops_per_cycle", c.wgmma.f8_flops_per_cycle, 0, 1u << 20);
+  wgmma.read<std::uint32_t>("smem_bytes_per_cycle", c.wgmma.smem_bytes_per_cycle, 1, 65536);
+  wgmma.read<Cycle>("latency_ss", c.wgmma.latency_ss, 0, kMaxLatency);
+  wgmma.read<Cycle>("latency_rs", c.wgmma.latency_rs, 0, kMaxLatency);
+  wgmma.finish();
+  if ((c.wgmma.f16_flops_per_cycle == 0) != (c.wgmma.f8_flops_per_cycle == 0))
+    top.fail("wgmma", "f16_flops_per_cycle and f8_flops_per_cycle are both 0 (no wgmma) or both set");
+
   StrictMap cl = top.section("cluster");
   cl.read<std::uint32_t>("max_ctas_portable", c.cluster.max_ctas_portable, 1, 16);
   cl.read<std::uint32_t>("max_ctas", c.cluster.max_ctas, 1, 16);

@@ -54,6 +54,7 @@ const char* rule_name(Rule r) {
     case Rule::RaceEarlyAccumulatorRead: return "race-early-accumulator-read";
     case Rule::RaceAccumulatorOverwrite: return "race-accumulator-overwrite";
     case Rule::SetmaxnregMisuse: return "setmaxnreg-misuse";
+    case Rule::WgmmaMisuse: return "wgmma-misuse";
   }
   return "unknown";
 }

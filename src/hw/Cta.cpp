@@ -41,6 +41,7 @@ const char* activity_name(Activity a) {
     case Activity::TmemWait: return "tcgen05.wait";
     case Activity::Registers: return "setmaxnreg";
     case Activity::Latency: return "latency";
+    case Activity::WgmmaWait: return "wgmma.wait";
     case Activity::kCount: break;
   }
   return "?";
@@ -59,8 +60,9 @@ Activity activity_of(const WarpState& ws) {
     case WaitKind::RegisterPool: return Activity::Registers;
     case WaitKind::Delay:
       return ws.wait_slot == kDelaySleep ? Activity::Compute
-             : ws.wait_slot == kDelayTmem ? Activity::TmemWait
-                                          : Activity::Latency;
+             : ws.wait_slot == kDelayTmem  ? Activity::TmemWait
+             : ws.wait_slot == kDelayWgmma ? Activity::WgmmaWait
+                                           : Activity::Latency;
     case WaitKind::None: break;
   }
   return Activity::Latency;
@@ -102,6 +104,7 @@ Cta::Cta(SimContext& ctx, Sm& sm, Cluster& cluster, std::uint32_t id, std::uint3
   }
   registers_free_ = ctx.config.sm.registers - registers_per_thread * block_threads;  // the launch checked it fits
   warpgroup_rounds_.resize((warps_.size() + 3) / 4);
+  wgmma_groups_.resize((warps_.size() + 3) / 4);
 }
 
 Tracer* Cta::tracer() const { return ctx_.tracer_for(sm_.index()); }

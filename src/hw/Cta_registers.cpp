@@ -17,6 +17,11 @@ void Cta::setmaxnreg_check(WarpState& ws, const char* op, std::uint32_t n, bool 
          fmt::format("the warp has {} registers per thread; {} to {} would {} them", ws.registers,
                      inc ? ".inc" : ".dec", n, inc ? "lower" : "raise"),
          inc ? "use setmaxnreg.dec to give registers back" : "use setmaxnreg.inc to get more registers");
+  if (!inc && n < ws.accumulator_registers)
+    fail(Rule::SetmaxnregMisuse, ws, op,
+         fmt::format("the warp's live wgmma accumulators hold {} registers per thread; .dec to {} would drop them",
+                     ws.accumulator_registers, n),
+         "release (destroy) the accumulators first, or keep more registers");
   auto& rounds = warpgroup_rounds_[ws.index / 4];
   const std::uint32_t k = ws.setmaxnreg_count++;
   if (k == rounds.size()) {

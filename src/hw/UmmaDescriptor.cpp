@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "bwsim/core/Error.hpp"
 
 namespace bwsim {
@@ -115,6 +117,18 @@ std::uint32_t operand_address(const SmemDescriptorFields& f, Major major, std::u
   // The swizzle permutes 16-byte chunks by address bits 7.. of the absolute SMEM address, so
   // a start address advanced inside an atom (the K sub-blocks of a 128B row) reads the right bytes.
   return swizzle_offset(sw, f.start_address + offset);
+}
+
+SmemSpan operand_span(const SmemDescriptorFields& f, Major major, std::uint32_t elem_bytes, std::uint32_t rows,
+                      std::uint32_t k) {
+  SmemSpan s{~0u, 0};
+  for (std::uint32_t r : {0u, rows - 1})
+    for (std::uint32_t kk : {0u, k - 1}) {
+      const std::uint32_t a = operand_address(f, major, elem_bytes, r, kk);
+      s.begin = std::min(s.begin, a & ~127u);
+      s.end = std::max(s.end, (a | 127u) + 1);
+    }
+  return s;
 }
 
 std::string_view name_of(MmaKind k) {

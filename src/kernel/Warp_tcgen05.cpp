@@ -75,25 +75,6 @@ SmemDescriptorFields Warp::decode_operand(SmemDescriptor d, const char* which, c
   return f;
 }
 
-namespace {
-// The SMEM bytes an operand can touch, [begin, end): its corner elements' addresses widened to
-// their 128-byte rows (a swizzle permutes 16-byte chunks only inside such a row).
-struct SmemSpan {
-  std::uint32_t begin, end;
-};
-SmemSpan operand_span(const SmemDescriptorFields& f, Major major, std::uint32_t elem, std::uint32_t rows,
-                      std::uint32_t k) {
-  SmemSpan s{~0u, 0};
-  for (std::uint32_t r : {0u, rows - 1})
-    for (std::uint32_t kk : {0u, k - 1}) {
-      const std::uint32_t a = operand_address(f, major, elem, r, kk);
-      s.begin = std::min(s.begin, a & ~127u);
-      s.end = std::max(s.end, (a | 127u) + 1);
-    }
-  return s;
-}
-}  // namespace
-
 void Warp::check_operand_in_smem(const SmemDescriptorFields& f, Major major, std::uint32_t elem, std::uint32_t rows,
                                  std::uint32_t k, const char* which, const char* op) {
   const std::uint32_t end = operand_span(f, major, elem, rows, k).end;

@@ -7,6 +7,8 @@
 //   - an MMA (operand reads, accumulator writes) once a later tcgen05.commit of its warp arrived in
 //     phase p of a barrier the other party has seen complete;
 //   - a tcgen05.ld once its warp passed tcgen05.wait::ld and then arrived on such a barrier;
+//   - a wgmma's operand reads once its warp passed the wgmma.wait_group that retires it and then
+//     arrived on such a barrier;
 //   - a generic st.shared is visible to the async proxy (TMA store, MMA) after its warp's
 //     fence.proxy.async.
 // Ordering is followed through one mbarrier hop (the releasing arrival and the observing wait) and
@@ -21,7 +23,7 @@ namespace bwsim {
 class Cta;
 struct WarpState;
 
-enum class AccessKind : std::uint8_t { TmaWrite, MmaRead, MmaWrite, TmemLoad, GenericWrite };
+enum class AccessKind : std::uint8_t { TmaWrite, MmaRead, MmaWrite, TmemLoad, GenericWrite, WgmmaRead };
 
 // A barrier phase: ordered-after for whoever saw it complete.
 struct ReleaseToken {
@@ -45,8 +47,9 @@ struct AsyncAccess {
   WarpState* issuer = nullptr;
   std::uint64_t seq = 0;  // issuer's release count at the access
   Cycle cycle = 0;
-  bool done = true;           // TmaWrite: landed; TmemLoad: waited; GenericWrite: fenced
-  std::uint64_t done_seq = 0; // TmemLoad: the release count at its wait::ld
+  bool done = true;           // TmaWrite: landed; TmemLoad: waited; GenericWrite: fenced; WgmmaRead: retired
+  std::uint64_t done_seq = 0; // TmemLoad, WgmmaRead: the release count at its wait::ld / wait_group
+  std::uint64_t group = 0;    // WgmmaRead: 1 + the issuer's commit group
   bool synced = false;        // TmemLoad done before a bar.sync / barrier.cluster all later code follows
   bool read_unwritten = false;  // TmemLoad of columns no recorded MMA had written yet
   const WarpState* ordered_for = nullptr;  // the last warp found ordered after it (a cache)
@@ -62,6 +65,11 @@ bool ordered_after(const AsyncAccess& a, const WarpState& observer);
 void tma_write(Cta& dest, WarpState& producer, std::uint32_t begin, std::uint32_t end);
 void tma_landed(Cta& dest, const WarpState& producer, std::uint32_t begin, const ReleaseToken& token);
 void mma_operand(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end, const char* which);
+// A wgmma of `reader` (in its commit group `group`, 1-based) reads SMEM [begin, end).
+void wgmma_operand(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end, const char* which,
+                   std::uint64_t group);
+// `reader`'s wgmma.wait_group retired its groups up to reader.wgmma_retired.
+void wgmma_retired(Cta& cta, WarpState& reader);
 void mma_accumulator(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end);
 void tmem_load(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end);
 void tmem_wait_ld(Cta& cta, WarpState& reader);

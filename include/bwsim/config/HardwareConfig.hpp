@@ -95,6 +95,18 @@ struct HardwareConfig {
     Cycle latency_2cta_ts_m128 = 0;            // TS, M = 128
   } mma;
 
+  // SM90 warpgroup MMA (wgmma.mma_async): one tensor pipe per SM that the 4 sub-partitions' tensor
+  // cores form together; a warpgroup's m64nNkK instruction occupies it for its math or its SMEM
+  // operand time, whichever is longer. Rates 0: the SM has no wgmma (SM100).
+  struct Wgmma {
+    Cycle issue_cycles = 0;                  // warp issue cost of one wgmma / fence / commit_group
+    std::uint32_t f16_flops_per_cycle = 0;   // dense bf16/f16 inputs, f32 accumulate, per SM
+    std::uint32_t f8_flops_per_cycle = 0;    // dense e4m3/e5m2 inputs
+    std::uint32_t smem_bytes_per_cycle = 0;  // SMEM operand bandwidth the pipe sees
+    Cycle latency_ss = 0;                    // pipe start -> accumulators written, beyond the math time: A, B in SMEM
+    Cycle latency_rs = 0;                    // the same with A from registers
+  } wgmma;
+
   struct Cluster {
     std::uint32_t max_ctas_portable = 0;  // largest cluster without the non-portable opt-in
     std::uint32_t max_ctas = 0;           // largest cluster with it

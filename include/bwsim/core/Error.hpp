@@ -78,6 +78,7 @@ enum class Rule : std::uint8_t {
   RaceEarlyAccumulatorRead,
   RaceAccumulatorOverwrite,
   SetmaxnregMisuse,
+  WgmmaMisuse,
 };
 const char* rule_name(Rule r);
 

@@ -13,6 +13,7 @@
 #include "bwsim/hw/SimContext.hpp"
 #include "bwsim/hw/Smem.hpp"
 #include "bwsim/hw/WarpState.hpp"
+#include "bwsim/hw/WgmmaPipe.hpp"
 
 namespace bwsim {
 
@@ -104,6 +105,9 @@ class Cta {
   void registers_release(WarpState& ws, std::uint32_t n);
   std::uint32_t registers_free() const { return registers_free_; }
 
+  // --- wgmma: what each warpgroup's warps issue together (kernel/Warp_wgmma.cpp) ------------------
+  WarpgroupWgmmas& warpgroup_wgmmas(std::uint32_t warpgroup) { return wgmma_groups_[warpgroup]; }
+
   // --- race checking (check/RaceChecker) ----------------------------------------------------
   bool checks_races() const { return ctx_.check_races; }
   std::vector<AsyncAccess>& race_records() { return race_records_; }
@@ -175,6 +179,7 @@ class Cta {
     bool inc;
   };
   std::vector<std::vector<SetmaxnregRound>> warpgroup_rounds_;  // per warpgroup, per instruction
+  std::vector<WarpgroupWgmmas> wgmma_groups_;                    // per warpgroup
   std::array<NamedBarrier, kNamedBarriers> named_{};
   std::uint32_t warps_running_ = 0;
   std::uint32_t async_outstanding_ = 0;

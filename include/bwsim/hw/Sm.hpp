@@ -1,5 +1,6 @@
 #pragma once
-// One streaming multiprocessor: its TMA unit, tensor memory and MMA pipe, and the hook that
+// One streaming multiprocessor: its TMA unit, tensor memory, tcgen05 MMA pipe and wgmma pipe (the
+// config gives the one its architecture has rates), and the hook that
 // tells the dispatcher a CTA has finished (so the next CTA of the grid can start here).
 #include <cstdint>
 
@@ -7,6 +8,7 @@
 #include "bwsim/hw/SimContext.hpp"
 #include "bwsim/hw/TmaUnit.hpp"
 #include "bwsim/hw/Tmem.hpp"
+#include "bwsim/hw/WgmmaPipe.hpp"
 
 namespace bwsim {
 
@@ -24,7 +26,8 @@ class Sm {
       : index_(index),
         tma_(ctx, static_cast<int>(index)),
         tmem_(ctx.config.tmem.columns, ctx.functional()),
-        mma_(ctx, static_cast<int>(index), tmem_) {}
+        mma_(ctx, static_cast<int>(index), tmem_),
+        wgmma_(ctx, static_cast<int>(index)) {}
   Sm(const Sm&) = delete;
   Sm& operator=(const Sm&) = delete;
   std::uint32_t index() const { return index_; }
@@ -33,6 +36,8 @@ class Sm {
   Tmem& tmem() { return tmem_; }
   MmaPipe& mma() { return mma_; }
   const MmaPipe& mma() const { return mma_; }
+  WgmmaPipe& wgmma() { return wgmma_; }
+  const WgmmaPipe& wgmma() const { return wgmma_; }
   // TMEM ld/st datapath of each 32-lane quadrant: the cycle it is next free.
   Cycle& tmem_port_free(std::uint32_t quadrant) { return tmem_port_free_[quadrant]; }
   // A CUDA-core pipe of one sub-partition: the cycle it can take its next warp instruction.
@@ -56,6 +61,7 @@ class Sm {
   TmaUnit tma_;
   Tmem tmem_;
   MmaPipe mma_;
+  WgmmaPipe wgmma_;
   Cycle tmem_port_free_[4] = {};
   Cycle pipe_free_[kSubPartitions][static_cast<std::size_t>(CorePipe::kCount)] = {};
   Cycle pipe_busy_[static_cast<std::size_t>(CorePipe::kCount)] = {};

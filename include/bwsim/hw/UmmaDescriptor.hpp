@@ -44,6 +44,14 @@ UmmaLayout umma_layout_of(Swizzle s);
 std::uint32_t operand_address(const SmemDescriptorFields& f, Major major, std::uint32_t elem_bytes, std::uint32_t mn,
                               std::uint32_t k);
 
+// The SMEM bytes an operand of rows x k elements can touch, [begin, end): its corner elements'
+// addresses widened to their 128-byte rows (a swizzle permutes 16-byte chunks only inside a row).
+struct SmemSpan {
+  std::uint32_t begin, end;
+};
+SmemSpan operand_span(const SmemDescriptorFields& f, Major major, std::uint32_t elem_bytes, std::uint32_t rows,
+                      std::uint32_t k);
+
 // The MMA kinds bwsim models.
 enum class MmaKind : std::uint8_t { F16, TF32, F8F6F4 };
 std::string_view name_of(MmaKind k);

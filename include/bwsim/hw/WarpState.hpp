@@ -42,11 +42,12 @@ enum class Activity : std::uint8_t {
   TmemWait,        // tcgen05.wait::ld / wait::st
   Registers,       // setmaxnreg.inc
   Latency,         // own operations' latency: arrive-with-token, test_wait, DSMEM loads
+  WgmmaWait,       // wgmma.wait_group
   kCount,
 };
 const char* activity_name(Activity a);
 // Why a Delay wait (WaitKind::Delay, in wait_slot) waits: its activity.
-inline constexpr std::uint32_t kDelaySleep = 0, kDelayTmem = 1, kDelayLatency = 2;
+inline constexpr std::uint32_t kDelaySleep = 0, kDelayTmem = 1, kDelayLatency = 2, kDelayWgmma = 3;
 
 // How many phases of one mbarrier a warp has seen complete (at its last passing wait on it).
 struct ObservedPhases {
@@ -101,6 +102,17 @@ struct WarpState {
   };
   std::vector<PendingLoad> ld_pending;
   std::vector<std::uint32_t> ld_values;
+
+  // wgmma (SM90): instructions issued; whether a group is open and when its instructions' last
+  // accumulator lands; committed groups' completion cycles not yet retired by wait_group (oldest
+  // first); groups committed and retired so far; wgmma.fence count; accumulator registers held.
+  std::uint64_t wgmma_issued = 0;
+  bool wgmma_open = false;
+  Cycle wgmma_open_done = 0;
+  std::deque<Cycle> wgmma_pending;
+  std::uint64_t wgmma_committed = 0, wgmma_retired = 0;
+  std::uint64_t wgmma_fences = 0;
+  std::uint32_t accumulator_registers = 0;
 
   std::uint32_t registers = 0;        // per thread (launch value, then setmaxnreg)
   std::uint32_t setmaxnreg_count = 0; // setmaxnreg instructions executed (the warpgroup's round)

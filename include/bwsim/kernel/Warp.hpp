@@ -18,6 +18,8 @@
 #include "bwsim/hw/Tmem.hpp"
 #include "bwsim/hw/TmemAccess.hpp"
 #include "bwsim/hw/UmmaDescriptor.hpp"
+#include "bwsim/hw/Wgmma.hpp"
+#include "bwsim/kernel/WgmmaAccumulator.hpp"
 
 namespace bwsim {
 
@@ -181,6 +183,24 @@ class Warp {
   // A 32-bit ld.shared (e.g. the TMEM address tcgen05.alloc wrote).
   std::uint32_t ld_shared_u32(SmemAddr src);
 
+  // --- wgmma: the SM90 warpgroup MMA (Warp_wgmma.cpp) -------------------------------------------
+  // Every warp of a warpgroup (4 consecutive warps from a multiple of 4) executes each of these,
+  // in the same order (.sync.aligned); the first warp to reach a wgmma enters it into the SM's
+  // pipe, the others must issue the same instruction. Each warp's accumulator holds its 16 rows.
+  // wgmma.fence.sync.aligned: orders the warp's register accesses before the wgmmas after it.
+  void wgmma_fence();
+  // wgmma.mma_async.sync.aligned.<shape> d, a_desc, b_desc, scale_d (false: D = A B, true:
+  // D += A B), imm-scale-a/-b (negate), tnspA/B (the shape's majors).
+  void wgmma(WgmmaAccumulator& d, GmmaDescriptor a, GmmaDescriptor b, const WgmmaShape& shape, bool scale_d,
+             bool negate_a = false, bool negate_b = false);
+  // The RS form: A from registers, 32 lanes x 4 registers lane-major (wgmma_a_coord()).
+  void wgmma(WgmmaAccumulator& d, std::span<const std::uint32_t> a, GmmaDescriptor b, const WgmmaShape& shape,
+             bool scale_d, bool negate_a = false, bool negate_b = false);
+  // wgmma.commit_group: the wgmmas issued since the last commit form a group.
+  void wgmma_commit_group();
+  // wgmma.wait_group N: blocks until at most N of the warp's groups are pending.
+  WaitAwaiter wgmma_wait_group(std::uint32_t pending_allowed);
+
   // --- register pool ---------------------------------------------------------------------------
   // setmaxnreg.inc / .dec.sync.aligned.u32 n (every warp of the warpgroup, same n): .inc blocks
   // until the CTA's pool has the registers; .dec gives them back.
@@ -280,6 +300,11 @@ class Warp {
   void check_cta_group(std::uint32_t cta_group, const char* op, bool leader);
   // An InputError naming the config if its SM has no tensor memory (tcgen05 does not exist there).
   void require_tcgen05(const char* op) const;
+  // The same if its SM has no wgmma.
+  void require_wgmma(const char* op) const;
+  void issue_wgmma(WgmmaAccumulator& d, const GmmaDescriptor* a, std::span<const std::uint32_t> a_regs,
+                   GmmaDescriptor b, const WgmmaShape& shape, bool scale_d, bool negate_a, bool negate_b);
+  friend class WgmmaAccumulator;
   // A located tma-invalid error unless the tensor map lies inside allocated GMEM.
   void check_map_in_gmem(const TensorMap& map, const char* op);
   SmemDescriptorFields decode_operand(SmemDescriptor d, const char* which, const char* op);

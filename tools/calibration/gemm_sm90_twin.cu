@@ -1,0 +1,678 @@
+// gemm_sm90_twin: a warp-specialized persistent bf16 GEMM written in the structure of CUTLASS's
+// SM90 TMA warp-specialized kernels (cooperative and ping-pong schedules), with inline PTX only,
+// as the silicon twin of bwsim's gemm_sm90 kernel. D = A * B^T: A is M x K (K contiguous), B is
+// N x K (K contiguous), D is M x N (N contiguous), all bf16; fp32 accumulation; D rounded with
+// cvt.rn.bf16x2.f32. The simulator port follows this file line for line.
+//
+// CLI: --m --n --k --schedule cooperative|pingpong --rows-per-wg 64|128 --tile-n 128|256
+//      --stages S (0: as many as fit) --raster m|n --swizzle 1|2|4|8 --grid G (0: min(tiles, SMs))
+//      --reps R (10) --check 0|1 --header
+// Supported (rows_per_wg, tile_n): (64,256) and (128,128), both schedules (4 instantiations).
+// Tile: cooperative BM = 2*rows_per_wg (WG g of the two consumers owns rows [g*rows, (g+1)*rows)
+// of every tile), pingpong BM = rows_per_wg (each consumer WG owns whole tiles); BN = tile_n;
+// BK = 64 (128 B, one 128B-swizzle row). Each consumer thread holds (rows/64) x (BN/2) fp32.
+//
+// CTA: 384 threads, __launch_bounds__(384, 1), one CTA per SM. WG0 = producer (all 4 warps
+// setmaxnreg.dec 40; warp 0 lane 0 issues every TMA load; lanes 1-31 of warp 0 and warps 1-3
+// then leave). WG1, WG2 = consumers 0, 1 (setmaxnreg.inc 232).
+//
+// Dynamic SMEM (base rounded up to 1024 B): stage s = [A: BM rows x 128 B][B: BN rows x 128 B]
+// (128B-swizzled as TMA writes them) for s = 0..S-1; then epilogue buffers [consumer g][buffer b]
+// of 8192 B (64 x 64 bf16, 128B-swizzled) at index 2g+b; then mbarriers full[S], empty[S],
+// mma_turn[2], epi_turn[2] (8 B each). S = 0 picks the most stages with 1024 (alignment slack)
+// + S*(BM+BN)*128 + 32768 + (2S+4)*8 <= 232448, capped at 16: coop 64/256 -> 4, coop 128/128
+// -> 4, pingpong 128/128 -> 6, pingpong 64/256 -> 4 (the slack changes none of these).
+//
+// Barriers: full[s] count 1 (producer's arrive.expect_tx of (BM+BN)*128 bytes), empty[s] count
+// 4 x consumer WGs reading a stage (8 cooperative, 4 pingpong; lane 0 of each consumer warp
+// arrives once), mma_turn[g], epi_turn[g] count 4 (lane 0 of each warp of the releasing WG).
+// Thread 0 inits them, then fence.mbarrier_init.release.cluster + fence.proxy.async.shared::cta,
+// then __syncthreads (the only CTA-wide barrier) before the roles split.
+//
+// Tile scheduler: static persistent; CTA c of G takes work units c, c+G, ...; unit -> (m, n) is
+// bwsim::TileScheduler::tile (include/bwsim/kernels/TileScheduler.hpp), ported in tile_of().
+//
+// Producer: pipeline state (index, phase) from (0, 0); per tile, per k-block kb < ceil(K/64):
+// wait empty[idx] parity phase^1; arrive.expect_tx full[idx] (BM+BN)*128; TMA A box {64, BM}
+// at (kb*64, m*BM) and B box {64, BN} at (kb*64, n*BN), both completing on full[idx]; advance.
+// Tensor maps: bf16, 2D, SWIZZLE_128B, L2 promotion 256B, OOB fill none (zeros), passed as
+// __grid_constant__ parameters. D's map: box {64, 64}, SWIZZLE_128B.
+//
+// Consumer mainloop of one tile (r0 = g*rows cooperative, 0 pingpong; fragment f at rows
+// r0+64f of the stage's A): wgmma.fence once; per kb: wait full[idx] parity phase; for kk in
+// 0..3, for f: wgmma m64n{BN}k16.f32.bf16.bf16 acc[f], descA(A + (r0+64f)*128 + kk*32),
+// descB(B + kk*32), scale-d = (kb > 0 || kk > 0); commit_group; if kb > 0: wait_group 1, lane
+// 0 of each warp arrives on empty[previous kb's idx]; advance. Then wait_group 0 and release the
+// last k-block's stage.
+// GMMA descriptor (64 bit): (addr & 0x3FFFF) >> 4 in bits 0-13, LBO 16 B >> 4 = 1 in bits 16-29
+// (unused for swizzled K-major), SBO 1024 B >> 4 = 64 in bits 32-45, base offset 0 (bits 49-51;
+// every stage and fragment starts on a 1024-B boundary), layout type 1 = SWIZZLE_128B in bits
+// 62-63. Checked against the PTX ISA "Matrix Descriptor Format" of wgmma (section
+// 9.7.15.5.1.2.2, PTX ISA 9.x, via the ptx.poole.ai mirror of docs.nvidia.com/cuda/
+// parallel-thread-execution): bits 13-0 start, 29-16 LBO, 45-32 SBO, 51-49 base offset, 63-62
+// swizzle (1 = 128B), each field matrix-descriptor-encode(x) = (x & 0x3FFFF) >> 4.
+//
+// Epilogue of a tile (per consumer WG, after its mainloop): for f, for 64-column chunk c of BN
+// (q counts chunks over all the WG's tiles, buffer b = q % 2): (1) WG thread 0:
+// cp.async.bulk.wait_group.read 1; bar.sync 1+g, 128; (2) each thread cvt.rn.bf16x2.f32 its
+// pairs of rows [64f, 64f+64) x cols [64c, 64c+64) and st.shared.b32 them at
+// row*128 + ((col/8) ^ (row%8))*16 + (col%8)*2 in buffer b (accumulator fragment: warp w, lane
+// l, register 4j+i: row 16w + l/4 + 8*(i/2), col 8j + 2*(l%4) + i%2); (3) every thread
+// fence.proxy.async.shared::cta; bar.sync 1+g, 128; (4) WG thread 0: TMA store of the 64x64
+// box to D at (n*BN + 64c, m*BM + r0 + 64f) (clipped by TMA) and commit_group. After the WG's
+// last tile its thread 0 does cp.async.bulk.wait_group 0.
+//
+// Pingpong: consumer g takes the CTA's local tiles j = g, g+2, ...; its pipeline state starts
+// k_tiles stages in for g = 1 and skips k_tiles stages after each of its tiles. Before each
+// mainloop except WG 0's first: wait mma_turn[g] (own parity from 0, flipping per wait); after
+// the last k-block's wgmmas + commit (+ the wait_group 1 / release in the loop): lane 0 of each
+// warp arrives on mma_turn[1-g]; then the tail (wait_group 0, release). Before each epilogue
+// except WG 0's first: wait epi_turn[g]; after the last TMA store + commit and a bar.sync
+// 1+g, 128: lane 0 of each warp arrives on epi_turn[1-g]. Cooperative uses no turn barriers.
+//
+// Timing: thread 0 of each CTA records %globaltimer and clock64 at kernel entry; thread 0 of
+// each consumer WG records both after its final bulk wait_group 0 (the last thing it does).
+// span_ns = max(end over CTAs and WGs) - min(start over CTAs); clock_mhz from the CTA with the
+// longest life (latest WG end - its start): its clock64 delta / its globaltimer delta in us;
+// cycles = span_ns * clock_mhz / 1000. Per configuration: (check run), 2 warm-up launches,
+// then R timed launches, each after cudaDeviceSynchronize + 20 ms host sleep; the row reports
+// the launch at the upper median of cycles (sorted[R/2]) with its clock, span and cudaEvent
+// time. tflops = 2*M*N*K / span_ns / 1000.
+// Check (--check 1): A, B = bf16 of a hash of the index in [-1, 1); D pre-filled with 0xFF
+// (NaN); one launch; reference GEMM on the GPU (one thread per output, fp32 sum in k order);
+// pass iff every |D - ref| <= 2^-7 |ref| + 1e-2 sqrt(K/64) (bf16 rounding is <= 2^-8 |ref|, the
+// rest covers fp32 summation order). Prints max error on stderr; exits 2 on FAIL.
+//
+// Choices beyond the spec that the port must mirror: the producer's elected lane is lane 0 of
+// warp 0 (no elect.sync); consumer accumulators are zeroed once at kernel start (scale-d 0
+// overwrites them per tile); a pingpong WG with no tiles does nothing but its final wait/end
+// record; cooperative CTAs with no tiles likewise.
+//
+// Build: nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a gemm_sm90_twin.cu -lcuda
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#define CHECK(x)                                                                        \
+  do {                                                                                  \
+    cudaError_t e_ = (x);                                                               \
+    if (e_ != cudaSuccess) {                                                            \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                     \
+    }                                                                                   \
+  } while (0)
+
+constexpr int kSmemOptInMax = 232448;  // sm_90 opt-in max dynamic SMEM per block
+constexpr int kMaxStages = 16;
+constexpr int kEpiBytes = 2 * 2 * 8192;  // 2 consumer WGs x 2 buffers x 64x64 bf16
+
+// ---- PTX helpers ------------------------------------------------------------------------
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(unsigned bar) {
+  asm volatile("{ .reg .b64 s; mbarrier.arrive.shared::cta.b64 s, [%0]; }" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive_expect_tx(unsigned bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
+  unsigned done = 0;
+  while (!done)
+    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                 : "=r"(done)
+                 : "r"(bar), "r"(parity)
+                 : "memory");
+}
+__device__ __forceinline__ void tma_load_2d(unsigned dst, const CUtensorMap* map, int x, int y, unsigned bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
+          dst),
+      "l"(map), "r"(x), "r"(y), "r"(bar)
+      : "memory");
+}
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, unsigned src, int x, int y) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(map), "r"(x),
+               "r"(y), "r"(src)
+               : "memory");
+}
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+__device__ __forceinline__ void bulk_wait_read_1() { asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory"); }
+__device__ __forceinline__ void bulk_wait_0() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
+__device__ __forceinline__ void named_bar(unsigned id) { asm volatile("bar.sync %0, 128;" ::"r"(id) : "memory"); }
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+__device__ __forceinline__ long long globaltimer() {
+  long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// ---- wgmma (SS bf16, f32 accumulators), operand lists generated by macros ----------------
+#define WG_D10(t) \
+  "%" #t "0, %" #t "1, %" #t "2, %" #t "3, %" #t "4, %" #t "5, %" #t "6, %" #t "7, %" #t "8, %" #t "9"
+#define WG_ACC64 \
+  "{" WG_D10() ", " WG_D10(1) ", " WG_D10(2) ", " WG_D10(3) ", " WG_D10(4) ", " WG_D10(5) ", %60, %61, %62, %63}"
+#define WG_ACC128                                                                                              \
+  "{" WG_D10() ", " WG_D10(1) ", " WG_D10(2) ", " WG_D10(3) ", " WG_D10(4) ", " WG_D10(5) ", " WG_D10(6) ", " \
+      WG_D10(7) ", " WG_D10(8) ", " WG_D10(9) ", " WG_D10(10) ", " WG_D10(11)                                 \
+      ", %120, %121, %122, %123, %124, %125, %126, %127}"
+#define WG_F4(d, i) "+f"(d[(i)]), "+f"(d[(i) + 1]), "+f"(d[(i) + 2]), "+f"(d[(i) + 3])
+#define WG_F16(d, i) WG_F4(d, i), WG_F4(d, (i) + 4), WG_F4(d, (i) + 8), WG_F4(d, (i) + 12)
+#define WG_F32(d, i) WG_F16(d, i), WG_F16(d, (i) + 16)
+#define ACC_OPS_64(d) WG_F32(d, 0), WG_F32(d, 32)
+#define ACC_OPS_128(d) WG_F32(d, 0), WG_F32(d, 32), WG_F32(d, 64), WG_F32(d, 96)
+// d, a-desc, b-desc, scale-d (predicate from operand IS), imm-scale-a 1, imm-scale-b 1, tnspA 0, tnspB 0.
+#define WG_SS_BF16(NN, ACC, IA, IB, IS)                                                               \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %" #IS ", 0;\nwgmma.mma_async.sync.aligned.m64n" #NN              \
+  "k16.f32.bf16.bf16 " ACC ", %" #IA ", %" #IB ", p, 1, 1, 0, 0;\n}\n"
+
+template <int N>
+struct Wgmma;
+template <>
+struct Wgmma<128> {
+  __device__ __forceinline__ static void ss(float (&d)[64], uint64_t da, uint64_t db, uint32_t s) {
+    asm volatile(WG_SS_BF16(128, WG_ACC64, 64, 65, 66) : ACC_OPS_64(d) : "l"(da), "l"(db), "r"(s));
+  }
+};
+template <>
+struct Wgmma<256> {
+  __device__ __forceinline__ static void ss(float (&d)[128], uint64_t da, uint64_t db, uint32_t s) {
+    asm volatile(WG_SS_BF16(256, WG_ACC128, 128, 129, 130) : ACC_OPS_128(d) : "l"(da), "l"(db), "r"(s));
+  }
+};
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int Pending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(Pending) : "memory");
+}
+// Pins accumulator registers in program order against the volatile fence / wait asm.
+template <int R>
+__device__ __forceinline__ void fence_regs(float (&d)[R]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+__device__ __forceinline__ uint64_t gmma_desc(unsigned smem_byte_addr) {
+  return static_cast<uint64_t>((smem_byte_addr & 0x3FFFF) >> 4) | (static_cast<uint64_t>(1) << 16) |
+         (static_cast<uint64_t>(1024 >> 4) << 32) | (static_cast<uint64_t>(1) << 62);
+}
+__device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi) {
+  uint32_t r;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));  // d.hi = first source
+  return r;
+}
+
+// ---- tile scheduler (port of bwsim::TileScheduler::tile) --------------------------------
+struct GemmParams {
+  int M, N, K;
+  unsigned tiles_m, tiles_n, k_tiles;
+  unsigned stages;
+  unsigned raster_m;  // 1: AlongM, 0: AlongN
+  unsigned swizzle;
+};
+__host__ __device__ inline void tile_of(const GemmParams& p, unsigned t, unsigned& m, unsigned& n) {
+  const bool along_m = p.raster_m != 0;
+  const unsigned fast = along_m ? p.tiles_m : p.tiles_n;
+  const unsigned slow = along_m ? p.tiles_n : p.tiles_m;
+  const unsigned band = t / (fast * p.swizzle);
+  const unsigned width = p.swizzle < slow - band * p.swizzle ? p.swizzle : slow - band * p.swizzle;
+  const unsigned i = t - band * fast * p.swizzle;
+  const unsigned f = i / width, s = band * p.swizzle + i % width;
+  m = along_m ? f : s;
+  n = along_m ? s : f;
+}
+
+struct PipeState {
+  unsigned idx = 0, phase = 0;
+  __device__ __forceinline__ void advance(unsigned stages) {
+    if (++idx == stages) {
+      idx = 0;
+      phase ^= 1;
+    }
+  }
+  __device__ __forceinline__ void advance_by(unsigned n, unsigned stages) {
+    const unsigned t = idx + n;
+    phase ^= (t / stages) & 1;
+    idx = t % stages;
+  }
+};
+
+template <bool kCoop, int kRows, int kBN>
+struct Cfg {
+  static constexpr int BM = kCoop ? 2 * kRows : kRows;
+  static constexpr int BN = kBN;
+  static constexpr int F = kRows / 64;  // m64 fragments per consumer WG
+  static constexpr int kABytes = BM * 128, kBBytes = BN * 128, kStageBytes = kABytes + kBBytes;
+  static constexpr int kChunks = BN / 64;
+  static constexpr int kReaders = kCoop ? 2 : 1;  // consumer WGs reading each stage
+  static size_t smem_bytes(int stages) {
+    return 1024 + static_cast<size_t>(stages) * kStageBytes + kEpiBytes + (2 * stages + 4) * 8;
+  }
+  static int max_stages() {
+    int s = 1;
+    while (s < kMaxStages && smem_bytes(s + 1) <= static_cast<size_t>(kSmemOptInMax)) ++s;
+    return s;
+  }
+};
+
+// timing: per CTA 6 values: start_ns, start_clk, end_ns[WG0], end_clk[WG0], end_ns[WG1], end_clk[WG1]
+template <bool kCoop, int kRows, int kBN>
+__global__ void __launch_bounds__(384, 1)
+    k_gemm(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
+           const __grid_constant__ CUtensorMap tmD, const GemmParams p, long long* tim) {
+  using C = Cfg<kCoop, kRows, kBN>;
+  if (threadIdx.x == 0) {
+    tim[blockIdx.x * 6 + 0] = globaltimer();
+    tim[blockIdx.x * 6 + 1] = clock64();
+  }
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  const unsigned base = (smem_addr(smem_raw) + 1023) & ~1023u;
+  const unsigned S = p.stages;
+  const unsigned epi0 = base + S * C::kStageBytes;
+  const unsigned bars = epi0 + kEpiBytes;
+  auto stage_a = [&](unsigned s) { return base + s * C::kStageBytes; };
+  auto full = [&](unsigned s) { return bars + 8 * s; };
+  auto empty = [&](unsigned s) { return bars + 8 * (S + s); };
+  auto mma_turn = [&](unsigned g) { return bars + 8 * (2 * S + g); };
+  auto epi_turn = [&](unsigned g) { return bars + 8 * (2 * S + 2 + g); };
+  if (threadIdx.x == 0) {
+    for (unsigned s = 0; s < S; ++s) {
+      mbar_init(full(s), 1);
+      mbar_init(empty(s), 4 * C::kReaders);
+    }
+    for (unsigned g = 0; g < 2; ++g) {
+      mbar_init(mma_turn(g), 4);
+      mbar_init(epi_turn(g), 4);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    fence_proxy_async();
+  }
+  __syncthreads();
+  const unsigned tiles = p.tiles_m * p.tiles_n;
+  const unsigned wg = threadIdx.x / 128;
+  if (wg == 0) {
+    // ---------------- producer ----------------
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+    if (threadIdx.x == 0) {
+      PipeState st;
+      for (unsigned t = blockIdx.x; t < tiles; t += gridDim.x) {
+        unsigned m, n;
+        tile_of(p, t, m, n);
+        for (unsigned kb = 0; kb < p.k_tiles; ++kb) {
+          mbar_wait(empty(st.idx), st.phase ^ 1);
+          mbar_arrive_expect_tx(full(st.idx), C::kStageBytes);
+          const unsigned a = stage_a(st.idx);
+          tma_load_2d(a, &tmA, static_cast<int>(kb * 64), static_cast<int>(m * C::BM), full(st.idx));
+          tma_load_2d(a + C::kABytes, &tmB, static_cast<int>(kb * 64), static_cast<int>(n * C::BN), full(st.idx));
+          st.advance(S);
+        }
+      }
+    }
+  } else {
+    // ---------------- consumers ----------------
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+    const unsigned g = wg - 1;
+    const unsigned t128 = threadIdx.x % 128, warp = t128 / 32, lane = t128 % 32;
+    const unsigned r0 = kCoop ? g * kRows : 0;
+    float acc[C::F][kBN / 2];
+#pragma unroll
+    for (int f = 0; f < C::F; ++f)
+#pragma unroll
+      for (int i = 0; i < kBN / 2; ++i) acc[f][i] = 0.f;
+    PipeState st;
+    if (!kCoop && g == 1) st.advance_by(p.k_tiles, S);
+    const unsigned first = kCoop ? blockIdx.x : blockIdx.x + g * gridDim.x;
+    const unsigned step = kCoop ? gridDim.x : 2 * gridDim.x;
+    unsigned q = 0, mma_par = 0, epi_par = 0, mine = 0;
+    for (unsigned t = first; t < tiles; t += step, ++mine) {
+      unsigned m, n;
+      tile_of(p, t, m, n);
+      const bool wait_turn = !kCoop && !(g == 0 && mine == 0);
+      // ---- mainloop ----
+      if (wait_turn) {
+        mbar_wait(mma_turn(g), mma_par);
+        mma_par ^= 1;
+      }
+#pragma unroll
+      for (int f = 0; f < C::F; ++f) fence_regs(acc[f]);
+      wgmma_fence();
+      unsigned prev = 0;
+      for (unsigned kb = 0; kb < p.k_tiles; ++kb) {
+        mbar_wait(full(st.idx), st.phase);
+        const unsigned a = stage_a(st.idx), b = a + C::kABytes;
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk) {
+          const uint64_t db = gmma_desc(b + kk * 32);
+          const uint32_t scale = (kb > 0 || kk > 0) ? 1u : 0u;
+#pragma unroll
+          for (int f = 0; f < C::F; ++f)
+            Wgmma<kBN>::ss(acc[f], gmma_desc(a + (r0 + 64 * f) * 128 + kk * 32), db, scale);
+        }
+        wgmma_commit();
+        if (kb > 0) {
+          wgmma_wait<1>();
+          if (lane == 0) mbar_arrive(empty(prev));
+        }
+        prev = st.idx;
+        st.advance(S);
+      }
+      if (!kCoop && lane == 0) mbar_arrive(mma_turn(1 - g));
+      wgmma_wait<0>();
+#pragma unroll
+      for (int f = 0; f < C::F; ++f) fence_regs(acc[f]);
+      if (p.k_tiles > 0 && lane == 0) mbar_arrive(empty(prev));
+      if (!kCoop) st.advance_by(p.k_tiles, S);
+      // ---- epilogue ----
+      if (wait_turn) {
+        mbar_wait(epi_turn(g), epi_par);
+        epi_par ^= 1;
+      }
+#pragma unroll
+      for (int f = 0; f < C::F; ++f) {
+#pragma unroll
+        for (int c = 0; c < C::kChunks; ++c) {
+          const unsigned buf = epi0 + (2 * g + (q & 1)) * 8192;
+          if (t128 == 0) bulk_wait_read_1();
+          named_bar(1 + g);
+          const unsigned row = 16 * warp + lane / 4;  // and row + 8
+#pragma unroll
+          for (int jj = 0; jj < 8; ++jj) {
+            const int j = 8 * c + jj;                        // register group 4j..4j+3
+            const unsigned col = 8 * jj + 2 * (lane % 4);    // column inside the chunk
+            const unsigned off_lo = row * 128 + (((col / 8) ^ (row % 8)) * 16) + (col % 8) * 2;
+            const unsigned off_hi = (row + 8) * 128 + (((col / 8) ^ ((row + 8) % 8)) * 16) + (col % 8) * 2;
+            asm volatile("st.shared.b32 [%0], %1;" ::"r"(buf + off_lo),
+                         "r"(pack_bf16x2(acc[f][4 * j], acc[f][4 * j + 1]))
+                         : "memory");
+            asm volatile("st.shared.b32 [%0], %1;" ::"r"(buf + off_hi),
+                         "r"(pack_bf16x2(acc[f][4 * j + 2], acc[f][4 * j + 3]))
+                         : "memory");
+          }
+          fence_proxy_async();
+          named_bar(1 + g);
+          if (t128 == 0) {
+            tma_store_2d(&tmD, buf, static_cast<int>(n * C::BN + 64 * c), static_cast<int>(m * C::BM + r0 + 64 * f));
+            bulk_commit();
+          }
+          ++q;
+        }
+      }
+      if (!kCoop) {
+        named_bar(1 + g);
+        if (lane == 0) mbar_arrive(epi_turn(1 - g));
+      }
+    }
+    if (t128 == 0) {
+      bulk_wait_0();
+      tim[blockIdx.x * 6 + 2 + 2 * g] = globaltimer();
+      tim[blockIdx.x * 6 + 3 + 2 * g] = clock64();
+    }
+  }
+}
+
+// ---- check kernels ------------------------------------------------------------------------
+__host__ __device__ inline uint32_t hash32(uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7feb352dU;
+  x ^= x >> 15;
+  x *= 0x846ca68bU;
+  x ^= x >> 16;
+  return x;
+}
+__global__ void k_fill(__nv_bfloat16* p, size_t count, uint32_t seed) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    const uint32_t h = hash32(static_cast<uint32_t>(i) * 2654435761u ^ hash32(seed + static_cast<uint32_t>(i >> 32)));
+    p[i] = __float2bfloat16_rn(static_cast<float>(h >> 8) * (2.0f / 16777216.0f) - 1.0f);
+  }
+}
+__global__ void k_ref(const __nv_bfloat16* A, const __nv_bfloat16* B, float* R, int M, int N, int K) {
+  const int n = blockIdx.x * blockDim.x + threadIdx.x, m = blockIdx.y * blockDim.y + threadIdx.y;
+  if (m >= M || n >= N) return;
+  const __nv_bfloat16* a = A + static_cast<size_t>(m) * K;
+  const __nv_bfloat16* b = B + static_cast<size_t>(n) * K;
+  float s = 0.f;
+  for (int k = 0; k < K; ++k) s += __bfloat162float(a[k]) * __bfloat162float(b[k]);
+  R[static_cast<size_t>(m) * N + n] = s;
+}
+
+// ---- host -----------------------------------------------------------------------------------
+using EncodeFn = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                              const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                              CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+// 2D bf16 map of a rows x cols matrix (cols contiguous), box {box_cols, box_rows}.
+CUtensorMap make_map(void* base, uint64_t rows, uint64_t cols, uint32_t box_rows, uint32_t box_cols) {
+  static EncodeFn encode = nullptr;
+  if (!encode) {
+    cudaDriverEntryPointQueryResult q;
+    CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", reinterpret_cast<void**>(&encode), 12000,
+                                           cudaEnableDefault, &q));
+  }
+  CUtensorMap m;
+  const cuuint64_t dims[2] = {cols, rows};
+  const cuuint64_t strides[1] = {cols * 2};
+  const cuuint32_t box[2] = {box_cols, box_rows};
+  const cuuint32_t estr[2] = {1, 1};
+  const CUresult r = encode(&m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, base, dims, strides, box, estr,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) {
+    std::fprintf(stderr, "cuTensorMapEncodeTiled failed (%d): rows %llu cols %llu box %u x %u\n", static_cast<int>(r),
+                 static_cast<unsigned long long>(rows), static_cast<unsigned long long>(cols), box_rows, box_cols);
+    std::exit(1);
+  }
+  return m;
+}
+
+struct Args {
+  int m = 4096, n = 4096, k = 4096;
+  bool coop = true;
+  int rows = 64, tile_n = 256, stages = 0;
+  bool raster_m = true;
+  int swizzle = 1, grid = 0, reps = 10, check = 0;
+  bool header = false;
+};
+
+static float bf16_bits_to_float(uint16_t b) {
+  const uint32_t u = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+template <bool kCoop, int kRows, int kBN>
+int run(const Args& a, int sms) {
+  using C = Cfg<kCoop, kRows, kBN>;
+  const int S = a.stages > 0 ? a.stages : C::max_stages();
+  const size_t smem = C::smem_bytes(S);
+  if (smem > static_cast<size_t>(kSmemOptInMax) || S > kMaxStages) {
+    std::fprintf(stderr, "stages %d need %zu B of SMEM (max %d)\n", S, smem, kSmemOptInMax);
+    return 1;
+  }
+  GemmParams p;
+  p.M = a.m;
+  p.N = a.n;
+  p.K = a.k;
+  p.tiles_m = (a.m + C::BM - 1) / C::BM;
+  p.tiles_n = (a.n + C::BN - 1) / C::BN;
+  p.k_tiles = (a.k + 63) / 64;
+  p.stages = S;
+  p.raster_m = a.raster_m ? 1 : 0;
+  p.swizzle = a.swizzle;
+  const unsigned tiles = p.tiles_m * p.tiles_n;
+  const int grid = a.grid > 0 ? a.grid : static_cast<int>(std::min<unsigned>(tiles, sms));
+
+  __nv_bfloat16 *A, *B, *D;
+  const size_t na = static_cast<size_t>(a.m) * a.k, nb = static_cast<size_t>(a.n) * a.k,
+               nd = static_cast<size_t>(a.m) * a.n;
+  CHECK(cudaMalloc(&A, na * 2));
+  CHECK(cudaMalloc(&B, nb * 2));
+  CHECK(cudaMalloc(&D, nd * 2));
+  k_fill<<<1024, 256>>>(A, na, 1u);
+  k_fill<<<1024, 256>>>(B, nb, 2u);
+  CHECK(cudaGetLastError());
+  const CUtensorMap tmA = make_map(A, a.m, a.k, C::BM, 64);
+  const CUtensorMap tmB = make_map(B, a.n, a.k, C::BN, 64);
+  const CUtensorMap tmD = make_map(D, a.m, a.n, 64, 64);
+  long long* tim;
+  CHECK(cudaMalloc(&tim, static_cast<size_t>(grid) * 6 * sizeof(long long)));
+  auto kern = k_gemm<kCoop, kRows, kBN>;
+  CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  auto launch = [&]() {
+    kern<<<grid, 384, smem>>>(tmA, tmB, tmD, p, tim);
+    CHECK(cudaGetLastError());
+  };
+
+  std::string check = "skip";
+  if (a.check) {
+    CHECK(cudaMemset(D, 0xFF, nd * 2));
+    launch();
+    CHECK(cudaDeviceSynchronize());
+    float* R;
+    CHECK(cudaMalloc(&R, nd * sizeof(float)));
+    dim3 blk(16, 16), grd((a.n + 15) / 16, (a.m + 15) / 16);
+    k_ref<<<grd, blk>>>(A, B, R, a.m, a.n, a.k);
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+    std::vector<uint16_t> hd(nd);
+    std::vector<float> hr(nd);
+    CHECK(cudaMemcpy(hd.data(), D, nd * 2, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(hr.data(), R, nd * 4, cudaMemcpyDeviceToHost));
+    CHECK(cudaFree(R));
+    const double abs_tol = 1e-2 * std::sqrt(a.k / 64.0);
+    double max_err = 0, max_ratio = 0;
+    size_t bad = 0, worst = 0;
+    for (size_t i = 0; i < nd; ++i) {
+      const double d = bf16_bits_to_float(hd[i]), r = hr[i];
+      const double err = std::fabs(d - r), tol = std::ldexp(std::fabs(r), -7) + abs_tol;
+      if (!(err <= tol)) ++bad;  // NaN (unwritten) counts as bad
+      if (!(err <= max_err)) max_err = err;
+      if (!(err / tol <= max_ratio)) {
+        max_ratio = err / tol;
+        worst = i;
+      }
+    }
+    check = bad == 0 ? "PASS" : "FAIL";
+    std::fprintf(stderr, "check %dx%dx%d %s %d/%d: max |D-ref| %.4g, max err/tol %.3g at (%zu,%zu), bad %zu -> %s\n",
+                 a.m, a.n, a.k, kCoop ? "cooperative" : "pingpong", kRows, kBN, max_err, max_ratio,
+                 worst / a.n, worst % a.n, bad, check.c_str());
+  }
+
+  struct Rep {
+    double cycles, mhz, span_ns, event_ns;
+  };
+  std::vector<Rep> reps;
+  cudaEvent_t e0, e1;
+  CHECK(cudaEventCreate(&e0));
+  CHECK(cudaEventCreate(&e1));
+  std::vector<long long> ht(static_cast<size_t>(grid) * 6);
+  for (int r = 0; r < 2 + a.reps; ++r) {
+    CHECK(cudaDeviceSynchronize());
+    if (r >= 2) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    CHECK(cudaEventRecord(e0));
+    launch();
+    CHECK(cudaEventRecord(e1));
+    CHECK(cudaDeviceSynchronize());
+    if (r < 2) continue;
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    CHECK(cudaMemcpy(ht.data(), tim, ht.size() * sizeof(long long), cudaMemcpyDeviceToHost));
+    long long t_start = ht[0], t_end = 0, life = -1;
+    double mhz = 0;
+    for (int c = 0; c < grid; ++c) {
+      const long long* v = &ht[static_cast<size_t>(c) * 6];
+      t_start = std::min(t_start, v[0]);
+      const int w = v[4] > v[2] ? 1 : 0;  // the CTA's later consumer WG
+      const long long end_ns = v[2 + 2 * w], end_clk = v[3 + 2 * w];
+      t_end = std::max(t_end, end_ns);
+      if (end_ns - v[0] > life) {
+        life = end_ns - v[0];
+        mhz = life > 0 ? static_cast<double>(end_clk - v[1]) / (static_cast<double>(life) / 1000.0) : 0.0;
+      }
+    }
+    const double span = static_cast<double>(t_end - t_start);
+    reps.push_back({span * mhz / 1000.0, mhz, span, ms * 1e6});
+  }
+  std::sort(reps.begin(), reps.end(), [](const Rep& x, const Rep& y) { return x.cycles < y.cycles; });
+  const Rep med = reps[reps.size() / 2];
+  const double tflops = 2.0 * a.m * a.n * a.k / med.span_ns / 1000.0;
+  std::printf("%d,%d,%d,%s,%d,%d,%d,%s,%d,%d,%.0f,%.0f,%.0f,%.0f,%.1f,%s\n", a.m, a.n, a.k,
+              kCoop ? "cooperative" : "pingpong", kRows, kBN, S, a.raster_m ? "m" : "n", a.swizzle, grid, med.cycles,
+              med.mhz, med.span_ns, med.event_ns, tflops, check.c_str());
+  std::fflush(stdout);
+  CHECK(cudaFree(A));
+  CHECK(cudaFree(B));
+  CHECK(cudaFree(D));
+  CHECK(cudaFree(tim));
+  return check == "FAIL" ? 2 : 0;
+}
+
+int main(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string k = argv[i];
+    auto val = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "missing value for %s\n", k.c_str());
+        std::exit(1);
+      }
+      return argv[++i];
+    };
+    if (k == "--m") a.m = std::stoi(val());
+    else if (k == "--n") a.n = std::stoi(val());
+    else if (k == "--k") a.k = std::stoi(val());
+    else if (k == "--schedule") {
+      const std::string v = val();
+      if (v != "cooperative" && v != "pingpong") {
+        std::fprintf(stderr, "bad --schedule %s\n", v.c_str());
+        return 1;
+      }
+      a.coop = v == "cooperative";
+    } else if (k == "--rows-per-wg") a.rows = std::stoi(val());
+    else if (k == "--tile-n") a.tile_n = std::stoi(val());
+    else if (k == "--stages") a.stages = std::stoi(val());
+    else if (k == "--raster") a.raster_m = val() != "n";
+    else if (k == "--swizzle") a.swizzle = std::stoi(val());
+    else if (k == "--grid") a.grid = std::stoi(val());
+    else if (k == "--reps") a.reps = std::stoi(val());
+    else if (k == "--check") a.check = std::stoi(val());
+    else if (k == "--header") a.header = true;
+    else {
+      std::fprintf(stderr, "unknown argument %s\n", k.c_str());
+      return 1;
+    }
+  }
+  if (a.swizzle != 1 && a.swizzle != 2 && a.swizzle != 4 && a.swizzle != 8) {
+    std::fprintf(stderr, "--swizzle must be 1, 2, 4 or 8\n");
+    return 1;
+  }
+  if (a.m <= 0 || a.n <= 0 || a.k <= 0 || a.k % 8 || a.n % 8 || a.reps < 1) {
+    std::fprintf(stderr, "need m, n, k > 0, k and n multiples of 8 (16-byte TMA strides), reps >= 1\n");
+    return 1;
+  }
+  if (a.header)
+    std::printf("m,n,k,schedule,rows_per_wg,tile_n,stages,raster,swizzle,grid,cycles,clock_mhz,span_ns,event_ns,tflops,"
+                "check\n");
+  cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  const int sms = prop.multiProcessorCount;
+  if (a.rows == 64 && a.tile_n == 256) return a.coop ? run<true, 64, 256>(a, sms) : run<false, 64, 256>(a, sms);
+  if (a.rows == 128 && a.tile_n == 128) return a.coop ? run<true, 128, 128>(a, sms) : run<false, 128, 128>(a, sms);
+  std::fprintf(stderr, "unsupported (rows_per_wg, tile_n) = (%d, %d): use (64, 256) or (128, 128)\n", a.rows, a.tile_n);
+  return 1;
+}
