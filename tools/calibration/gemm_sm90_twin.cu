@@ -303,7 +303,9 @@ __global__ void __launch_bounds__(384, 1)
   }
   __syncthreads();
   const unsigned tiles = p.tiles_m * p.tiles_n;
-  const unsigned wg = threadIdx.x / 128;
+  // Broadcast from lane 0 so that ptxas sees the warpgroup index (and every branch on it) as
+  // warp-uniform; otherwise the pingpong tile loop counts as divergent and ptxas serializes wgmma.
+  const unsigned wg = __shfl_sync(0xffffffffu, threadIdx.x / 128, 0);
   if (wg == 0) {
     // ---------------- producer ----------------
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
