@@ -81,6 +81,7 @@ nlohmann::json summary_json(const bwsim::KernelReport& r, const bwsim::HardwareC
               {"busy_fraction", run.mma_busy_fraction()},
               {"copies", run.mma.copies},
               {"copy_bytes", run.mma.copy_bytes}};
+  j["wgmma"] = {{"mmas", run.wgmma.mmas}, {"flops", run.wgmma.flops}};
   const bwsim::MemoryStats& m = run.memory;
   const double seconds = static_cast<double>(run.cycles) / (cfg.clock_ghz * 1e9);
   auto per_second = [&](std::uint64_t bytes) { return seconds > 0 ? static_cast<double>(bytes) / seconds / 1e9 : 0.0; };
@@ -139,6 +140,10 @@ void print_summary(const bwsim::KernelReport& r, const bwsim::HardwareConfig& cf
   if (run.mma.mmas)
     fmt::print("mma       {} tcgen05.mma, {:.1f} TFLOP/s at {} GHz\n", run.mma.mmas,
                run.cycles ? run.mma.flops / (static_cast<double>(run.cycles) / (cfg.clock_ghz * 1e9)) / 1e12 : 0.0,
+               cfg.clock_ghz);
+  if (run.wgmma.mmas)
+    fmt::print("wgmma     {} wgmma.mma_async (per warpgroup), {:.1f} TFLOP/s at {} GHz\n", run.wgmma.mmas,
+               run.cycles ? run.wgmma.flops / (static_cast<double>(run.cycles) / (cfg.clock_ghz * 1e9)) / 1e12 : 0.0,
                cfg.clock_ghz);
   for (const auto& [k, v] : r.figures.items()) {
     if (v.is_number_float())

@@ -67,6 +67,10 @@ bool ordered_after_cached(AsyncAccess& a, const WarpState& o) {
 }
 }  // namespace
 
+bool released_after(const WarpState& issuer, std::uint64_t after, const WarpState& observer) {
+  return released_to(issuer, after, false, observer);
+}
+
 bool ordered_after(const AsyncAccess& a, const WarpState& o) {
   switch (a.kind) {
     case AccessKind::TmaWrite: return a.done && saw_complete(o, a.landing);

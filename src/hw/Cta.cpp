@@ -393,17 +393,26 @@ ObservedPhases* Cta::observed(WarpState& ws, const MBarrier& b) const {
 void Cta::note_observed(WarpState& ws, const MBarrier& b) const {
   for (ObservedPhases& o : ws.observed)
     if (o.cta == this && o.offset == b.offset()) {
-      o = ObservedPhases{this, b.offset(), b.generation(), b.phase()};
+      o = ObservedPhases{this, b.offset(), b.generation(), b.phase(), ws.release_seq};
       return;
     }
-  ws.observed.push_back(ObservedPhases{this, b.offset(), b.generation(), b.phase()});
+  ws.observed.push_back(ObservedPhases{this, b.offset(), b.generation(), b.phase(), ws.release_seq});
 }
 
 // A parity wait by a warp that last saw this barrier two or more phases ago cannot mean the
-// phase it names: on hardware it passes (or blocks) for the wrong phase.
+// phase it names: on hardware it passes (or blocks) for the wrong phase. Unless it learned of the
+// phases in between from a peer: a warp that saw them and then arrived on a barrier phase this
+// warp saw complete (CUTLASS's ping-pong consumers skip the stages the other warpgroup consumes,
+// and learn of them through the order barrier). That needs the arrival record of race checking,
+// so the check runs with it only.
 void Cta::check_stale_parity(WarpState& ws, const MBarrier& b) {
+  if (!ctx_.check_races) return;
   const ObservedPhases* o = observed(ws, b);
   if (!o || b.phase() < o->completed + 2) return;
+  for (const WarpState& peer : warps_) {
+    const ObservedPhases* p = observed(const_cast<WarpState&>(peer), b);
+    if (&peer != &ws && p && p->completed + 1 >= b.phase() && races::released_after(peer, p->release_seq, ws)) return;
+  }
   fail(Rule::StaleParity, ws, "mbarrier.try_wait.parity",
        fmt::format("waiting for parity {} but {} phases of {} completed since this warp last saw it (after phase "
                    "{}): the wait names a phase that is long gone",

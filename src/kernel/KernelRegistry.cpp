@@ -5,6 +5,7 @@
 #include "bwsim/core/Error.hpp"
 #include "bwsim/kernels/Fmha.hpp"
 #include "bwsim/kernels/Gemm.hpp"
+#include "bwsim/kernels/GemmSm90.hpp"
 #include "bwsim/kernels/TmaCopy.hpp"
 #include "bwsim/kernels/TmaStream.hpp"
 #include "bwsim/kernels/Ubench.hpp"
@@ -32,6 +33,7 @@ std::uint64_t KernelArgs::integer(const std::string& name, std::uint64_t lo, std
 const std::vector<KernelInfo>& kernel_registry() {
   static const std::vector<KernelInfo> kernels = [] {
     std::vector<KernelInfo> k = gemm_kernel_infos();
+    k.push_back(gemm_sm90_kernel_info());
     k.push_back(tma_copy_kernel_info());
     k.push_back(tma_stream_kernel_info());
     k.push_back(ubench_kernel_info());

@@ -287,6 +287,10 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
     r.mma.busy_cycles += m.busy_cycles;
     r.mma.copies += m.copies;
     r.mma.copy_bytes += m.copy_bytes;
+    const WgmmaStats& g = sm.wgmma().stats();
+    r.wgmma.mmas += g.mmas;
+    r.wgmma.flops += g.flops;
+    r.wgmma.busy_cycles += g.busy_cycles;
   }
   r.warps = std::move(l.warps);
   r.phase_flips = std::move(flips);

@@ -15,6 +15,7 @@
 #include "bwsim/hw/NumberFormats.hpp"
 #include "bwsim/hw/Gpu.hpp"
 #include "bwsim/kernel/Pipeline.hpp"
+#include "bwsim/kernels/GemmReference.hpp"
 
 namespace bwsim {
 
@@ -326,68 +327,6 @@ struct Kernel {
   }
 };
 
-// Random inputs of the input type, small enough that fp32 sums stay far from overflow.
-void fill_random(std::span<std::byte> bytes, DataType t, std::uint32_t rows, std::uint32_t cols, std::uint32_t pitch,
-                 std::uint32_t seed) {
-  std::uint32_t x = seed;
-  const std::uint32_t e = size_of(t);
-  for (std::uint32_t r = 0; r < rows; ++r)
-    for (std::uint32_t c = 0; c < cols; ++c) {
-      x = x * 1664525u + 1013904223u;
-      const float v = (static_cast<float>(x >> 8) / 16777216.0f - 0.5f) * 4.0f;  // uniform in [-2, 2)
-      store_from_float(t, v, &bytes[static_cast<std::size_t>(r) * pitch + c * e]);
-    }
-}
-
-struct CheckOutcome {
-  bool matches = true;
-  std::string detail;
-  double max_error = 0, max_bound = 0;
-};
-
-// D against a double-precision reference. The simulated MMA sums each instruction's K products
-// in fp32 and adds them to the fp32 accumulator, so |D - ref| <= K * 2^-24 * sum_k |a_k b_k|
-// (the a-priori bound of recursive fp32 summation, products being exact); a bf16 D adds its
-// rounding, 2^-8 |ref|. Real tensor cores sum in a different order, so bit-exactness is not the claim.
-CheckOutcome check_d(const GemmParams& p, std::span<const std::byte> a, std::uint32_t a_pitch,
-                     std::span<const std::byte> b, std::uint32_t b_pitch, std::span<const std::byte> d,
-                     std::uint32_t d_pitch) {
-  CheckOutcome out;
-  const std::uint32_t ea = size_of(p.ab_type), ed = size_of(p.d_type);
-  std::vector<float> bf(static_cast<std::size_t>(p.n) * p.k);
-  for (std::uint32_t n = 0; n < p.n; ++n)
-    for (std::uint32_t k = 0; k < p.k; ++k)
-      bf[static_cast<std::size_t>(n) * p.k + k] = load_as_float(p.ab_type, &b[static_cast<std::size_t>(n) * b_pitch + k * ea]);
-  std::vector<float> arow(p.k);
-  const double u = std::ldexp(1.0, -24);
-  for (std::uint32_t m = 0; m < p.m; ++m) {
-    for (std::uint32_t k = 0; k < p.k; ++k) arow[k] = load_as_float(p.ab_type, &a[static_cast<std::size_t>(m) * a_pitch + k * ea]);
-    for (std::uint32_t n = 0; n < p.n; ++n) {
-      const float* br = &bf[static_cast<std::size_t>(n) * p.k];
-      double ref = 0, mag = 0;
-      for (std::uint32_t k = 0; k < p.k; ++k) {
-        const double prod = static_cast<double>(arow[k]) * br[k];
-        ref += prod;
-        mag += std::fabs(prod);
-      }
-      const double got = load_as_float(p.d_type, &d[static_cast<std::size_t>(m) * d_pitch + n * ed]);
-      const double bound = p.k * u * mag + (p.d_type == DataType::BF16 ? std::ldexp(std::fabs(ref), -8) : 0.0) + 1e-30;
-      const double err = std::fabs(got - ref);
-      out.max_error = std::max(out.max_error, err);
-      out.max_bound = std::max(out.max_bound, bound);
-      if (!(err <= bound) && out.matches) {
-        out.matches = false;
-        out.detail = fmt::format("D[{}][{}] = {} but the reference is {} (error {:.3g} exceeds the bound {:.3g})", m, n,
-                                 got, ref, err, bound);
-      }
-    }
-  }
-  if (out.matches)
-    out.detail = fmt::format("D matches the fp64 reference within K*2^-24*sum|ab|{} (max error {:.3g})",
-                             p.d_type == DataType::BF16 ? " + bf16 rounding" : "", out.max_error);
-  return out;
-}
-
 void validate(const GemmParams& p) {
   if (p.ab_type != DataType::BF16 && p.ab_type != DataType::F16 && p.ab_type != DataType::E4M3 &&
       p.ab_type != DataType::E5M2)
@@ -474,7 +413,7 @@ GemmResult run_gemm(const HardwareConfig& config, const SimOptions& options, con
                                   .non_portable_cluster = g.size() > config.cluster.max_ctas_portable},
                      [&kernel](Warp& w) { return kernel(w); });
   if (check && sim.gmem().holds_data()) {
-    const CheckOutcome c = check_d(p, sim.gmem().bytes(a, static_cast<std::uint64_t>(a_pitch) * p.m), a_pitch,
+    const GemmCheck c = check_gemm({p.m, p.n, p.k, p.ab_type, p.d_type}, sim.gmem().bytes(a, static_cast<std::uint64_t>(a_pitch) * p.m), a_pitch,
                                    sim.gmem().bytes(b, static_cast<std::uint64_t>(a_pitch) * p.n), a_pitch,
                                    sim.gmem().bytes(d, static_cast<std::uint64_t>(d_pitch) * p.m), d_pitch);
     r.checked = true;

@@ -231,7 +231,7 @@ std::int64_t kernel_launch_gap(const HardwareConfig& c, std::uint32_t) {
 }
 
 std::vector<UbenchScenario> make_scenarios() {
-  return {
+  std::vector<UbenchScenario> all{
       {"kernel_launch_gap", UbenchParam::Ignored, &kernel_launch_gap},
       {"mbarrier_same_thread", UbenchParam::Ignored, &mbarrier_same_thread},
       {"mbarrier_cross_warp_one_way", UbenchParam::Ignored, &mbarrier_cross_warp},
@@ -261,6 +261,8 @@ std::vector<UbenchScenario> make_scenarios() {
          return tma_stream(c, c.sm.count, in_flight / 32768, region / 256, region, kHbmRows, 0, 0);
        }},
   };
+  for (UbenchScenario& s : wgmma_scenarios()) all.push_back(std::move(s));
+  return all;
 }
 
 KernelReport run_from_cli(const KernelRequest& req) {
@@ -293,6 +295,10 @@ std::int64_t run_ubench(const HardwareConfig& config, const UbenchScenario& s, s
     case UbenchParam::BoxBytes:
       if (param % kRowBytes != 0 || param < kRowBytes || param > kBox)
         throw InputError(fmt::format("{}: box bytes, a multiple of 128 in 128..32768, got {}", s.name, param));
+      break;
+    case UbenchParam::WgmmaN:
+      if (param % 8 != 0 || param < 8 || param > 256)
+        throw InputError(fmt::format("{}: the wgmma's N, a multiple of 8 in 8..256, got {}", s.name, param));
       break;
     case UbenchParam::InFlight:
       if (param % kBox != 0 || param == 0 || 1024 + param + 8 * (param / kBox) > config.sm.max_smem_per_cta)

@@ -86,7 +86,13 @@
 // Choices beyond the spec that the port must mirror: the producer's elected lane is lane 0 of
 // warp 0 (no elect.sync); consumer accumulators are zeroed once at kernel start (scale-d 0
 // overwrites them per tile); a pingpong WG with no tiles does nothing but its final wait/end
-// record; cooperative CTAs with no tiles likewise.
+// record; cooperative CTAs with no tiles likewise; the warpgroup index is broadcast from lane 0
+// (__shfl_sync) so that ptxas treats the role / tile-loop branches as warp-uniform (without it,
+// the pingpong kernels got C7520: wgmma serialized). SASS as built by nvcc 13.0 for sm_90a:
+// 0 STL/LDL; ptxas reports C7519 "warpgroup.arrive is injected ... to allow use of registers in
+// GMMA" at the first wgmma of the k-block loop body, so the SASS carries a WARPGROUP.ARRIVE per
+// k-block (as CUTLASS's mainloop issues warpgroup_arrive per k-block) besides the one per tile
+// in the source: 2 WARPGROUP.ARRIVE and 2 WARPGROUP.DEPBAR (wait_group 1, 0) per kernel.
 //
 // Build: nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a gemm_sm90_twin.cu -lcuda
 #include <cuda.h>

@@ -60,6 +60,8 @@ namespace races {
 
 // Whether `observer` is ordered after access `a`.
 bool ordered_after(const AsyncAccess& a, const WarpState& observer);
+// Whether `issuer` arrived, after its release count `after`, on a barrier phase `observer` saw complete.
+bool released_after(const WarpState& issuer, std::uint64_t after, const WarpState& observer);
 
 // Hooks, called by the operations (each raises a located MisuseError on a race).
 void tma_write(Cta& dest, WarpState& producer, std::uint32_t begin, std::uint32_t end);

@@ -55,6 +55,7 @@ struct ObservedPhases {
   std::uint32_t offset = 0;
   std::uint32_t generation = 0;  // the barrier's init count: a re-initialised barrier starts over
   std::uint64_t completed = 0;
+  std::uint64_t release_seq = 0;  // the warp's release count when it saw them (race checking)
 };
 
 struct WarpState {

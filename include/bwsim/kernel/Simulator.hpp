@@ -74,15 +74,18 @@ struct RunResult {
   // Cycles the CUDA-core pipes were taken, per CorePipe, summed over SMs and sub-partitions.
   std::array<Cycle, static_cast<std::size_t>(CorePipe::kCount)> pipe_busy{};
   MmaStats mma;                   // summed over SMs
+  WgmmaStats wgmma;               // summed over SMs (SM90 configs)
   std::vector<WarpSummary> warps;
   std::vector<PhaseFlip> phase_flips;  // every mbarrier phase completion, in order (record_phase_flips)
   // Fraction of (cycles x SMs used) the TMA units spent streaming.
   double tma_busy_fraction() const {
     return cycles && sms_used ? static_cast<double>(tma.busy_cycles) / (static_cast<double>(cycles) * sms_used) : 0.0;
   }
-  // Fraction of (cycles x SMs used) the tensor pipes were occupied.
+  // Fraction of (cycles x SMs used) the tensor pipes (tcgen05 and wgmma) were occupied.
   double mma_busy_fraction() const {
-    return cycles && sms_used ? static_cast<double>(mma.busy_cycles) / (static_cast<double>(cycles) * sms_used) : 0.0;
+    return cycles && sms_used ? static_cast<double>(mma.busy_cycles + wgmma.busy_cycles) /
+                                    (static_cast<double>(cycles) * sms_used)
+                              : 0.0;
   }
 };
 

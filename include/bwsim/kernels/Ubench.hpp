@@ -3,6 +3,7 @@
 // chains, iteration counts, warm-ups and clock placement, so that a scenario's simulated result
 // compares one for one with the hardware's row of h100_measured.csv (scenario, param, cycles).
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,19 +17,22 @@ enum class UbenchParam : std::uint8_t {
   ClusterSize,  // 1 .. cluster.max_ctas
   BoxBytes,     // a multiple of 128 in 128 .. 32768 (128-byte rows)
   InFlight,     // bytes in flight per CTA: whole 32 KiB boxes, at least one, fitting SMEM
+  WgmmaN,       // the wgmma's N: a multiple of 8 in 8..256
 };
 
 struct UbenchScenario {
   std::string name;  // as in the CSV
   UbenchParam param;
   // The simulated value in the CSV's unit (cycles, or bytes per cycle x 100 for the streams).
-  std::int64_t (*run)(const HardwareConfig& config, std::uint32_t param);
+  std::function<std::int64_t(const HardwareConfig& config, std::uint32_t param)> run;
 };
 
 // Runs `s` with `param` after checking the param is one the scenario takes (InputError if not).
 std::int64_t run_ubench(const HardwareConfig& config, const UbenchScenario& s, std::uint32_t param);
 
 const std::vector<UbenchScenario>& ubench_scenarios();
+// The wgmma scenarios (UbenchWgmma.cpp), part of ubench_scenarios().
+std::vector<UbenchScenario> wgmma_scenarios();
 const UbenchScenario* find_ubench(const std::string& name);
 
 // One row of a comparison with hardware: the measured value (a row of a CSV written by

@@ -1,0 +1,52 @@
+#pragma once
+// gemm_sm90: D = A x B^T (A: M x K, B: N x K, K-major bf16; D: M x N bf16, fp32 accumulation) in
+// the structure of CUTLASS's SM90 TMA warp-specialized persistent GEMMs, and line for line the
+// program of its CUDA twin tools/calibration/gemm_sm90_twin.cu:
+//   - 3 warpgroups: WG0 the producer (setmaxnreg.dec 40; warp 0 issues the TMA loads, warps 1-3
+//     exit), WG1 and WG2 the consumers (setmaxnreg.inc 232) issuing wgmma m64nNk16 from SMEM;
+//   - an S-stage mainloop (PipelineTmaAsync; 64 of K = 128 B per stage row, 128B swizzle), the
+//     consumers keep one k-block of wgmmas in flight (wait_group 1) and release the stage before;
+//   - cooperative: both consumer WGs on one BM = 2 x rows_per_wg tile, each its half; ping-pong:
+//     each WG owns alternate tiles of BM = rows_per_wg, their mainloops and epilogues ordered by
+//     two turn barriers so one WG's epilogue overlaps the other's mainloop;
+//   - epilogue from registers: 64 x 64 chunks converted to bf16 into two 128B-swizzled SMEM
+//     buffers per WG, stored with TMA (bulk groups, wait_group.read before reusing a buffer);
+//   - a static persistent tile scheduler (TileScheduler: raster, swizzle) over a grid of at most
+//     one CTA per SM.
+#include <cstdint>
+#include <string>
+
+#include "bwsim/kernel/KernelRegistry.hpp"
+#include "bwsim/kernels/TileScheduler.hpp"
+
+namespace bwsim {
+
+enum class Sm90Schedule : std::uint8_t { Cooperative, Pingpong };
+
+struct GemmSm90Params {
+  std::uint32_t m = 512, n = 512, k = 512;
+  Sm90Schedule schedule = Sm90Schedule::Cooperative;
+  std::uint32_t rows_per_wg = 64;  // 64 or 128: each consumer WG's rows of a tile (1 or 2 m64 fragments)
+  std::uint32_t tile_n = 256;      // a multiple of 64 in 64..256
+  std::uint32_t stages = 0;        // 0: as many as fit
+  std::uint32_t grid = 0;          // CTAs; 0: min(tiles, SMs)
+  Raster raster = Raster::AlongM;
+  std::uint32_t swizzle = 1;
+  std::uint32_t warmup = 0;        // launches before the measured one (they warm the L2, as on hardware)
+};
+
+struct GemmSm90Result {
+  RunResult run;        // the measured launch
+  Cycle span = 0;       // first CTA start to last CTA end (what %globaltimer brackets on hardware)
+  std::uint32_t stages = 0, tiles = 0, grid = 0, tile_m = 0;
+  double flops = 0;
+  bool checked = false, matches = false;
+  std::string detail;
+};
+
+GemmSm90Result run_gemm_sm90(const HardwareConfig& config, const SimOptions& options, const GemmSm90Params& p,
+                             bool check);
+
+KernelInfo gemm_sm90_kernel_info();
+
+}  // namespace bwsim

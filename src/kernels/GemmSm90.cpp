@@ -1,0 +1,361 @@
+#include "bwsim/kernels/GemmSm90.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstring>
+#include <optional>
+#include <vector>
+
+#include "bwsim/core/Bits.hpp"
+#include "bwsim/core/Error.hpp"
+#include "bwsim/hw/NumberFormats.hpp"
+#include "bwsim/hw/Swizzle.hpp"
+#include "bwsim/kernel/Pipeline.hpp"
+#include "bwsim/kernels/GemmReference.hpp"
+
+namespace bwsim {
+namespace {
+
+constexpr std::uint32_t kRowBytes = 128;        // one k-block row: 64 bf16, the 128B swizzle span
+constexpr std::uint32_t kTileK = 64;
+constexpr std::uint32_t kKSteps = kRowBytes / 32;  // wgmma k16 steps per k-block
+constexpr std::uint32_t kChunk = 64;            // epilogue chunk: 64 rows x 64 columns
+constexpr std::uint32_t kChunkBytes = kChunk * kChunk * 2;
+constexpr std::uint32_t kConsumers = 2;         // consumer warpgroups
+constexpr std::uint32_t kProducerRegisters = 40, kConsumerRegisters = 232;
+constexpr std::uint32_t kLaunchRegisters = 168;  // __launch_bounds__(384, 1): 65536 / 384, a multiple of 8
+constexpr std::uint32_t kMaxStages = 16;
+
+struct Layout {
+  std::uint32_t tile_m = 0, stage_bytes = 0, a_bytes = 0, stages = 0;
+  std::uint32_t epilogue = 0, barriers = 0, turns = 0, smem_bytes = 0;
+
+  SmemAddr a(std::uint32_t s) const { return SmemAddr{s * stage_bytes}; }
+  SmemAddr b(std::uint32_t s) const { return SmemAddr{s * stage_bytes + a_bytes}; }
+  SmemAddr buffer(std::uint32_t wg, std::uint32_t i) const { return SmemAddr{epilogue + (2 * wg + i) * kChunkBytes}; }
+  MBarrierRef mma_turn(std::uint32_t wg) const { return MBarrierRef{turns + 8 * wg}; }
+  MBarrierRef epi_turn(std::uint32_t wg) const { return MBarrierRef{turns + 16 + 8 * wg}; }
+};
+
+// Stages, then the epilogue buffers (2 per consumer WG), then full/empty barriers and the four
+// turn barriers; as many stages as fit under the CTA's SMEM limit unless given.
+Layout make_layout(const GemmSm90Params& p, std::uint32_t max_smem) {
+  Layout l;
+  l.tile_m = p.schedule == Sm90Schedule::Cooperative ? kConsumers * p.rows_per_wg : p.rows_per_wg;
+  l.a_bytes = l.tile_m * kRowBytes;
+  l.stage_bytes = l.a_bytes + p.tile_n * kRowBytes;
+  auto fill = [&](std::uint32_t stages) {
+    l.stages = stages;
+    l.epilogue = stages * l.stage_bytes;
+    l.barriers = l.epilogue + 2 * kConsumers * kChunkBytes;
+    l.turns = l.barriers + PipelineBarriers::smem_bytes(stages);
+    l.smem_bytes = l.turns + 32;
+  };
+  if (p.stages) {
+    fill(p.stages);
+    return l;
+  }
+  std::uint32_t s = 1;
+  for (fill(s + 1); s < kMaxStages && l.smem_bytes <= max_smem; fill(s + 1)) ++s;
+  fill(s);
+  return l;
+}
+
+GmmaDescriptor operand(SmemAddr at) {
+  // K-major, 128B swizzle: rows 128 B apart in 8-row atoms, atoms SBO = 1024 B apart (LBO unused).
+  return encode(GmmaDescriptorFields{.start_address = at.offset,
+                                     .leading_byte_offset = 16,
+                                     .stride_byte_offset = 1024,
+                                     .layout = GmmaLayout::Swizzle128B});
+}
+
+struct Kernel {
+  const GemmSm90Params& p;
+  const TensorMap& a_map;
+  const TensorMap& b_map;
+  const TensorMap& d_map;
+  Layout layout;
+  TileScheduler scheduler;
+  std::uint32_t k_tiles;
+
+  bool pingpong() const { return p.schedule == Sm90Schedule::Pingpong; }
+  std::uint32_t fragments() const { return p.rows_per_wg / kWgmmaM; }
+  // Warpgroups reading each stage: both (cooperative) or the tile's owner (ping-pong).
+  std::uint32_t stage_readers() const { return pingpong() ? 1 : kConsumers; }
+
+  Task operator()(Warp& w) const {
+    const PipelineTmaAsync mainloop(SmemAddr{layout.barriers},
+                                    {.stages = layout.stages,
+                                     .transaction_bytes = layout.stage_bytes,
+                                     .consumer_warps = 4 * stage_readers(),
+                                     .name = "mainloop"});
+    if (w.warp_idx() == 0) {
+      mainloop.init(w);
+      for (std::uint32_t g = 0; g < kConsumers; ++g) {
+        w.mbarrier_init(layout.mma_turn(g), 4, fmt::format("mma_turn[{}]", g));
+        w.mbarrier_init(layout.epi_turn(g), 4, fmt::format("epi_turn[{}]", g));
+      }
+    }
+    co_await w.syncthreads();
+    if (w.warpgroup_idx() == 0) {
+      w.setmaxnreg_dec(kProducerRegisters);
+      if (w.warp_idx() == 0) co_await producer(w, mainloop);
+    } else {
+      co_await w.setmaxnreg_inc(kConsumerRegisters);
+      co_await consumer(w, mainloop, w.warpgroup_idx() - 1);
+    }
+  }
+
+  Task producer(Warp& w, const PipelineTmaAsync& mainloop) const {
+    w.set_role("Producer (TMA)");
+    PipelineState st = make_producer_start_state(layout.stages);
+    for (std::uint32_t t = w.cta_idx(); t < scheduler.tiles(); t += w.grid_ctas()) {
+      const auto [tm, tn] = scheduler.tile(t);
+      for (std::uint32_t kb = 0; kb < k_tiles; ++kb, ++st) {
+        co_await mainloop.producer_acquire(w, st);  // empty, then arrive.expect_tx on full
+        const MBarrierRef full = mainloop.producer_get_barrier(st);
+        const auto k0 = static_cast<std::int32_t>(kb * kTileK);
+        w.tma_load(a_map, layout.a(st.index), full, {k0, static_cast<std::int32_t>(tm * layout.tile_m)});
+        w.tma_load(b_map, layout.b(st.index), full, {k0, static_cast<std::int32_t>(tn * p.tile_n)});
+      }
+    }
+    co_await mainloop.producer_tail(w, st);
+  }
+
+  Task consumer(Warp& w, const PipelineTmaAsync& mainloop, std::uint32_t g) const {
+    w.set_role(fmt::format("Consumer WG{} w{}", g + 1, w.warp_idx() % 4));
+    std::array<std::optional<WgmmaAccumulator>, 2> acc;
+    for (std::uint32_t f = 0; f < fragments(); ++f) acc[f].emplace(w, p.tile_n);
+    const WgmmaShape shape{.a_type = DataType::BF16, .b_type = DataType::BF16, .n = p.tile_n};
+    const std::uint32_t r0 = pingpong() ? 0 : g * p.rows_per_wg;  // the WG's rows of the stage's A
+    PipelineState st = make_consumer_start_state(layout.stages);
+    auto skip_tile = [&] {
+      for (std::uint32_t i = 0; i < k_tiles; ++i) ++st;
+    };
+    if (pingpong() && g == 1) skip_tile();
+    std::uint32_t mma_turns = 0, epi_turns = 0, chunk = 0;
+    const std::uint32_t step = pingpong() ? kConsumers : 1;
+    std::uint32_t local = pingpong() ? g : 0;
+    for (std::uint32_t t = w.cta_idx() + local * w.grid_ctas(); t < scheduler.tiles();
+         t += step * w.grid_ctas(), local += step) {
+      // Mainloop: one k-block of wgmmas stays in flight; the stage before it is released.
+      if (pingpong() && local > 0) co_await w.mbarrier_wait(layout.mma_turn(g), mma_turns++ & 1u);
+      w.wgmma_fence();
+      PipelineState prev = st;
+      for (std::uint32_t kb = 0; kb < k_tiles; ++kb) {
+        co_await mainloop.consumer_wait(w, st);
+        for (std::uint32_t kk = 0; kk < kKSteps; ++kk)
+          for (std::uint32_t f = 0; f < fragments(); ++f)
+            w.wgmma(*acc[f], operand(layout.a(st.index) + (r0 + kWgmmaM * f) * kRowBytes + 32 * kk),
+                    operand(layout.b(st.index) + 32 * kk), shape, kb > 0 || kk > 0);
+        w.wgmma_commit_group();
+        if (kb > 0) {
+          co_await w.wgmma_wait_group(1);
+          mainloop.consumer_release(w, prev);
+        }
+        prev = st;
+        ++st;
+      }
+      if (pingpong()) w.mbarrier_arrive(layout.mma_turn(1 - g));
+      co_await w.wgmma_wait_group(0);
+      mainloop.consumer_release(w, prev);
+      if (pingpong()) skip_tile();
+
+      // Epilogue.
+      if (pingpong() && local > 0) co_await w.mbarrier_wait(layout.epi_turn(g), epi_turns++ & 1u);
+      const auto [tm, tn] = scheduler.tile(t);
+      for (std::uint32_t f = 0; f < fragments(); ++f)
+        for (std::uint32_t c = 0; c < p.tile_n / kChunk; ++c, ++chunk) {
+          const SmemAddr buf = layout.buffer(g, chunk % 2);
+          if (w.warp_idx() % 4 == 0) co_await w.bulk_wait_group_read(1);  // the store from this buffer has read it
+          co_await w.bar_sync(1 + g, 128);
+          stage_chunk(w, *acc[f], c, buf);
+          w.fence_proxy_async();
+          co_await w.bar_sync(1 + g, 128);
+          if (w.warp_idx() % 4 == 0) {
+            w.tma_store(d_map, buf,
+                        {static_cast<std::int32_t>(tn * p.tile_n + c * kChunk),
+                         static_cast<std::int32_t>(tm * layout.tile_m + r0 + kWgmmaM * f)});
+            w.bulk_commit_group();
+          }
+        }
+      if (pingpong()) {
+        co_await w.bar_sync(1 + g, 128);
+        w.mbarrier_arrive(layout.epi_turn(1 - g));
+      }
+    }
+    if (w.warp_idx() % 4 == 0) co_await w.bulk_wait_group(0);
+  }
+
+  // The warp's 16 rows of columns [64c, 64c + 64) of the fragment, converted to bf16 (one
+  // cvt.rn.bf16x2.f32 per pair of values) and stored into its 2 KiB of the 128B-swizzled buffer.
+  void stage_chunk(Warp& w, WgmmaAccumulator& acc, std::uint32_t c, SmemAddr buf) const {
+    constexpr std::uint32_t kBytes = 16 * kChunk * 2;
+    const std::uint32_t wi = w.warp_idx() % 4;
+    std::array<std::byte, kBytes> staged{};
+    const auto v = acc.values();
+    if (w.functional())
+      for (std::uint32_t lane = 0; lane < 32; ++lane)
+        for (std::uint32_t r = 0; r < acc.registers(); ++r) {
+          const FragmentCoord at = wgmma_accumulator_coord(wi, lane, r);
+          if (at.col / kChunk != c) continue;
+          const std::uint32_t offset = (at.row - 16 * wi) * kRowBytes + (at.col % kChunk) * 2;
+          store_from_float(DataType::BF16, v[lane * acc.registers() + r], &staged[swizzle_offset(Swizzle::B128, offset)]);
+        }
+    w.execute(CorePipe::Cvt, kChunk * 16 / 32 / 2);  // 32 values per thread: 16 conversions
+    w.st_shared(buf + 16 * wi * kRowBytes, staged);
+  }
+};
+
+void validate(const GemmSm90Params& p, const HardwareConfig& config) {
+  if (config.wgmma.f16_flops_per_cycle == 0)
+    throw InputError(fmt::format("the {} config has no wgmma (wgmma.f16_flops_per_cycle = 0): gemm_sm90 needs a "
+                                 "Hopper config such as sim_configs/h100.yaml",
+                                 config.name));
+  if (p.rows_per_wg != 64 && p.rows_per_wg != 128)
+    throw InputError(fmt::format("--rows-per-wg {}: 64 or 128 (one or two m64 fragments)", p.rows_per_wg));
+  if (p.tile_n % kChunk != 0 || p.tile_n < kChunk || p.tile_n > 256)
+    throw InputError(fmt::format("--tile-n {}: a multiple of 64 in 64..256", p.tile_n));
+  if ((p.rows_per_wg / kWgmmaM) * p.tile_n / 2 > 192)
+    throw InputError(fmt::format("--rows-per-wg {} --tile-n {}: {} accumulator registers per thread leave too few of "
+                                 "the consumers' {}",
+                                 p.rows_per_wg, p.tile_n, (p.rows_per_wg / kWgmmaM) * p.tile_n / 2, kConsumerRegisters));
+  if (std::popcount(p.swizzle) != 1 || p.swizzle > 8)
+    throw InputError(fmt::format("--swizzle {}: expected 1, 2, 4 or 8", p.swizzle));
+}
+
+}  // namespace
+
+GemmSm90Result run_gemm_sm90(const HardwareConfig& config, const SimOptions& options, const GemmSm90Params& p,
+                             bool check) {
+  validate(p, config);
+  const Layout layout = make_layout(p, config.sm.max_smem_per_cta);
+  if (layout.smem_bytes > config.sm.max_smem_per_cta)
+    throw InputError(fmt::format("--stages {}: {} bytes of SMEM, the CTA may have {}", p.stages, layout.smem_bytes,
+                                 config.sm.max_smem_per_cta));
+  constexpr DataType kAb = DataType::BF16, kD = DataType::BF16;
+  const std::uint32_t ab_pitch = align_up(p.k * 2, 16), d_pitch = align_up(p.n * 2, 16);
+  Simulator sim(config, options);
+  const GmemAddr a = sim.gmem().alloc(static_cast<std::uint64_t>(ab_pitch) * p.m);
+  const GmemAddr b = sim.gmem().alloc(static_cast<std::uint64_t>(ab_pitch) * p.n);
+  const GmemAddr d = sim.gmem().alloc(static_cast<std::uint64_t>(d_pitch) * p.m);
+  auto operand_map = [&](GmemAddr addr, std::uint32_t rows, std::uint32_t box_rows) {
+    return TensorMap::tiled({.dtype = kAb, .address = addr, .dims = {p.k, rows}, .strides = {ab_pitch},
+                             .box = {kTileK, box_rows}, .swizzle = Swizzle::B128});
+  };
+  const TensorMap a_map = operand_map(a, p.m, layout.tile_m);
+  const TensorMap b_map = operand_map(b, p.n, p.tile_n);
+  const TensorMap d_map = TensorMap::tiled({.dtype = kD, .address = d, .dims = {p.n, p.m}, .strides = {d_pitch},
+                                            .box = {kChunk, kChunk}, .swizzle = Swizzle::B128});
+  if (sim.gmem().holds_data()) {
+    fill_random(sim.gmem().bytes(a, static_cast<std::uint64_t>(ab_pitch) * p.m), kAb, p.m, p.k, ab_pitch, 1);
+    fill_random(sim.gmem().bytes(b, static_cast<std::uint64_t>(ab_pitch) * p.n), kAb, p.n, p.k, ab_pitch, 2);
+  }
+  const TileScheduler scheduler{(p.m + layout.tile_m - 1) / layout.tile_m, (p.n + p.tile_n - 1) / p.tile_n, p.raster,
+                                p.swizzle};
+  const Kernel kernel{p, a_map, b_map, d_map, layout, scheduler, (p.k + kTileK - 1) / kTileK};
+  GemmSm90Result r;
+  r.stages = layout.stages;
+  r.tiles = scheduler.tiles();
+  r.tile_m = layout.tile_m;
+  r.grid = p.grid ? p.grid : std::min(r.tiles, config.sm.count);
+  r.flops = 2.0 * p.m * p.n * p.k;
+  const LaunchConfig launch{.grid_ctas = r.grid,
+                            .block_threads = 128 * (1 + kConsumers),
+                            .dynamic_smem_bytes = layout.smem_bytes,
+                            .registers_per_thread = kLaunchRegisters};
+  for (std::uint32_t i = 0; i <= p.warmup; ++i)
+    r.run = sim.launch("gemm_sm90", launch, [&kernel](Warp& w) { return kernel(w); });
+  Cycle first = ~Cycle{0}, last = 0;
+  for (const WarpSummary& ws : r.run.warps) {
+    first = std::min(first, ws.start);
+    last = std::max(last, ws.finish);
+  }
+  r.span = last > first ? last - first : 0;
+  if (check && sim.gmem().holds_data()) {
+    const GemmCheck c = check_gemm({p.m, p.n, p.k, kAb, kD}, sim.gmem().bytes(a, static_cast<std::uint64_t>(ab_pitch) * p.m),
+                                   ab_pitch, sim.gmem().bytes(b, static_cast<std::uint64_t>(ab_pitch) * p.n), ab_pitch,
+                                   sim.gmem().bytes(d, static_cast<std::uint64_t>(d_pitch) * p.m), d_pitch);
+    r.checked = true;
+    r.matches = c.matches;
+    r.detail = c.detail;
+  }
+  return r;
+}
+
+namespace {
+
+GemmSm90Params params_from(const KernelArgs& a) {
+  GemmSm90Params p;
+  p.m = static_cast<std::uint32_t>(a.integer("m", 1, 1u << 20));
+  p.n = static_cast<std::uint32_t>(a.integer("n", 1, 1u << 20));
+  p.k = static_cast<std::uint32_t>(a.integer("k", 1, 1u << 20));
+  const std::string& schedule = a.text("schedule");
+  if (schedule != "cooperative" && schedule != "pingpong")
+    throw InputError(fmt::format("--schedule: expected cooperative or pingpong, got '{}'", schedule));
+  p.schedule = schedule == "pingpong" ? Sm90Schedule::Pingpong : Sm90Schedule::Cooperative;
+  p.rows_per_wg = static_cast<std::uint32_t>(a.integer("rows-per-wg", 1, 256));
+  p.tile_n = static_cast<std::uint32_t>(a.integer("tile-n", 1, 256));
+  p.stages = static_cast<std::uint32_t>(a.integer("stages", 0, kMaxStages));
+  p.grid = static_cast<std::uint32_t>(a.integer("grid", 0, 1u << 16));
+  const std::string& raster = a.text("raster");
+  if (raster != "m" && raster != "n") throw InputError(fmt::format("--raster: expected m or n, got '{}'", raster));
+  p.raster = raster == "n" ? Raster::AlongN : Raster::AlongM;
+  p.swizzle = static_cast<std::uint32_t>(a.integer("swizzle", 1, 8));
+  p.warmup = static_cast<std::uint32_t>(a.integer("warmup", 0, 8));
+  return p;
+}
+
+KernelReport run_from_cli(const KernelRequest& req) {
+  const GemmSm90Params p = params_from(req.args);
+  const GemmSm90Result r = run_gemm_sm90(req.config, req.options, p, req.check);
+  KernelReport rep;
+  rep.kernel = "gemm_sm90";
+  rep.problem = fmt::format("D(bf16) = A x B^T, M={} N={} K={} bf16, {} tile {}x{}x{}, {} stages, {} CTAs over {} "
+                            "tiles, raster {}, swizzle {}",
+                            p.m, p.n, p.k, p.schedule == Sm90Schedule::Pingpong ? "ping-pong" : "cooperative", r.tile_m,
+                            p.tile_n, kTileK, r.stages, r.grid, r.tiles, p.raster == Raster::AlongM ? "M" : "N", p.swizzle);
+  rep.run = r.run;
+  rep.checked = r.checked;
+  rep.check_passed = r.matches;
+  rep.check_detail = r.checked ? r.detail : "not checked";
+  const double seconds = static_cast<double>(r.run.cycles) / (req.config.clock_ghz * 1e9);
+  rep.figures = {{"tflops", seconds > 0 ? r.flops / seconds / 1e12 : 0.0},
+                 {"span_cycles", r.span},
+                 {"us", seconds * 1e6},
+                 {"tiles", r.tiles},
+                 {"stages", r.stages},
+                 {"grid", r.grid},
+                 {"tensor_busy_fraction", r.run.mma_busy_fraction()},
+                 {"flops_per_cycle_per_sm",
+                  r.run.cycles && r.run.sms_used ? r.flops / static_cast<double>(r.run.cycles) / r.run.sms_used : 0.0},
+                 {"peak_flops_per_cycle_per_sm", req.config.wgmma.f16_flops_per_cycle}};
+  return rep;
+}
+
+}  // namespace
+
+KernelInfo gemm_sm90_kernel_info() {
+  return KernelInfo{
+      "gemm_sm90",
+      "Hopper warp-specialized persistent GEMM (CUTLASS SM90 TMA WS cooperative / ping-pong): TMA producer "
+      "warpgroup, two wgmma consumer warpgroups, register -> SMEM -> TMA store epilogue; the program of "
+      "tools/calibration/gemm_sm90_twin.cu",
+      {{"m", "rows of A and D", "512"},
+       {"n", "rows of B, columns of D", "512"},
+       {"k", "reduction length", "512"},
+       {"schedule", "cooperative (both consumer warpgroups on one tile) or pingpong (alternate tiles)", "cooperative"},
+       {"rows-per-wg", "rows of a tile per consumer warpgroup: 64 or 128 (tile M = 2x that when cooperative)", "64"},
+       {"tile-n", "tile columns: 64, 128, 192 or 256", "256"},
+       {"stages", "mainloop SMEM stages; 0: as many as fit", "0"},
+       {"grid", "CTAs (persistent); 0: min(tiles, SMs)", "0"},
+       {"raster", "tile order: m (M fastest) or n", "m"},
+       {"swizzle", "tiles per raster band: 1, 2, 4 or 8", "1"},
+       {"warmup", "launches before the measured one (they leave the operands in the L2, as on hardware)", "0"}},
+      &run_from_cli};
+}
+
+}  // namespace bwsim
