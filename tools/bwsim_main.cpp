@@ -19,6 +19,7 @@
 #include "bwsim/core/Error.hpp"
 #include "bwsim/kernel/KernelRegistry.hpp"
 #include "bwsim/kernel/StallReport.hpp"
+#include "bwsim/kernels/GemmSm90Compare.hpp"
 #include "bwsim/kernels/Ubench.hpp"
 #include "bwsim/report/HtmlReport.hpp"
 
@@ -313,8 +314,28 @@ int sweep_kernel(const bwsim::KernelInfo& k, RunFlags& f) {
 
 // bwsim compare CSV: every measured row against its simulated scenario; exit 1 if any row is
 // outside its tolerance.
+// A GEMM twin CSV: every kernel row against gemm_sm90 at the row's clock; exit 1 if any row is
+// outside 10% or the mean absolute error exceeds 5%.
+int compare_kernels(const RunFlags& f, const bwsim::HardwareConfig& cfg) {
+  const auto rows = bwsim::compare_gemm_sm90_with_hardware(cfg, f.measured_csv);
+  fmt::print("{:<16} {:<52} {:>6} {:>10} {:>10} {:>8}  {:>6} {:>6} {:>6}\n", "shape", "variant", "MHz", "measured",
+             "predicted", "error", "tensor", "L2", "HBM");
+  int outside = 0;
+  for (const auto& r : rows) {
+    outside += r.within() ? 0 : 1;
+    fmt::print("{:<16} {:<52} {:>6.0f} {:>10} {:>10} {:>+7.1f}%  {:>5.0f}% {:>5.0f}% {:>5.0f}%  {}\n", r.shape, r.variant,
+               r.clock_mhz, r.measured, r.predicted, 100.0 * r.error, 100.0 * r.tensor_busy, 100.0 * r.l2_busy,
+               100.0 * r.hbm_busy, r.within() ? "ok" : "OUTSIDE");
+  }
+  const double mae = bwsim::mean_absolute_error(rows);
+  fmt::print("{} of {} rows within 10%, mean absolute error {:.1f}% (target 5%) ({} config vs {})\n",
+             rows.size() - outside, rows.size(), 100.0 * mae, cfg.name, f.measured_csv);
+  return outside || mae > 0.05 ? kExitCheckFailed : 0;
+}
+
 int compare_hardware(const RunFlags& f) {
   const bwsim::HardwareConfig cfg = bwsim::load_config(f.config, f.overrides);
+  if (bwsim::is_gemm_sm90_csv(f.measured_csv)) return compare_kernels(f, cfg);
   const auto rows = bwsim::compare_with_hardware(cfg, f.measured_csv, f.tolerances);
   fmt::print("{:<44} {:>7} {:>10} {:>10} {:>8} {:>6}  {}\n", "scenario", "param", "measured", "predicted", "error",
              "tol", "");

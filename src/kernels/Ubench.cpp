@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include "bwsim/core/Csv.hpp"
 #include "bwsim/core/Error.hpp"
 
 namespace bwsim {
@@ -321,48 +322,18 @@ const UbenchScenario* find_ubench(const std::string& name) {
   return nullptr;
 }
 
-namespace {
-// Lines of a CSV without its # comments and header, split at commas (the last field keeps commas).
-// Each row keeps its line number (for messages) as a last field.
-std::vector<std::vector<std::string>> csv_rows(const std::string& path, std::size_t fields) {
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("{}: cannot open", path));
-  std::vector<std::vector<std::string>> rows;
-  std::string line;
-  bool header = true;
-  std::size_t number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    if (line.empty() || line[0] == '#') continue;
-    if (header) {
-      header = false;
-      continue;
-    }
-    std::vector<std::string> f;
-    std::stringstream ss(line);
-    for (std::string part; f.size() + 1 < fields && std::getline(ss, part, ',');) f.push_back(part);
-    std::string rest;
-    std::getline(ss, rest);
-    f.push_back(rest);
-    if (f.size() != fields) throw InputError(fmt::format("{}:{}: expected {} fields in '{}'", path, number, fields, line));
-    f.push_back(fmt::format("{}:{}", path, number));
-    rows.push_back(std::move(f));
-  }
-  return rows;
-}
-}  // namespace
 
 std::vector<UbenchComparison> compare_with_hardware(const HardwareConfig& config, const std::string& measured_csv,
                                                     const std::string& tolerances_csv) {
   std::map<std::pair<std::string, std::string>, std::pair<double, std::string>> tolerance;
   if (!tolerances_csv.empty())
-    for (const auto& t : csv_rows(tolerances_csv, 4)) {
+    for (const auto& t : read_csv_rows(tolerances_csv, 4)) {
       const double tol = std::strtod(t[2].c_str(), nullptr);
       if (!(tol > 0 && tol < 10)) throw InputError(fmt::format("{}: tolerance '{}': a fraction such as 0.12", t[4], t[2]));
       tolerance[{t[0], t[1]}] = {tol, t[3]};
     }
   std::vector<UbenchComparison> out;
-  for (const auto& row : csv_rows(measured_csv, 3)) {
+  for (const auto& row : read_csv_rows(measured_csv, 3)) {
     const UbenchScenario* s = find_ubench(row[0]);
     if (!s) throw InputError(fmt::format("{}: no simulated scenario '{}'", row[3], row[0]));
     UbenchComparison c;

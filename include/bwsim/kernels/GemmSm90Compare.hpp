@@ -1,0 +1,34 @@
+#pragma once
+// Whole-kernel validation: gemm_sm90 against its CUDA twin's measurements on silicon
+// (tools/calibration/h100_gemm_sm90.csv, written by run_gemm_sm90.sh). Each row is simulated
+// with the clock the twin measured during that launch (the config's rates in bytes per second
+// become bytes per cycle at that clock), one warm-up launch first (as the twin warms the L2), and
+// compared in cycles from the first CTA's start to the last CTA's end.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bwsim/config/HardwareConfig.hpp"
+
+namespace bwsim {
+
+struct KernelComparison {
+  std::string shape;      // "8192x8192x8192"
+  std::string variant;    // "cooperative 64x256, 4 stages, grid 132, raster m, swizzle 1"
+  double clock_mhz = 0;   // measured during the launch
+  std::int64_t measured = 0, predicted = 0;  // cycles
+  double error = 0;       // (predicted - measured) / measured
+  double tolerance = 0.10;
+  // What bounds the prediction: tensor pipe, L2 link and HBM busy fractions.
+  double tensor_busy = 0, l2_busy = 0, hbm_busy = 0;
+  bool within() const { return error <= tolerance && -error <= tolerance; }
+};
+
+// True if the CSV's header is the GEMM twin's (m,n,k,schedule,...).
+bool is_gemm_sm90_csv(const std::string& path);
+std::vector<KernelComparison> compare_gemm_sm90_with_hardware(const HardwareConfig& config,
+                                                              const std::string& measured_csv);
+// Mean of |error| over the rows.
+double mean_absolute_error(const std::vector<KernelComparison>& rows);
+
+}  // namespace bwsim
