@@ -1,0 +1,92 @@
+// gemm_sm90 (the Hopper warp-specialized GEMM) on h100.yaml: the right numbers on ragged shapes
+// for both schedules and both tile shapes, the persistent grid, the stage count, exact timing on
+// one CTA, and its errors.
+#include <gtest/gtest.h>
+
+#include "TestSupport.hpp"
+#include "bwsim/kernels/GemmSm90.hpp"
+
+namespace bwsim {
+namespace {
+
+const HardwareConfig& h100() {
+  static const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml");
+  return cfg;
+}
+
+GemmSm90Result gemm(const GemmSm90Params& p, Mode mode = Mode::Functional) {
+  return run_gemm_sm90(h100(), SimOptions{.mode = mode}, p, mode == Mode::Functional);
+}
+
+struct Variant {
+  Sm90Schedule schedule;
+  std::uint32_t rows_per_wg, tile_n, tile_m, stages;
+};
+
+class GemmSm90Variants : public testing::TestWithParam<Variant> {};
+
+TEST_P(GemmSm90Variants, MatchesTheReferenceOnARaggedShape) {
+  // 333 x 500 x 200: partial tiles in M and N and a last k-block three quarters out of bounds
+  // (loads zero-fill, stores clip); a 5-CTA grid so CTAs loop over several tiles (ping-pong:
+  // both warpgroups get some).
+  const Variant v = GetParam();
+  const GemmSm90Result r = gemm({.m = 333, .n = 500, .k = 200, .schedule = v.schedule, .rows_per_wg = v.rows_per_wg,
+                                 .tile_n = v.tile_n, .grid = 5});
+  ASSERT_TRUE(r.checked);
+  EXPECT_TRUE(r.matches) << r.detail;
+  EXPECT_EQ(r.tile_m, v.tile_m);
+  EXPECT_EQ(r.stages, v.stages);
+  EXPECT_EQ(r.tiles, ((333 + v.tile_m - 1) / v.tile_m) * ((500 + v.tile_n - 1) / v.tile_n));
+  EXPECT_EQ(r.run.ctas, 5u);
+}
+
+// Stages as the twin sizes them: the most with S * (BM + BN) * 128 + 32 KiB of epilogue buffers
+// + barriers under 232448 bytes: 48 KiB stages -> 4, 32 KiB (ping-pong 128 x 128) -> 6.
+INSTANTIATE_TEST_SUITE_P(Schedules, GemmSm90Variants,
+                         testing::Values(Variant{Sm90Schedule::Cooperative, 64, 256, 128, 4},
+                                         Variant{Sm90Schedule::Cooperative, 128, 128, 256, 4},
+                                         Variant{Sm90Schedule::Pingpong, 128, 128, 128, 6},
+                                         Variant{Sm90Schedule::Pingpong, 64, 256, 64, 4}),
+                         [](const auto& info) {
+                           return std::string(info.param.schedule == Sm90Schedule::Pingpong ? "Pingpong" : "Cooperative") +
+                                  std::to_string(info.param.tile_m) + "x" + std::to_string(info.param.tile_n);
+                         });
+
+TEST(GemmSm90, OneCtaRunsTheTensorPipeBackToBack) {
+  // One 128 x 256 tile, K = 64 k-blocks: each k-block is 4 k-steps of one m64n256k16 per consumer
+  // warpgroup, 2 x 4 x 128 = 1024 pipe cycles, so the mainloop is 64 x 1024 cycles once the
+  // first stage lands; the wgmma count is exact.
+  const GemmSm90Result r = gemm({.m = 128, .n = 256, .k = 64 * 64, .grid = 1}, Mode::Timing);
+  EXPECT_EQ(r.run.wgmma.mmas, 64u * 4 * 2);
+  EXPECT_EQ(r.run.wgmma.busy_cycles, 64u * 1024);
+  EXPECT_GT(r.run.mma_busy_fraction(), 0.9);
+  EXPECT_LT(r.span, r.run.cycles);  // the span starts at the first CTA, after the launch latency
+}
+
+TEST(GemmSm90, TimingModeTakesTheSameCycles) {
+  const GemmSm90Params p{.m = 256, .n = 512, .k = 256, .schedule = Sm90Schedule::Pingpong, .rows_per_wg = 128,
+                         .tile_n = 128, .grid = 3};
+  EXPECT_EQ(gemm(p).run.cycles, gemm(p, Mode::Timing).run.cycles);
+}
+
+TEST(GemmSm90, RejectsWhatItCannotRun) {
+  EXPECT_THROW(run_gemm_sm90(test::b200_config(), SimOptions{}, {}, false), InputError);  // no wgmma on SM100
+  EXPECT_THROW(gemm({.rows_per_wg = 96}), InputError);
+  EXPECT_THROW(gemm({.tile_n = 96}), InputError);
+  EXPECT_THROW(gemm({.rows_per_wg = 128, .tile_n = 256}), InputError);  // 256 accumulator registers
+  EXPECT_THROW(gemm({.stages = 5}), InputError);                         // 5 x 48 KiB do not fit
+  test::expect_bad_input("run gemm_sm90 --config " BWSIM_SOURCE_DIR "/sim_configs/h100.yaml --schedule fast",
+                         "--schedule: expected cooperative or pingpong");
+  test::expect_bad_input("run gemm_sm90 --config " BWSIM_SOURCE_DIR "/sim_configs/b200.yaml", "has no wgmma");
+}
+
+TEST(GemmSm90, TheCommandLinePrintsCyclesTimeAndTflops) {
+  const test::Outcome o = test::bwsim("run gemm_sm90 --config " BWSIM_SOURCE_DIR
+                                      "/sim_configs/h100.yaml --m 512 --n 512 --k 512 --json");
+  EXPECT_EQ(o.exit_code, 0) << o.output;
+  for (const char* key : {"\"cycles\"", "\"us\"", "\"tflops\"", "\"span_cycles\"", "\"wgmma\""})
+    EXPECT_NE(o.output.find(key), std::string::npos) << key << "\n" << o.output;
+}
+
+}  // namespace
+}  // namespace bwsim
