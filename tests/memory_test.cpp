@@ -16,22 +16,22 @@ namespace {
 
 TEST(L2CacheTest, EvictsTheLeastRecentlyUsedBlock) {
   L2Cache l2(2);
-  EXPECT_FALSE(l2.access(0xa00));  // [a]
-  EXPECT_FALSE(l2.access(0xb00));  // [b a]
-  EXPECT_TRUE(l2.access(0xa00));   // [a b]
-  EXPECT_FALSE(l2.access(0xc00));  // evicts b: [c a]
-  EXPECT_TRUE(l2.access(0xa00));   // [a c]
-  EXPECT_FALSE(l2.access(0xb00));  // evicts c: [b a]
-  EXPECT_FALSE(l2.access(0xc00));  // evicts a: [c b]
-  EXPECT_TRUE(l2.access(0xb00));
+  EXPECT_FALSE(l2.access(0xa00).hit);  // [a]
+  EXPECT_FALSE(l2.access(0xb00).hit);  // [b a]
+  EXPECT_TRUE(l2.access(0xa00).hit);   // [a b]
+  EXPECT_FALSE(l2.access(0xc00).hit);  // evicts b: [c a]
+  EXPECT_TRUE(l2.access(0xa00).hit);   // [a c]
+  EXPECT_FALSE(l2.access(0xb00).hit);  // evicts c: [b a]
+  EXPECT_FALSE(l2.access(0xc00).hit);  // evicts a: [c b]
+  EXPECT_TRUE(l2.access(0xb00).hit);
   EXPECT_EQ(l2.resident_blocks(), 2u);
 }
 
 TEST(L2CacheTest, ManyKeysThroughASmallCacheKeepExactlyTheNewest) {
   L2Cache l2(100);
-  for (std::uint64_t k = 0; k < 10000; ++k) l2.access(k * 1024);
-  for (std::uint64_t k = 9900; k < 10000; ++k) EXPECT_TRUE(l2.access(k * 1024)) << k;
-  EXPECT_FALSE(l2.access(9899 * 1024));
+  for (std::uint64_t k = 0; k < 10000; ++k) l2.access(k * 1024).hit;
+  for (std::uint64_t k = 9900; k < 10000; ++k) EXPECT_TRUE(l2.access(k * 1024).hit) << k;
+  EXPECT_FALSE(l2.access(9899 * 1024).hit);
 }
 
 TEST(TileSchedulerTest, RasterAndSwizzleOrderTheTilesAsTheHandTable) {

@@ -34,6 +34,11 @@ class StrictMap {
       out = text;
       (void)lo;
       (void)hi;
+    } else if constexpr (std::is_same_v<T, bool>) {
+      if (text != "true" && text != "false") fail(p, fmt::format("expected true or false, got '{}'", text));
+      out = text == "true";
+      (void)lo;
+      (void)hi;
     } else {
       if constexpr (std::is_integral_v<T>) {
         if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
@@ -139,6 +144,7 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   l2.read<std::uint64_t>("bytes", c.l2.bytes, 1024, 1ull << 40);
   l2.read<std::uint32_t>("line_bytes", c.l2.line_bytes, 16, 4096);
   l2.read("bytes_per_cycle", c.l2.bytes_per_cycle, 1.0, 1e9);
+  l2.read("coalesce_in_flight", c.l2.coalesce_in_flight, false, true);
   l2.finish();
   if (c.l2.bytes / (c.l2.line_bytes * 8ull) >= (1ull << 31))
     top.fail("l2.bytes", "more than 2^31 residency blocks (8 lines each): a smaller L2 or longer lines");

@@ -43,7 +43,7 @@ void L2Cache::push_front(std::uint32_t n) {
   head_ = n;
 }
 
-bool L2Cache::access(std::uint64_t key) {
+L2Cache::Touch L2Cache::access(std::uint64_t key) {
   std::uint64_t s = hash(key) & mask_;
   while (table_[s] != kNone && nodes_[table_[s]].key != key) s = (s + 1) & mask_;
   if (table_[s] != kNone) {
@@ -52,12 +52,12 @@ bool L2Cache::access(std::uint64_t key) {
       unlink(n);
       push_front(n);
     }
-    return true;
+    return Touch{true, nodes_[n].in_flight_until};
   }
   std::uint32_t n;
   if (nodes_.size() < capacity_) {
     n = static_cast<std::uint32_t>(nodes_.size());
-    nodes_.push_back(Node{key, kNone, kNone});
+    nodes_.push_back(Node{key, kNone, kNone, 0});
     ++size_;
   } else {  // evict the least recently used block and reuse its node
     n = tail_;
@@ -66,12 +66,13 @@ bool L2Cache::access(std::uint64_t key) {
     while (table_[old] != n) old = (old + 1) & mask_;
     erase_slot(old);
     nodes_[n].key = key;
+    nodes_[n].in_flight_until = 0;
     s = hash(key) & mask_;  // the erase may have moved entries: probe again
     while (table_[s] != kNone) s = (s + 1) & mask_;
   }
   table_[s] = n;
   push_front(n);
-  return false;
+  return Touch{false, nodes_[n].in_flight_until};
 }
 
 }  // namespace bwsim

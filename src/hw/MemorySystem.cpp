@@ -26,6 +26,7 @@ MemorySystem::MemorySystem(const HardwareConfig& config)
       hbm_link_(config.hbm.gbytes_per_second / config.clock_ghz) {}
 
 void MemorySystem::begin_launch(Tracer* tracer, int pid) {
+  l2_.clear_in_flight();
   l2_link_.reset();
   hbm_link_.reset();
   stats_ = {};
@@ -65,13 +66,14 @@ void MemorySystem::WindowCounter::add(MemorySystem& m, Cycle at, std::uint64_t n
 // The blocks of a box: for every group of 8 rows of dimension 1 (and every index of the higher
 // dimensions) the 128-byte lines its innermost extent covers, keyed by their GMEM address.
 // Blocks wholly outside the tensor are not fetched (TMA fills them without reading memory).
-std::pair<std::uint32_t, std::uint32_t> MemorySystem::touch(const TensorMap& map, const TensorCoords& c) {
+MemorySystem::Touched MemorySystem::touch(const TensorMap& map, const TensorCoords& c, Cycle at,
+                                          std::vector<Cycle*>* fresh) {
   const std::uint64_t line = config_.l2.line_bytes;
   const std::uint64_t esize = size_of(map.dtype());
   const std::int64_t lo0 = std::max<std::int64_t>(c[0], 0);
   const std::int64_t hi0 = std::min<std::int64_t>(
       static_cast<std::int64_t>(c[0]) + static_cast<std::int64_t>(map.box(0)), static_cast<std::int64_t>(map.dim(0)));
-  if (hi0 <= lo0) return {0, 0};
+  if (hi0 <= lo0) return {};
   const std::uint64_t first_line = static_cast<std::uint64_t>(lo0) * esize / line;
   const std::uint64_t last_line = (static_cast<std::uint64_t>(hi0) * esize - 1) / line;
   // Row-group ranges per dimension >= 1 (dimension 1 in groups of 8 rows).
@@ -84,13 +86,13 @@ std::pair<std::uint32_t, std::uint32_t> MemorySystem::touch(const TensorMap& map
     }
     lo[d] = std::max<std::int64_t>(c[d], 0);
     hi[d] = std::min<std::int64_t>(static_cast<std::int64_t>(c[d]) + map.box(d), static_cast<std::int64_t>(map.dim(d)));
-    if (hi[d] <= lo[d]) return {0, 0};
+    if (hi[d] <= lo[d]) return {};
     if (d == 1) {
       lo[d] /= kBlockRows;
       hi[d] = (hi[d] + kBlockRows - 1) / kBlockRows;
     }
   }
-  std::uint32_t blocks = 0, hits = 0;
+  Touched t;
   for (std::int64_t i4 = lo[4]; i4 < hi[4]; ++i4)
     for (std::int64_t i3 = lo[3]; i3 < hi[3]; ++i3)
       for (std::int64_t i2 = lo[2]; i2 < hi[2]; ++i2)
@@ -101,17 +103,27 @@ std::pair<std::uint32_t, std::uint32_t> MemorySystem::touch(const TensorMap& map
           if (map.rank() > 3) row += static_cast<std::uint64_t>(i3) * map.stride(3);
           if (map.rank() > 4) row += static_cast<std::uint64_t>(i4) * map.stride(4);
           for (std::uint64_t l = first_line; l <= last_line; ++l) {
-            ++blocks;
-            hits += l2_.access(row + l * line) ? 1 : 0;
+            ++t.blocks;
+            const L2Cache::Touch b = l2_.access(row + l * line);
+            t.hits += b.hit ? 1 : 0;
+            if (!fresh) continue;
+            if (b.hit && b.in_flight_until > at && config_.l2.coalesce_in_flight) {
+              ++t.coalesced;
+              t.coalesced_ready = std::max(t.coalesced_ready, b.in_flight_until);
+            } else {
+              fresh->push_back(&b.in_flight_until);
+            }
           }
         }
-  return {blocks, hits};
+  return t;
 }
 
-MemorySystem::Lookup MemorySystem::lookup(const TensorMap& map, const TensorCoords& coords) {
+MemorySystem::Lookup MemorySystem::lookup(const TensorMap& map, const TensorCoords& coords, Cycle at,
+                                          std::vector<Cycle*>* fresh) {
   const std::uint64_t bytes = in_bounds_elements(map, coords) * size_of(map.dtype());
-  const auto [blocks, hits] = touch(map, coords);
-  return Lookup{bytes, blocks ? bytes - bytes * hits / blocks : 0};
+  const Touched t = touch(map, coords, at, fresh);
+  if (!t.blocks) return Lookup{bytes, 0};
+  return Lookup{bytes, bytes - bytes * t.hits / t.blocks, bytes * t.coalesced / t.blocks, t.coalesced_ready};
 }
 
 Cycle MemorySystem::hbm_transfer(Cycle at, std::uint64_t bytes) {
@@ -121,15 +133,23 @@ Cycle MemorySystem::hbm_transfer(Cycle at, std::uint64_t bytes) {
 }
 
 MemoryRead MemorySystem::read(const TensorMap& map, const TensorCoords& coords, Cycle at) {
-  const Lookup l = lookup(map, coords);
+  fresh_.clear();
+  const Lookup l = lookup(map, coords, at, &fresh_);
   stats_.l2_read_bytes += l.bytes;
   stats_.l2_hit_bytes += l.bytes - l.miss_bytes;
-  Cycle ready = l2_link_.transfer(at, l.bytes);
-  l2_counter_.add(*this, ready, l.bytes);
+  stats_.l2_coalesced_bytes += l.coalesced_bytes;
+  const std::uint64_t link_bytes = l.bytes - l.coalesced_bytes;
+  Cycle ready = std::max(at, l.coalesced_ready);
+  if (link_bytes) {
+    const Cycle through = l2_link_.transfer(at, link_bytes);
+    l2_counter_.add(*this, through, link_bytes);
+    ready = std::max(ready, through);
+  }
   if (l.miss_bytes) {
     stats_.hbm_read_bytes += l.miss_bytes;
     ready = std::max(ready, hbm_transfer(at, l.miss_bytes) + config_.hbm.latency);
   }
+  for (Cycle* in_flight : fresh_) *in_flight = ready;
   return MemoryRead{ready, l.miss_bytes};
 }
 

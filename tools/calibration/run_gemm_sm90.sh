@@ -7,10 +7,15 @@
 # $OUT (default: this directory).
 # Usage: bash tools/calibration/run_gemm_sm90.sh [full|quick]
 #   quick: build, SASS check, the ragged correctness runs, the wgmma ubench once and three timings.
+# Environment: GEMM_TAG (default h100) names the two CSVs <tag>_wgmma.csv and <tag>_gemm_sm90.csv;
+#   GEMM_RAGGED=one keeps one ragged correctness run (1000 x 744 x 520) per schedule/tile combo
+#   instead of two (default all).
 set -uo pipefail
 cd "$(dirname "$0")"
 out="${OUT:-.}"
 mode="${1:-full}"
+tag="${GEMM_TAG:-h100}"
+ragged="${GEMM_RAGGED:-all}"
 bin=/tmp/gemm_sm90_bin
 mkdir -p "$bin"
 log="$out/run.log"
@@ -49,7 +54,7 @@ header() {
 }
 
 # ---- wgmma unit benchmarks ----
-wg_csv="$out/h100_wgmma.csv"
+wg_csv="$out/${tag}_wgmma.csv"
 if [ "$mode" = full ]; then
   timeout 120 "$bin/h100_wgmma" > /dev/null 2>> "$log"  # warm-up run (clocks up)
 fi
@@ -60,7 +65,7 @@ fi
 cat "$wg_csv"
 
 # ---- GEMM configurations ----
-gm_csv="$out/h100_gemm_sm90.csv"
+gm_csv="$out/${tag}_gemm_sm90.csv"
 header > "$gm_csv"
 first=1
 g() {  # g ARGS...: one configuration, one CSV row (or a comment saying why none)
@@ -82,7 +87,7 @@ PP64="--schedule pingpong --rows-per-wg 64 --tile-n 256"
 # e) ragged correctness (checks only), all four schedule/tile combos
 for s in "$CO" "$CO128" "$PP" "$PP64"; do
   g $s --m 1000 --n 744 --k 520 --check 1 --reps 2
-  g $s --m 333 --n 1000 --k 200 --check 1 --reps 2
+  [ "$ragged" = one ] || g $s --m 333 --n 1000 --k 200 --check 1 --reps 2
 done
 if [ "$mode" = quick ]; then
   g $CO --m 128 --n 256 --k 65536 --grid 1 --check 1

@@ -42,6 +42,9 @@ struct HardwareConfig {
     std::uint64_t bytes = 0;       // capacity
     std::uint32_t line_bytes = 0;  // line size
     double bytes_per_cycle = 0;    // aggregate L2 -> SMs bandwidth (all SMs together)
+    // A read of lines whose transfer to another SM is still in flight joins it (the L2 request
+    // coalescer): it takes no link bandwidth and its data arrives with the earlier transfer's.
+    bool coalesce_in_flight = false;
   } l2;
 
   struct Hbm {

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "bwsim/core/Cycle.hpp"
+
 namespace bwsim {
 
 class L2Cache {
@@ -14,16 +16,26 @@ class L2Cache {
   // `capacity_blocks`: how many blocks fit (L2 bytes / bytes per block).
   explicit L2Cache(std::uint64_t capacity_blocks);
 
-  // Touches the block `key` (its GMEM address): true if it was resident. A missing block is
-  // brought in, evicting the least recently used one when full.
-  bool access(std::uint64_t key);
+  // Touches the block `key` (its GMEM address): whether it was resident, and the cycle its last
+  // transfer towards an SM ends (the caller updates it; valid until the next access). A missing
+  // block is brought in, evicting the least recently used one when full.
+  struct Touch {
+    bool hit;
+    Cycle& in_flight_until;
+  };
+  Touch access(std::uint64_t key);
   std::uint64_t resident_blocks() const { return size_; }
+  // A new launch restarts the clock: no transfer is in flight any more.
+  void clear_in_flight() {
+    for (Node& n : nodes_) n.in_flight_until = 0;
+  }
 
  private:
   static constexpr std::uint32_t kNone = 0xffffffffu;
   struct Node {
     std::uint64_t key;
     std::uint32_t prev, next;  // LRU list: head_ most recent
+    Cycle in_flight_until;
   };
   void erase_slot(std::uint64_t slot);
   void unlink(std::uint32_t n);

@@ -5,6 +5,7 @@
 // arrive (a fluid FIFO: a request's bytes occupy the link for bytes / rate cycles after the
 // link is free), so many SMs streaming at once share the link's rate.
 #include <cstdint>
+#include <vector>
 
 #include "bwsim/config/HardwareConfig.hpp"
 #include "bwsim/core/Trace.hpp"
@@ -16,6 +17,7 @@ namespace bwsim {
 struct MemoryStats {
   std::uint64_t l2_read_bytes = 0;   // read by TMA loads (a multicast load once); prefetches only fill it
   std::uint64_t l2_hit_bytes = 0;    // of those, found in the L2
+  std::uint64_t l2_coalesced_bytes = 0;  // of those, joined a transfer in flight (no link bandwidth)
   std::uint64_t l2_write_bytes = 0;  // written by TMA stores
   std::uint64_t hbm_read_bytes = 0;  // L2 misses filled from HBM (loads and prefetches)
   std::uint64_t hbm_write_bytes = 0; // stores written through to HBM
@@ -83,17 +85,26 @@ class MemorySystem {
   // The box's in-bounds bytes and how many of them miss in the L2 (touching its blocks).
   struct Lookup {
     std::uint64_t bytes, miss_bytes;
+    std::uint64_t coalesced_bytes = 0;  // in blocks still in flight to another SM at the request
+    Cycle coalesced_ready = 0;          // when the last of those arrives
   };
-  Lookup lookup(const TensorMap& map, const TensorCoords& coords);
+  // With `at` and `fresh` (a read): blocks in flight at `at` are coalesced, the others' in-flight
+  // fields are collected in `fresh` for the caller to set.
+  Lookup lookup(const TensorMap& map, const TensorCoords& coords, Cycle at = 0, std::vector<Cycle*>* fresh = nullptr);
   // Moves `bytes` over the HBM link from `at` (and counts them for the trace); returns their end.
   Cycle hbm_transfer(Cycle at, std::uint64_t bytes);
   // Touches the box's L2 blocks: returns (blocks, blocks that hit).
-  std::pair<std::uint32_t, std::uint32_t> touch(const TensorMap& map, const TensorCoords& coords);
+  struct Touched {
+    std::uint32_t blocks = 0, hits = 0, coalesced = 0;
+    Cycle coalesced_ready = 0;
+  };
+  Touched touch(const TensorMap& map, const TensorCoords& coords, Cycle at, std::vector<Cycle*>* fresh);
 
   const HardwareConfig& config_;
   L2Cache l2_;
   BandwidthLink l2_link_, hbm_link_;
   MemoryStats stats_;
+  std::vector<Cycle*> fresh_;  // a read's blocks that go over the link (reused, no allocation per read)
   Tracer* tracer_ = nullptr;
   int pid_ = 0;
   WindowCounter l2_counter_{"L2 -> SM GB/s"}, hbm_counter_{"HBM GB/s"};
