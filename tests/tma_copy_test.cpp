@@ -61,15 +61,16 @@ TEST(TmaCopy, TimingModeMovesNoBytesButTakesTheSameCycles) {
 // acquire (1) and arrive.expect_tx (1) follow, so the first load issues at 13.
 //
 // 1 stage: each tile is strictly serial. Load: issue 2 + stream 64 + latency 100, the store warp
-// wakes 10 later and issues its store 2 later, which reads SMEM for 64 cycles; its wait_group.read
-// wakes it, it releases the stage (arrive 5) and the producer wakes 10 later: 258 cycles per tile
-// from one load issue to the next. After the fourth load: 243 cycles to the last store's read-done,
-// then store latency 50 for wait_group(0): 13 + 3 * 258 + 293 = 1080.
+// wakes 10 later and issues its store 2 later, which reads SMEM for 64 cycles and counts as read
+// (and written) store latency 50 after; its wait_group.read wakes it, it releases the stage
+// (arrive 5) and the producer wakes 10 later: 308 cycles per tile from one load issue to the next.
+// After the fourth load: 293 cycles to the last store's read-done, then the store warp's release
+// lands 5 later and the producer's tail wakes 10 after it: 13 + 3 * 308 + 293 + 15 = 1245.
 //
 // 4 stages: the four loads stream back to back on the one TMA unit (loads and stores share it), so
 // the stores queue behind them: the first store reads SMEM from P0 + 259 to P0 + 323 and each later
-// one 64 + 4 cycles after (the store warp's wake-up after read-done plus its issue steps); the last
-// read completes at 19 + 527 and wait_group(0) adds the 50 cycles of store latency: 596.
+// one 64 + 50 + 4 cycles after (its read-done, the store warp's wake-up and its issue steps); the
+// last read completes at 19 + 527 + 4 * 50 = 746, and the producer's tail wakes 15 after: 761.
 //
 // The difference, 484 cycles, is the overlap: three loads that no longer wait for the previous
 // tile's store, minus the stores queueing behind the load stream on the shared TMA unit.
@@ -80,8 +81,8 @@ TEST(TmaCopy, FourStagesOverlapLoadsWithStoresByTheDerivedCycles) {
   p.stages = 4;
   const TmaCopyResult four = copy(p);
   EXPECT_TRUE(four.matches) << four.mismatch;
-  EXPECT_EQ(one_stage, 1080u);
-  EXPECT_EQ(four.run.cycles, 596u);
+  EXPECT_EQ(one_stage, 1245u);
+  EXPECT_EQ(four.run.cycles, 761u);
   EXPECT_EQ(one_stage - four.run.cycles, 484u);
 }
 

@@ -143,7 +143,8 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   StrictMap l2 = top.section("l2");
   l2.read<std::uint64_t>("bytes", c.l2.bytes, 1024, 1ull << 40);
   l2.read<std::uint32_t>("line_bytes", c.l2.line_bytes, 16, 4096);
-  l2.read("bytes_per_cycle", c.l2.bytes_per_cycle, 1.0, 1e9);
+  l2.read("gbytes_per_second", c.l2.gbytes_per_second, 1.0, 1e9);
+  l2.read("delivery_gbytes_per_second", c.l2.delivery_gbytes_per_second, 1.0, 1e9);
   l2.read("coalesce_in_flight", c.l2.coalesce_in_flight, false, true);
   l2.finish();
   if (c.l2.bytes / (c.l2.line_bytes * 8ull) >= (1ull << 31))
@@ -174,6 +175,7 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   tma.read<Cycle>("issue_cycles", c.tma.issue_cycles, 0, 1024);
   tma.read<Cycle>("load_latency", c.tma.load_latency, 0, kMaxLatency);
   tma.read<Cycle>("store_latency", c.tma.store_latency, 0, kMaxLatency);
+  tma.read<Cycle>("descriptor_fetch_latency", c.tma.descriptor_fetch_latency, 0, kMaxLatency);
   tma.read<std::uint32_t>("bytes_per_cycle", c.tma.bytes_per_cycle, 1, 65536);
   tma.read<Cycle>("multicast_extra_latency", c.tma.multicast_extra_latency, 0, kMaxLatency);
   tma.read<std::uint32_t>("miss_bytes_per_cycle", c.tma.miss_bytes_per_cycle, 1, 65536);

@@ -22,12 +22,14 @@ Cycle BandwidthLink::transfer(Cycle arrival, std::uint64_t bytes) {
 MemorySystem::MemorySystem(const HardwareConfig& config)
     : config_(config),
       l2_(std::max<std::uint64_t>(1, config.l2.bytes / (config.l2.line_bytes * kBlockRows))),
-      l2_link_(config.l2.bytes_per_cycle),
+      l2_link_(config.l2.gbytes_per_second / config.clock_ghz),
+      delivery_link_(config.l2.delivery_gbytes_per_second / config.clock_ghz),
       hbm_link_(config.hbm.gbytes_per_second / config.clock_ghz) {}
 
 void MemorySystem::begin_launch(Tracer* tracer, int pid) {
   l2_.clear_in_flight();
   l2_link_.reset();
+  delivery_link_.reset();
   hbm_link_.reset();
   stats_ = {};
   tracer_ = tracer;
@@ -140,6 +142,7 @@ MemoryRead MemorySystem::read(const TensorMap& map, const TensorCoords& coords, 
   stats_.l2_coalesced_bytes += l.coalesced_bytes;
   const std::uint64_t link_bytes = l.bytes - l.coalesced_bytes;
   Cycle ready = std::max(at, l.coalesced_ready);
+  if (l.bytes) ready = std::max(ready, delivery_link_.transfer(at, l.bytes));
   if (link_bytes) {
     const Cycle through = l2_link_.transfer(at, link_bytes);
     l2_counter_.add(*this, through, link_bytes);

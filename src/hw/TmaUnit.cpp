@@ -22,6 +22,15 @@ std::string coords_text(const TensorMap& map, const TensorCoords& c) {
 
 TmaUnit::TmaUnit(SimContext& ctx, int sm_index) : ctx_(ctx), sm_(sm_index) {}
 
+Cycle TmaUnit::start_of(const TensorMap& map, Cycle at) {
+  Cycle start = std::max(at + ctx_.config.tma.issue_cycles, free_at_);
+  if (std::find(known_maps_.begin(), known_maps_.end(), &map) == known_maps_.end()) {
+    known_maps_.push_back(&map);
+    start += ctx_.config.tma.descriptor_fetch_latency;
+  }
+  return start;
+}
+
 Cycle TmaUnit::stream(Cycle start, Cycle cycles) {
   free_at_ = start + cycles;
   stats_.busy_cycles += cycles;
@@ -45,7 +54,7 @@ void TmaUnit::load(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCo
   // the bytes that missed) have moved it, plus the L2-hit latency. Bytes that missed reach the L2
   // hbm.latency after the request and stream on at the unit's slower miss rate; the unit itself
   // is held only for the streaming, so other requests overlap a miss's latency.
-  const Cycle start = std::max(at + ctx_.config.tma.issue_cycles, free_at_);
+  const Cycle start = start_of(map, at);
   const MemoryRead from_memory = ctx_.memory.read(map, coords, start);
   const Cycle from_l2 = from_memory.ready;
   const std::uint64_t miss = std::min<std::uint64_t>(from_memory.miss_bytes, bytes);
@@ -101,16 +110,20 @@ void TmaUnit::store(Cta& cta, WarpState& ws, const TensorMap& map, const TensorC
                     Cycle at) {
   const std::uint32_t bytes = map.box_bytes();
   const std::uint32_t bpc = ctx_.config.tma.bytes_per_cycle;
-  const Cycle start = std::max(at + ctx_.config.tma.issue_cycles, free_at_);
+  const Cycle start = start_of(map, at);
   const Cycle end = stream(start, (bytes + bpc - 1) / bpc);
-  // The L2 takes the bytes as the unit reads them out of SMEM.
+  // The L2 takes the bytes as the unit reads them out of SMEM; the SMEM read counts as done
+  // (wait_group.read) store_latency after the streaming, as the write does after the L2 took them
+  // (our H100 store rows: the .read and the full wait take the same time).
   Request r{Kind::Store, &cta, &ws, &map, coords, smem, 0, {}, ws.bulk.add_op(), next_id_++, at,
             ctx_.memory.write(map, coords, start)};
-  if (ctx_.tracer_for(sm_)) trace_request(r, "tma.store", at, start, end, end + ctx_.config.tma.store_latency, bytes);
+  const Cycle read = end + ctx_.config.tma.store_latency;
+  if (ctx_.tracer_for(sm_))
+    trace_request(r, "tma.store", at, start, end, std::max(read, r.l2_taken + ctx_.config.tma.store_latency), bytes);
   ++stats_.stores;
   stats_.store_bytes += in_bounds_elements(map, coords) * size_of(map.dtype());
   cta.async_begin();
-  ctx_.engine.schedule(end, &TmaUnit::on_store_read, this, requests_.put(r));
+  ctx_.engine.schedule(read, &TmaUnit::on_store_read, this, requests_.put(r));
 }
 
 void TmaUnit::on_store_read(void* unit, std::uint64_t slot) {
@@ -120,7 +133,7 @@ void TmaUnit::on_store_read(void* unit, std::uint64_t slot) {
     copy_box_to_gmem(*r.map, r.coords, r.cta->smem().bytes(r.smem, r.map->box_bytes()), self.ctx_.gmem);
   r.warp->bulk.read_done(r.group);
   r.cta->bulk_progress(*r.warp);
-  self.ctx_.engine.schedule(std::max(self.ctx_.now(), r.l2_taken) + self.ctx_.config.tma.store_latency,
+  self.ctx_.engine.schedule(std::max(self.ctx_.now(), r.l2_taken + self.ctx_.config.tma.store_latency),
                             &TmaUnit::on_store_written, unit, slot);
 }
 

@@ -183,13 +183,14 @@ std::int64_t tma_latency(const HardwareConfig& c, std::uint32_t box_bytes, std::
 }
 
 // 8/9. TMA streaming: `ctas` CTAs each keep `stages` 32 KiB boxes in flight over its own region of
-// `region_rows` rows; a warm-up launch first (as the hardware run warms the L2), then the timed
-// one. Aggregate bytes per cycle x 100 from the first CTA start to the last CTA end (the hardware
-// brackets the grid with %globaltimer); `skip` first loads per CTA are not counted (the one-SM
-// stream starts its clock after four completions).
+// `region_rows` rows (with `shared_regions` > 0, CTA i reads region i mod shared_regions: the
+// CTAs read the same boxes in step); a warm-up launch first (as the hardware run warms the L2),
+// then the timed one. Aggregate bytes per cycle x 100 from the first CTA start to the last CTA end
+// (the hardware brackets the grid with %globaltimer); `skip` first loads per CTA are not counted
+// (the one-SM stream starts its clock after four completions).
 std::int64_t tma_stream(const HardwareConfig& c, std::uint32_t ctas, std::uint32_t stages, std::uint32_t loads,
                         std::uint32_t region_rows, std::uint32_t buffer_rows, std::uint32_t warmup_loads,
-                        std::uint32_t skip) {
+                        std::uint32_t skip, std::uint32_t shared_regions = 0) {
   Simulator sim = timing_sim(c);
   constexpr std::uint32_t kBox = 32768, kBoxRows = kBox / kRowBytes;
   const TensorMap map = box_map(sim.gmem().alloc(static_cast<std::uint64_t>(buffer_rows) * kRowBytes), buffer_rows,
@@ -199,7 +200,7 @@ std::int64_t tma_stream(const HardwareConfig& c, std::uint32_t ctas, std::uint32
     return [&, n](Warp& w) -> Task {
       auto bar = [&](std::uint32_t s) { return MBarrierRef{stages * kBox + 1024 + 8 * s}; };
       for (std::uint32_t s = 0; s < stages; ++s) w.mbarrier_init(bar(s), 1);
-      const std::uint32_t first = w.cta_idx() * region_rows;
+      const std::uint32_t first = (shared_regions ? w.cta_idx() % shared_regions : w.cta_idx()) * region_rows;
       for (std::uint32_t i = 0; i < n + stages; ++i) {
         const std::uint32_t s = i % stages;
         if (i >= stages) co_await w.mbarrier_wait(bar(s), ((i - stages) / stages) & 1u);
@@ -223,6 +224,60 @@ std::int64_t tma_stream(const HardwareConfig& c, std::uint32_t ctas, std::uint32
   if (skip) begin = skipped_at;
   const double bytes = static_cast<double>(ctas) * (loads - skip) * kBox;
   return static_cast<std::int64_t>(bytes / static_cast<double>(end - begin) * 100);
+}
+
+// 11. A fresh launch's first TMA load (a 16 KiB box), from the thread's first instruction (its
+// mbarrier init and fence included) to completion, or (`next`) the load of another box right
+// after in the same launch; the box is L2-resident from a warm-up launch.
+std::int64_t tma_first_load(const HardwareConfig& c, std::uint32_t box_bytes, bool next) {
+  Simulator sim = timing_sim(c);
+  const std::uint32_t box_rows = box_bytes / kRowBytes;
+  const TensorMap map = box_map(sim.gmem().alloc(static_cast<std::uint64_t>(kL2Rows) * kRowBytes), kL2Rows, box_rows);
+  Cycle first = 0, second = 0;
+  auto program = [&](Warp& w) -> Task {
+    const Cycle t0 = w.now();
+    const SmemAddr dst{1024};
+    const MBarrierRef b{1024 + box_bytes};
+    w.mbarrier_init(b, 1);
+    w.fence_mbarrier_init();
+    w.mbarrier_arrive_expect_tx(b, box_bytes);
+    w.tma_load(map, dst, b, {0, 0});
+    co_await w.mbarrier_wait(b, 0);
+    first = w.now() - t0;
+    const Cycle t1 = w.now();
+    w.mbarrier_arrive_expect_tx(b, box_bytes);
+    w.tma_load(map, dst, b, {0, 1024});
+    co_await w.mbarrier_wait(b, 1);
+    second = w.now() - t1;
+  };
+  for (int i = 0; i < 2; ++i) launch(sim, 1, 32, 1024 + box_bytes + 64, 1, program);
+  return static_cast<std::int64_t>(next ? second : first);
+}
+
+// 12. TMA store of a 64 x 64 bf16 box (8 KiB, 128B swizzle) to an L2-resident destination: store,
+// commit_group, wait_group 0 (or wait_group.read 0), 100 timed iterations after 8.
+std::int64_t tma_store_latency(const HardwareConfig& c, std::uint32_t box_bytes, bool read) {
+  Simulator sim = timing_sim(c);
+  const std::uint32_t cols = 64, rows = box_bytes / (2 * cols);
+  const TensorMap map = TensorMap::tiled({.dtype = DataType::BF16, .address = sim.gmem().alloc(box_bytes),
+                                          .dims = {cols, rows}, .strides = {2 * cols}, .box = {cols, rows},
+                                          .swizzle = Swizzle::B128});
+  constexpr std::uint32_t kStores = 100;
+  Cycle total = 0;
+  launch(sim, 1, 32, 1024 + box_bytes, 1, [&](Warp& w) -> Task {
+    const SmemAddr src{1024};
+    w.st_shared(src, std::vector<std::byte>(box_bytes));
+    w.fence_proxy_async();
+    for (std::uint32_t i = 0; i < kStores + kWarmup; ++i) {
+      const Cycle t0 = w.now();
+      w.tma_store(map, src, {0, 0});
+      w.bulk_commit_group();
+      if (read) co_await w.bulk_wait_group_read(0);
+      else co_await w.bulk_wait_group(0);
+      if (i >= kWarmup) total += w.now() - t0;
+    }
+  });
+  return static_cast<std::int64_t>((total + kStores / 2) / kStores);
 }
 
 // 10. One empty kernel: the launch to its end (what back-to-back kernels of a graph pay each).
@@ -256,6 +311,29 @@ std::vector<UbenchScenario> make_scenarios() {
        [](const HardwareConfig& c, std::uint32_t in_flight) {
          return tma_stream(c, c.sm.count, in_flight / 32768, 512, 2048, 2048 * c.sm.count, 8, 0);
        }},
+      {"tma_stream_all_sms_l2_shared_bytes_per_cycle_x100", UbenchParam::InFlight,
+       [](const HardwareConfig& c, std::uint32_t in_flight) {
+         return tma_stream(c, c.sm.count, in_flight / 32768, 512, 2048, 2048, 8, 0, 1);
+       }},
+      {"tma_stream_all_sms_l2_shared_half_bytes_per_cycle_x100", UbenchParam::InFlight,
+       [](const HardwareConfig& c, std::uint32_t in_flight) {
+         return tma_stream(c, c.sm.count, in_flight / 32768, 512, 2048, 2 * 2048, 8, 0, 2);
+       }},
+      {"tma_stream_all_sms_l2_at_clock_bytes_per_ns_x100", UbenchParam::ClockMhz,
+       [](const HardwareConfig& c, std::uint32_t mhz) {
+         HardwareConfig at = c;  // the distinct stream at 128 KiB in flight, the SM clocked at `mhz`
+         at.clock_ghz = mhz / 1000.0;
+         const double per_cycle = static_cast<double>(tma_stream(at, c.sm.count, 4, 512, 2048, 2048 * c.sm.count, 8, 0));
+         return static_cast<std::int64_t>(per_cycle * at.clock_ghz + 0.5);
+       }},
+      {"tma_first_load_latency", UbenchParam::BoxBytes,
+       [](const HardwareConfig& c, std::uint32_t box) { return tma_first_load(c, box, false); }},
+      {"tma_second_load_latency", UbenchParam::BoxBytes,
+       [](const HardwareConfig& c, std::uint32_t box) { return tma_first_load(c, box, true); }},
+      {"tma_store_latency", UbenchParam::BoxBytes,
+       [](const HardwareConfig& c, std::uint32_t box) { return tma_store_latency(c, box, false); }},
+      {"tma_store_read_latency", UbenchParam::BoxBytes,
+       [](const HardwareConfig& c, std::uint32_t box) { return tma_store_latency(c, box, true); }},
       {"tma_stream_all_sms_hbm_bytes_per_cycle_x100", UbenchParam::InFlight,
        [](const HardwareConfig& c, std::uint32_t in_flight) {
          const std::uint32_t region = kHbmRows / c.sm.count / 256 * 256;
@@ -296,6 +374,10 @@ std::int64_t run_ubench(const HardwareConfig& config, const UbenchScenario& s, s
     case UbenchParam::BoxBytes:
       if (param % kRowBytes != 0 || param < kRowBytes || param > kBox)
         throw InputError(fmt::format("{}: box bytes, a multiple of 128 in 128..32768, got {}", s.name, param));
+      break;
+    case UbenchParam::ClockMhz:
+      if (param < 100 || param > 5000)
+        throw InputError(fmt::format("{}: an SM clock in MHz in 100..5000, got {}", s.name, param));
       break;
     case UbenchParam::WgmmaN:
       if (param % 8 != 0 || param < 8 || param > 256)

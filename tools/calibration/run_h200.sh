@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # On the H200 machine (kind nvidia-h200): the H100 calibration programs on the H200, for the
-# transfer check. Builds h100_ubench.cu, h100_launch.cu and h100_units2.cu (sm_90a, in parallel),
+# transfer check. Builds h100_ubench.cu, h100_launch.cu and h100_units2.cu (sm_90a),
 # then runs, one after the other:
 #   h100_ubench.cu   twice (the second run kept: every row),
 #   h100_launch.cu   three times (the last row kept; the three values in a comment),
@@ -40,35 +40,54 @@ smi_line() {
 
 mark build
 nvcc_flags=(-O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a)
-{
-  nvcc "${nvcc_flags[@]}" h100_ubench.cu -o "$bin/h100_ubench" &
-  nvcc "${nvcc_flags[@]}" h100_launch.cu -o "$bin/h100_launch" &
-  nvcc "${nvcc_flags[@]}" h100_units2.cu -lcuda -o "$bin/h100_units2" &
-  wait
+{  # one after the other, as run_h100.sh builds (three nvcc in the background failed on the H100 machine)
+  nvcc "${nvcc_flags[@]}" h100_ubench.cu -o "$bin/h100_ubench"
+  nvcc "${nvcc_flags[@]}" h100_launch.cu -o "$bin/h100_launch"
+  nvcc "${nvcc_flags[@]}" h100_units2.cu -lcuda -o "$bin/h100_units2"
 } > "$out/${tag}_build.log" 2>&1
 for b in h100_ubench h100_launch h100_units2; do
   [ -x "$bin/$b" ] || { echo "build of $b failed"; cat "$out/${tag}_build.log"; }
 done
 
 mark ubench
-"$bin/h100_ubench" > /dev/null  # warm-up run (clocks up, caches)
+timeout 120 "$bin/h100_ubench" > /dev/null  # warm-up run (clocks up, caches)
 head_smi=$(smi_line)
 head_date="# date,$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-"$bin/h100_ubench" > "$bin/ubench.csv" || echo "# FAILED h100_ubench rc=$?" >> "$bin/ubench.csv"
+timeout 120 "$bin/h100_ubench" > "$bin/ubench.csv" || echo "# FAILED h100_ubench rc=$?" >> "$bin/ubench.csv"
 ub_smi=$(smi_line)
 
 mark launch
 launch_vals=()
 for i in 1 2 3; do
-  "$bin/h100_launch" > "$bin/launch.csv" || echo "# FAILED h100_launch rc=$?" >> "$bin/launch.csv"
+  timeout 120 "$bin/h100_launch" > "$bin/launch.csv" || echo "# FAILED h100_launch rc=$?" >> "$bin/launch.csv"
   launch_vals+=("$(tail -n 1 "$bin/launch.csv" | cut -d, -f3)")
 done
 
 mark units2
-"$bin/h100_units2" > /dev/null  # warm-up run
+timeout 120 "$bin/h100_units2" > /dev/null  # warm-up run
 un_date="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 un_smi=$(smi_line)
-"$bin/h100_units2" > "$bin/units2.csv" || echo "# FAILED h100_units2 rc=$?" >> "$bin/units2.csv"
+timeout 120 "$bin/h100_units2" > "$bin/units2.csv" || echo "# FAILED h100_units2 rc=$?" >> "$bin/units2.csv"
+
+csv="$out/${tag}_measured.csv"
+rows() { grep -v -e '^scenario,param,cycles$' -e '^# device,' "$1"; }
+assemble() {  # <tag>_measured.csv from what has run so far
+{
+  echo "$head_date"
+  echo "$head_smi"
+  grep -m 1 '^# device,' "$bin/ubench.csv"
+  echo "scenario,param,cycles"
+  echo "# h100_ubench.cu, second of two runs (nvidia-smi after it: $(echo "$ub_smi" | cut -d, -f3-))"
+  rows "$bin/ubench.csv"
+  echo "# h100_launch.cu, last of three runs: ${launch_vals[*]}"
+  rows "$bin/launch.csv"
+  echo "# h100_wgmma.cu (run_gemm_sm90.sh, second of two runs): $(grep -h '^# date\|^# nvidia-smi' "$bin/gemm/${tag}_wgmma.csv" 2> /dev/null | tr '\n' ' ')"
+  grep -v -e '^#' -e '^scenario,param,cycles$' "$bin/gemm/${tag}_wgmma.csv" 2> /dev/null
+  echo "# h100_units2.cu, second of two runs: $un_date $(echo "$un_smi" | cut -d, -f3-)"
+  rows "$bin/units2.csv"
+} > "$csv"
+}
+assemble  # in case the GEMM part does not finish
 
 mark gemm_sm90
 OUT="$bin/gemm" GEMM_TAG="$tag" GEMM_RAGGED=one bash run_gemm_sm90.sh full > "$bin/gemm/stdout.txt" 2>&1
@@ -77,23 +96,8 @@ cp "$bin/gemm/run.log" "$out/${tag}_gemm_run.log"
 cp "$bin/gemm/sass_check.txt" "$out/${tag}_sass_check.txt"
 cat "$bin/gemm/build.log" >> "$out/${tag}_build.log"
 mark done
+assemble
 
-rows() { grep -v -e '^scenario,param,cycles$' -e '^# device,' "$1"; }
-csv="$out/${tag}_measured.csv"
-{
-  echo "$head_date"
-  echo "$head_smi"
-  grep -m 1 '^# device,' "$bin/ubench.csv"
-  echo "scenario,param,cycles"
-  echo "# h100_ubench.cu, second of two runs (nvidia-smi after it: $(echo "$ub_smi" | cut -d, -f2-))"
-  rows "$bin/ubench.csv"
-  echo "# h100_launch.cu, last of three runs: ${launch_vals[*]}"
-  rows "$bin/launch.csv"
-  echo "# h100_wgmma.cu (run_gemm_sm90.sh, second of two runs): $(grep -h '^# date\|^# nvidia-smi' "$bin/gemm/${tag}_wgmma.csv" | tr '\n' ' ')"
-  grep -v -e '^#' -e '^scenario,param,cycles$' "$bin/gemm/${tag}_wgmma.csv"
-  echo "# h100_units2.cu, second of two runs: $un_date $(echo "$un_smi" | cut -d, -f2-)"
-  rows "$bin/units2.csv"
-} > "$csv"
 kill "$smi_pid" 2>/dev/null
 wait "$smi_pid" 2>/dev/null
 cat "$csv"

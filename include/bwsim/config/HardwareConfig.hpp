@@ -41,10 +41,14 @@ struct HardwareConfig {
   struct L2 {
     std::uint64_t bytes = 0;       // capacity
     std::uint32_t line_bytes = 0;  // line size
-    double bytes_per_cycle = 0;    // aggregate L2 -> SMs bandwidth (all SMs together)
+    // Aggregate bandwidth of the L2's data arrays to the SMs (all SMs together), in bytes per ns:
+    // the L2 runs on its own clock, so in SM cycles it grows as the SM clock falls.
+    double gbytes_per_second = 0;
     // A read of lines whose transfer to another SM is still in flight joins it (the L2 request
-    // coalescer): it takes no link bandwidth and its data arrives with the earlier transfer's.
+    // coalescer): it takes no array bandwidth and its data arrives with the earlier transfer's.
     bool coalesce_in_flight = false;
+    // What the crossbar delivers to the SMs in all, coalesced reads included (bytes per ns).
+    double delivery_gbytes_per_second = 0;
   } l2;
 
   struct Hbm {
@@ -69,7 +73,8 @@ struct HardwareConfig {
   struct Tma {
     Cycle issue_cycles = 0;           // warp issue cost of one cp.async.bulk.tensor
     Cycle load_latency = 0;           // end of streaming -> complete_tx lands (L2 hit)
-    Cycle store_latency = 0;          // SMEM read done -> global write visible
+    Cycle store_latency = 0;          // end of streaming -> the store's SMEM read and its global write are done
+    Cycle descriptor_fetch_latency = 0;  // added to the first use of a tensor map on an SM in a launch
     std::uint32_t bytes_per_cycle = 0;  // bytes one SM's TMA unit streams per cycle
     Cycle multicast_extra_latency = 0;  // added to load_latency for a .multicast::cluster load
     std::uint32_t miss_bytes_per_cycle = 0;  // the unit's rate for bytes that miss in the L2 (served by HBM)

@@ -102,7 +102,7 @@ class MemorySystem {
 
   const HardwareConfig& config_;
   L2Cache l2_;
-  BandwidthLink l2_link_, hbm_link_;
+  BandwidthLink l2_link_, delivery_link_, hbm_link_;
   MemoryStats stats_;
   std::vector<Cycle*> fresh_;  // a read's blocks that go over the link (reused, no allocation per read)
   Tracer* tracer_ = nullptr;

@@ -4,6 +4,7 @@
 // prefetches. Requests stream through the unit one after another at tma.bytes_per_cycle, then
 // take tma.load_latency / tma.store_latency to complete.
 #include <cstdint>
+#include <vector>
 
 #include "bwsim/core/SlotPool.hpp"
 #include "bwsim/hw/SimContext.hpp"
@@ -57,6 +58,9 @@ class TmaUnit {
     Cycle issued;
     Cycle l2_taken;  // stores: when the L2 has taken the bytes
   };
+  // When a request issued at `at` can start: the unit free, and the tensor map's descriptor
+  // fetched (tma.descriptor_fetch_latency, the first time this launch uses it on this SM).
+  Cycle start_of(const TensorMap& map, Cycle at);
   // Reserves the unit for `cycles` from `start` (when it is free); returns the stream's end.
   Cycle stream(Cycle start, Cycle cycles);
   static void on_load_done(void* unit, std::uint64_t slot);
@@ -69,6 +73,7 @@ class TmaUnit {
   int sm_;
   Cycle free_at_ = 0;
   std::uint64_t next_id_ = 0;
+  std::vector<const TensorMap*> known_maps_;  // descriptors fetched this launch
   SlotPool<Request> requests_;
   TmaStats stats_;
 };

@@ -18,6 +18,7 @@ enum class UbenchParam : std::uint8_t {
   BoxBytes,     // a multiple of 128 in 128 .. 32768 (128-byte rows)
   InFlight,     // bytes in flight per CTA: whole 32 KiB boxes, at least one, fitting SMEM
   WgmmaN,       // the wgmma's N: a multiple of 8 in 8..256
+  ClockMhz,     // the SM clock the scenario runs at, in MHz
 };
 
 struct UbenchScenario {
