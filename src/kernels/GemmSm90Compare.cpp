@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <map>
 
 #include "bwsim/core/Csv.hpp"
@@ -25,9 +26,16 @@ bool is_gemm_sm90_csv(const std::string& path) {
 }
 
 std::vector<KernelComparison> compare_gemm_sm90_with_hardware(const HardwareConfig& config,
-                                                              const std::string& measured_csv) {
+                                                              const std::string& measured_csv,
+                                                              const std::string& tolerances_csv) {
   if (!is_gemm_sm90_csv(measured_csv))
     throw InputError(fmt::format("{}: not a gemm_sm90 CSV (header m,n,k,schedule,...)", measured_csv));
+  const auto tolerances = tolerances_csv.empty() ? std::vector<std::vector<std::string>>{}
+                                                 : read_csv_rows(tolerances_csv, 4);
+  for (const auto& t : tolerances) {
+    const double tol = std::strtod(t[2].c_str(), nullptr);
+    if (!(tol > 0 && tol < 10)) throw InputError(fmt::format("{}: tolerance '{}': a fraction such as 0.15", t[4], t[2]));
+  }
   std::vector<KernelComparison> out;
   for (const auto& row : read_csv_rows(measured_csv, kFields)) {
     std::map<std::string, std::string> f;
@@ -62,6 +70,14 @@ std::vector<KernelComparison> compare_gemm_sm90_with_hardware(const HardwareConf
                             p.stages, p.grid, f["raster"], p.swizzle);
     c.predicted = static_cast<std::int64_t>(r.span);
     c.error = static_cast<double>(c.predicted - c.measured) / static_cast<double>(c.measured);
+    std::string key = c.variant;  // the variant without its commas (the CSV's separator)
+    std::erase(key, ',');
+    for (const auto& t : tolerances)
+      if (t[0] == c.shape && key.rfind(t[1], 0) == 0) {
+        c.tolerance = std::strtod(t[2].c_str(), nullptr);
+        c.reason = t[3];
+        break;
+      }
     c.tensor_busy = r.run.mma_busy_fraction();
     const double cycles = r.run.cycles ? static_cast<double>(r.run.cycles) : 1.0;
     c.l2_busy = static_cast<double>(r.run.memory.l2_busy_cycles) / cycles;
