@@ -8,48 +8,20 @@
 #include <cstdio>
 #include <cstdlib>
 
-namespace cg = cooperative_groups;
+#include "calibration_ptx.cuh"
 
-#define CHECK(x)                                                                        \
-  do {                                                                                  \
-    cudaError_t e_ = (x);                                                               \
-    if (e_ != cudaSuccess) {                                                            \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                     \
-    }                                                                                   \
-  } while (0)
+namespace cg = cooperative_groups;
 
 constexpr int kIters = 1000;
 
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(unsigned bar) {
-  asm volatile("{ .reg .b64 s; mbarrier.arrive.shared::cta.b64 s, [%0]; }" ::"r"(bar) : "memory");
-}
 __device__ __forceinline__ void mbar_arrive_remote(unsigned cluster_bar) {
   asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(cluster_bar) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive_expect_tx(unsigned bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
-  unsigned done = 0;
-  while (!done)
-    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                 : "=r"(done)
-                 : "r"(bar), "r"(parity)
-                 : "memory");
 }
 __device__ __forceinline__ unsigned mapa(unsigned addr, unsigned rank) {
   unsigned out;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(out) : "r"(addr), "r"(rank));
   return out;
 }
-__device__ __forceinline__ void fence_init() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
 // Not .aligned: threads of a warp may reach it from divergent code.
 __device__ __forceinline__ void cluster_sync_all() {
   asm volatile("barrier.cluster.arrive; barrier.cluster.wait;" ::: "memory");
@@ -101,7 +73,7 @@ __global__ void k_remote_arrive(long long* out) {
   const unsigned b = smem_addr(&bar);
   if (threadIdx.x == 0) {
     mbar_init(b, 1);
-    fence_init();
+    fence_mbar_init();
   }
   cluster_sync_all();
   long long t0 = 0;
@@ -167,7 +139,7 @@ __global__ void k_tma_latency(const __grid_constant__ CUtensorMap map, unsigned 
   const unsigned n = cluster.num_blocks();
   if (threadIdx.x == 0) {
     mbar_init(b, 1);
-    fence_init();
+    fence_mbar_init();
   }
   cluster_sync_all();
   const int iters = 40;
@@ -281,31 +253,6 @@ long long stream_grid(const CUtensorMap& map, unsigned ctas, unsigned box_bytes,
   const long long v = static_cast<long long>(bytes / (static_cast<double>(out[1] - out[0]) * ghz) * 100);
   CHECK(cudaFree(out));
   return v;
-}
-
-using EncodeFn = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
-                              const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
-                              CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-
-CUtensorMap make_map(void* base, unsigned rows, unsigned box_rows) {
-  static EncodeFn encode = nullptr;
-  if (!encode) {
-    cudaDriverEntryPointQueryResult q;
-    CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", reinterpret_cast<void**>(&encode), 12000,
-                                           cudaEnableDefault, &q));
-  }
-  CUtensorMap m;
-  const cuuint64_t dims[2] = {128, rows};           // 128 bytes per row (the 128B swizzle span)
-  const cuuint64_t strides[1] = {128};
-  const cuuint32_t box[2] = {128, box_rows};
-  const cuuint32_t estr[2] = {1, 1};
-  if (encode(&m, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, base, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
-             CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) !=
-      CUDA_SUCCESS) {
-    std::fprintf(stderr, "cuTensorMapEncodeTiled failed\n");
-    std::exit(1);
-  }
-  return m;
 }
 
 template <class Kernel, class... Args>

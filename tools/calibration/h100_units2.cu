@@ -64,9 +64,13 @@
 //   rows printed in that order. A comment line per after_burst round gives the last GEMM
 //   launch's SM clock (gemm_sm90_twin's clock_mhz rule) and span.
 //
-// The GEMM comes from gemm_sm90_twin.cu, included here with its main renamed; its PTX helpers
-// (smem_addr, mbar_*, tma_load_2d, tma_store_2d, bulk_*, globaltimer, CHECK) serve this file too.
+// The GEMM (k_gemm, Cfg, GemmParams, k_fill, the bf16 make_map) comes from gemm_sm90_twin.cu,
+// included here with its main renamed; the shared PTX and host helpers (smem_addr, mbar_*,
+// fence_*, tma_load_2d, tma_store_2d, bulk_commit, bulk_wait_0, CHECK, the uint8 make_map) from
+// calibration_ptx.cuh.
 // Build: nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a h100_units2.cu -lcuda
+#include "calibration_ptx.cuh"
+
 #define main gemm_sm90_twin_main
 #include "gemm_sm90_twin.cu"
 #undef main
@@ -76,7 +80,6 @@
 #include <thread>
 #include <vector>
 
-__device__ __forceinline__ void fence_mbar_init() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
 __device__ __forceinline__ void bulk_wait_read_0() { asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory"); }
 
 // TMA streaming into every SM (h100_ubench.cu's k_tma_stream_grid with the region choice
@@ -160,29 +163,6 @@ __global__ void k_tma_store_latency(const __grid_constant__ CUtensorMap map, lon
 }
 
 // ---- host -----------------------------------------------------------------------------------
-// 2D uint8 map of 128-byte rows (h100_ubench.cu's make_map; gemm_sm90_twin's bf16 make_map is the
-// five-argument overload).
-CUtensorMap make_map(void* base, unsigned rows, unsigned box_rows) {
-  static EncodeFn encode = nullptr;
-  if (!encode) {
-    cudaDriverEntryPointQueryResult q;
-    CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", reinterpret_cast<void**>(&encode), 12000,
-                                           cudaEnableDefault, &q));
-  }
-  CUtensorMap m;
-  const cuuint64_t dims[2] = {128, rows};  // 128 bytes per row (the 128B swizzle span)
-  const cuuint64_t strides[1] = {128};
-  const cuuint32_t box[2] = {128, box_rows};
-  const cuuint32_t estr[2] = {1, 1};
-  if (encode(&m, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, base, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
-             CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) !=
-      CUDA_SUCCESS) {
-    std::fprintf(stderr, "cuTensorMapEncodeTiled failed\n");
-    std::exit(1);
-  }
-  return m;
-}
-
 // One k_tma_stream_grid launch: its result buffer (device memory), enqueued without a sync.
 struct StreamLaunch {
   long long* out = nullptr;

@@ -30,7 +30,7 @@
 // 32000 wgmmas, negligible). Latency rows are rounded to the nearest cycle.
 //
 // The asm operand lists (N/2 = 32, 64 or 128 f32 accumulators per thread) are generated with
-// the ACC_OPS_* macros and the "%0, ..., %127" strings with WG_D10; cuobjdump -sass must show
+// the ACC_OPS_* macros and the "%0, ..., %127" strings with WG_D10 (calibration_ptx.cuh); cuobjdump -sass must show
 // HGMMA (bf16) / QGMMA (e4m3) and no STL/LDL (run_gemm_sm90.sh checks it).
 // Descriptor encoding checked against the PTX ISA, "Asynchronous Warpgroup Level Matrix Shared
 // Memory Layout: Matrix Descriptor Format" (section 9.7.15.5.1.2.2, PTX ISA 9.x, read through
@@ -44,14 +44,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define CHECK(x)                                                                        \
-  do {                                                                                  \
-    cudaError_t e_ = (x);                                                               \
-    if (e_ != cudaSuccess) {                                                            \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                     \
-    }                                                                                   \
-  } while (0)
+#include "calibration_ptx.cuh"
 
 constexpr int kWarm = 8;
 constexpr int kIters = 1000;
@@ -61,32 +54,8 @@ constexpr unsigned kBOffset = 2 * kATile;           // B after the two A tiles
 constexpr unsigned kOperandBytes = kBOffset + 256 * 128;
 constexpr unsigned kSmemBytes = kOperandBytes + 1024;  // + alignment slack
 
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-
-// ---- wgmma wrappers ------------------------------------------------------------------
-// "%<t>0, ..., %<t>9" (t empty: %0..%9).
-#define WG_D10(t) \
-  "%" #t "0, %" #t "1, %" #t "2, %" #t "3, %" #t "4, %" #t "5, %" #t "6, %" #t "7, %" #t "8, %" #t "9"
-#define WG_ACC32 "{" WG_D10() ", " WG_D10(1) ", " WG_D10(2) ", %30, %31}"
-#define WG_ACC64 \
-  "{" WG_D10() ", " WG_D10(1) ", " WG_D10(2) ", " WG_D10(3) ", " WG_D10(4) ", " WG_D10(5) ", %60, %61, %62, %63}"
-#define WG_ACC128                                                                                              \
-  "{" WG_D10() ", " WG_D10(1) ", " WG_D10(2) ", " WG_D10(3) ", " WG_D10(4) ", " WG_D10(5) ", " WG_D10(6) ", " \
-      WG_D10(7) ", " WG_D10(8) ", " WG_D10(9) ", " WG_D10(10) ", " WG_D10(11)                                 \
-      ", %120, %121, %122, %123, %124, %125, %126, %127}"
-#define WG_F4(d, i) "+f"(d[(i)]), "+f"(d[(i) + 1]), "+f"(d[(i) + 2]), "+f"(d[(i) + 3])
-#define WG_F16(d, i) WG_F4(d, i), WG_F4(d, (i) + 4), WG_F4(d, (i) + 8), WG_F4(d, (i) + 12)
-#define WG_F32(d, i) WG_F16(d, i), WG_F16(d, (i) + 16)
-#define ACC_OPS_32(d) WG_F32(d, 0)
-#define ACC_OPS_64(d) WG_F32(d, 0), WG_F32(d, 32)
-#define ACC_OPS_128(d) WG_F32(d, 0), WG_F32(d, 32), WG_F32(d, 64), WG_F32(d, 96)
-
-// SS: d, a-desc, b-desc, scale-d (predicate from operand IS), imm-scale-a 1, imm-scale-b 1, tnspA 0, tnspB 0.
-#define WG_SS_BF16(NN, ACC, IA, IB, IS)                                                               \
-  "{\n.reg .pred p;\nsetp.ne.b32 p, %" #IS ", 0;\nwgmma.mma_async.sync.aligned.m64n" #NN              \
-  "k16.f32.bf16.bf16 " ACC ", %" #IA ", %" #IB ", p, 1, 1, 0, 0;\n}\n"
+// ---- wgmma wrappers (WG_ACC*, ACC_OPS_*, WG_SS_BF16, wgmma_fence / commit / wait, fence_regs,
+// gmma_desc: calibration_ptx.cuh) -------------------------------------------------------------
 // RS: d, {a0..a3}, b-desc, scale-d, imm-scale-a 1, imm-scale-b 1, tnspB 0.
 #define WG_RS_BF16(NN, ACC, I0, I1, I2, I3, IB, IS)                                                  \
   "{\n.reg .pred p;\nsetp.ne.b32 p, %" #IS ", 0;\nwgmma.mma_async.sync.aligned.m64n" #NN              \
@@ -141,25 +110,6 @@ struct Wgmma<256> {
     asm volatile(WG_SS_E4M3(256, WG_ACC128, 128, 129, 130) : ACC_OPS_128(d) : "l"(da), "l"(db), "r"(s));
   }
 };
-
-__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
-__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
-template <int Pending>
-__device__ __forceinline__ void wgmma_wait() {
-  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(Pending) : "memory");
-}
-// Pins the accumulator registers in program order against the (volatile) fence/wait asm.
-template <int R>
-__device__ __forceinline__ void fence_regs(float (&d)[R]) {
-#pragma unroll
-  for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
-}
-
-// SM90 GMMA descriptor: K-major, 128B swizzle, SBO 1024 B, LBO 16 B (unused), base offset 0.
-__device__ __forceinline__ uint64_t gmma_desc(unsigned smem_byte_addr) {
-  return static_cast<uint64_t>((smem_byte_addr & 0x3FFFF) >> 4) | (static_cast<uint64_t>(1) << 16) |
-         (static_cast<uint64_t>(1024 >> 4) << 32) | (static_cast<uint64_t>(1) << 62);
-}
 
 enum Op { kSsBf16 = 0, kRsBf16 = 1, kSsE4m3 = 2 };
 

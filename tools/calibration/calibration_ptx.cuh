@@ -1,0 +1,172 @@
+// calibration_ptx.cuh: the helpers that two or more of the calibration microbenchmarks use
+// (h100_ubench.cu, h100_dispatch.cu, h100_wgmma.cu, gemm_sm90_twin.cu, h100_units2.cu): the CUDA
+// error check, the cuTensorMapEncodeTiled lookup and the uint8 tensor map, and inline-PTX
+// wrappers for mbarriers, fences, TMA, bulk groups, %globaltimer and wgmma (sm_90a). A helper that
+// only one program uses stays in that program. The device helpers are __forceinline__.
+// Included as "calibration_ptx.cuh": the programs are built from this directory.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+// ---- host ------------------------------------------------------------------------------------
+// CHECK(x): run the CUDA runtime call x; on an error print file:line, the call and the error
+// string to stderr and exit 1.
+#define CHECK(x)                                                                              \
+  do {                                                                                        \
+    cudaError_t e_ = (x);                                                                     \
+    if (e_ != cudaSuccess) {                                                                  \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                           \
+    }                                                                                         \
+  } while (0)
+
+// The driver's cuTensorMapEncodeTiled (its CUDA 12.0 signature).
+using EncodeFn = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                              const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                              CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+// cuTensorMapEncodeTiled, looked up once through the runtime (cudaGetDriverEntryPointByVersion,
+// version 12000), so that no program has to call the driver API by name.
+inline EncodeFn encode_tiled() {
+  static EncodeFn encode = nullptr;
+  if (!encode) {
+    cudaDriverEntryPointQueryResult q;
+    CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", reinterpret_cast<void**>(&encode), 12000,
+                                           cudaEnableDefault, &q));
+  }
+  return encode;
+}
+
+// 2D uint8 map of 128-byte rows (dims {128, rows}, box {128, box_rows}, SWIZZLE_128B, L2 promotion
+// 128B, OOB fill none): the map of h100_ubench.cu and h100_units2.cu. (gemm_sm90_twin.cu's bf16
+// make_map is the five-argument overload.)
+inline CUtensorMap make_map(void* base, unsigned rows, unsigned box_rows) {
+  const EncodeFn encode = encode_tiled();
+  CUtensorMap m;
+  const cuuint64_t dims[2] = {128, rows};  // 128 bytes per row (the 128B swizzle span)
+  const cuuint64_t strides[1] = {128};
+  const cuuint32_t box[2] = {128, box_rows};
+  const cuuint32_t estr[2] = {1, 1};
+  if (encode(&m, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, base, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+             CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) !=
+      CUDA_SUCCESS) {
+    std::fprintf(stderr, "cuTensorMapEncodeTiled failed\n");
+    std::exit(1);
+  }
+  return m;
+}
+
+// ---- addresses, mbarriers, fences ----------------------------------------------------------------
+// Generic -> shared-window address (cvta.to.shared, through __cvta_generic_to_shared).
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+// mbarrier.init.shared::cta.b64: barrier at shared address bar, expected arrival count `count`.
+__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+// mbarrier.arrive.shared::cta.b64 (one arrival; the state token goes to a scratch register).
+__device__ __forceinline__ void mbar_arrive(unsigned bar) {
+  asm volatile("{ .reg .b64 s; mbarrier.arrive.shared::cta.b64 s, [%0]; }" ::"r"(bar) : "memory");
+}
+// mbarrier.arrive.expect_tx.shared::cta.b64: one arrival that also expects `bytes` of transaction.
+__device__ __forceinline__ void mbar_arrive_expect_tx(unsigned bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+// mbarrier.try_wait.parity.shared::cta.b64 in a loop until the phase of parity `parity` is done.
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
+  unsigned done = 0;
+  while (!done)
+    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                 : "=r"(done)
+                 : "r"(bar), "r"(parity)
+                 : "memory");
+}
+// fence.mbarrier_init.release.cluster: makes mbarrier inits visible (to the cluster, the async proxy).
+__device__ __forceinline__ void fence_mbar_init() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
+// fence.proxy.async.shared::cta: generic-proxy SMEM writes -> async-proxy (TMA, wgmma) accesses.
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+// mov.u64 from %globaltimer (ns).
+__device__ __forceinline__ unsigned long long globaltimer() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// ---- TMA and bulk groups -----------------------------------------------------------------------
+// cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes: load the box at
+// (x, y) of *map to SMEM dst, completing on mbarrier bar.
+__device__ __forceinline__ void tma_load_2d(unsigned dst, const CUtensorMap* map, int x, int y, unsigned bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
+          dst),
+      "l"(map), "r"(x), "r"(y), "r"(bar)
+      : "memory");
+}
+// cp.async.bulk.tensor.2d.global.shared::cta.bulk_group: store SMEM src to the box at (x, y) of *map.
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, unsigned src, int x, int y) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(map), "r"(x),
+               "r"(y), "r"(src)
+               : "memory");
+}
+// cp.async.bulk.commit_group.
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+// cp.async.bulk.wait_group 0: every committed bulk group complete (writes done).
+__device__ __forceinline__ void bulk_wait_0() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
+
+// ---- wgmma (f32 accumulators), asm operand lists generated by macros ----------------------------
+// "%<t>0, ..., %<t>9" (t empty: %0..%9).
+#define WG_D10(t) \
+  "%" #t "0, %" #t "1, %" #t "2, %" #t "3, %" #t "4, %" #t "5, %" #t "6, %" #t "7, %" #t "8, %" #t "9"
+// The accumulator vector "{%0, ..., %31}" / "{%0, ..., %63}" / "{%0, ..., %127}" (n = 64, 128, 256).
+#define WG_ACC32 "{" WG_D10() ", " WG_D10(1) ", " WG_D10(2) ", %30, %31}"
+#define WG_ACC64 \
+  "{" WG_D10() ", " WG_D10(1) ", " WG_D10(2) ", " WG_D10(3) ", " WG_D10(4) ", " WG_D10(5) ", %60, %61, %62, %63}"
+#define WG_ACC128                                                                                              \
+  "{" WG_D10() ", " WG_D10(1) ", " WG_D10(2) ", " WG_D10(3) ", " WG_D10(4) ", " WG_D10(5) ", " WG_D10(6) ", " \
+      WG_D10(7) ", " WG_D10(8) ", " WG_D10(9) ", " WG_D10(10) ", " WG_D10(11)                                 \
+      ", %120, %121, %122, %123, %124, %125, %126, %127}"
+// "+f" read-write operands d[i], ..., d[i + 3] / + 15 / + 31.
+#define WG_F4(d, i) "+f"(d[(i)]), "+f"(d[(i) + 1]), "+f"(d[(i) + 2]), "+f"(d[(i) + 3])
+#define WG_F16(d, i) WG_F4(d, i), WG_F4(d, (i) + 4), WG_F4(d, (i) + 8), WG_F4(d, (i) + 12)
+#define WG_F32(d, i) WG_F16(d, i), WG_F16(d, (i) + 16)
+// The operand lists matching WG_ACC32 / WG_ACC64 / WG_ACC128 (d: float[32] / [64] / [128]).
+#define ACC_OPS_32(d) WG_F32(d, 0)
+#define ACC_OPS_64(d) WG_F32(d, 0), WG_F32(d, 32)
+#define ACC_OPS_128(d) WG_F32(d, 0), WG_F32(d, 32), WG_F32(d, 64), WG_F32(d, 96)
+
+// wgmma.mma_async.sync.aligned.m64n<NN>k16.f32.bf16.bf16, both operands from SMEM descriptors:
+// d = ACC, a-desc %IA, b-desc %IB, scale-d (predicate from operand %IS != 0), imm-scale-a 1,
+// imm-scale-b 1, tnspA 0, tnspB 0.
+#define WG_SS_BF16(NN, ACC, IA, IB, IS)                                                               \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %" #IS ", 0;\nwgmma.mma_async.sync.aligned.m64n" #NN              \
+  "k16.f32.bf16.bf16 " ACC ", %" #IA ", %" #IB ", p, 1, 1, 0, 0;\n}\n"
+
+// wgmma.fence.sync.aligned.
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+// wgmma.commit_group.sync.aligned.
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+// wgmma.wait_group.sync.aligned Pending.
+template <int Pending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(Pending) : "memory");
+}
+// An empty asm per accumulator register ("+f", memory clobber): pins the accumulator registers in
+// program order against the (volatile) fence / wait asm.
+template <int R>
+__device__ __forceinline__ void fence_regs(float (&d)[R]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+// SM90 GMMA matrix descriptor (64 bit): K-major, 128B swizzle (layout type 1, bits 62-63), start
+// address (addr & 0x3FFFF) >> 4 (bits 0-13), LBO 16 B >> 4 = 1 (bits 16-29, unused for swizzled
+// K-major), SBO 1024 B >> 4 = 64 (bits 32-45), base offset 0 (bits 49-51).
+__device__ __forceinline__ uint64_t gmma_desc(unsigned smem_byte_addr) {
+  return static_cast<uint64_t>((smem_byte_addr & 0x3FFFF) >> 4) | (static_cast<uint64_t>(1) << 16) |
+         (static_cast<uint64_t>(1024 >> 4) << 32) | (static_cast<uint64_t>(1) << 62);
+}
