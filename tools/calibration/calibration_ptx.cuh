@@ -1,5 +1,5 @@
 // calibration_ptx.cuh: the helpers that two or more of the calibration microbenchmarks use
-// (h100_ubench.cu, h100_dispatch.cu, h100_wgmma.cu, gemm_sm90_twin.cu, h100_units2.cu): the CUDA
+// (h100_ubench.cu, h100_dispatch.cu, h100_wgmma.cu, gemm_sm90_twin.cu, h100_units2.cu, h100_loaded.cu): the CUDA
 // error check, the cuTensorMapEncodeTiled lookup and the uint8 tensor map, and inline-PTX
 // wrappers for mbarriers, fences, TMA, bulk groups, %globaltimer and wgmma (sm_90a). A helper that
 // only one program uses stays in that program. The device helpers are __forceinline__.
@@ -107,6 +107,25 @@ __device__ __forceinline__ void tma_load_2d(unsigned dst, const CUtensorMap* map
           dst),
       "l"(map), "r"(x), "r"(y), "r"(bar)
       : "memory");
+}
+// The all-SM stream program's loop (h100_units2.cu's k_tma_stream_grid, h100_loaded.cu's streaming
+// CTAs): `loads` boxes of box_bytes (box_rows rows) of *map through `stages` stages, stage s at
+// SMEM base + s * box_bytes with its mbarrier at bars + 8 * s (initialized with count 1 by the
+// caller). Load i reads rows first_row + (i * box_rows) % region_rows into stage i % stages, which
+// is reused once its previous box has arrived (try_wait parity ((i - stages) / stages) & 1);
+// returns when the last box has arrived.
+__device__ __forceinline__ void tma_stream_loop(const CUtensorMap* map, unsigned base, unsigned bars,
+                                                unsigned box_bytes, unsigned box_rows, unsigned first_row,
+                                                unsigned region_rows, unsigned stages, unsigned loads) {
+  for (unsigned i = 0; i < loads + stages; ++i) {
+    const unsigned s = i % stages;
+    if (i >= stages) mbar_wait(bars + 8 * s, ((i - stages) / stages) & 1);
+    if (i < loads) {
+      mbar_arrive_expect_tx(bars + 8 * s, box_bytes);
+      const int row = static_cast<int>(first_row + (i * box_rows) % region_rows);
+      tma_load_2d(base + s * box_bytes, map, 0, row, bars + 8 * s);
+    }
+  }
 }
 // cp.async.bulk.tensor.2d.global.shared::cta.bulk_group: store SMEM src to the box at (x, y) of *map.
 __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, unsigned src, int x, int y) {

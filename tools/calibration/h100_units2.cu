@@ -66,8 +66,8 @@
 //
 // The GEMM (k_gemm, Cfg, GemmParams, k_fill, the bf16 make_map) comes from gemm_sm90_twin.cu,
 // included here with its main renamed; the shared PTX and host helpers (smem_addr, mbar_*,
-// fence_*, tma_load_2d, tma_store_2d, bulk_commit, bulk_wait_0, CHECK, the uint8 make_map) from
-// calibration_ptx.cuh.
+// fence_*, tma_load_2d, tma_stream_loop (the stream loop, shared with h100_loaded.cu), tma_store_2d,
+// bulk_commit, bulk_wait_0, CHECK, the uint8 make_map) from calibration_ptx.cuh.
 // Build: nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a h100_units2.cu -lcuda
 #include "calibration_ptx.cuh"
 
@@ -97,15 +97,7 @@ __global__ void k_tma_stream_grid(const __grid_constant__ CUtensorMap map, unsig
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns0));
   const long long c0 = clock64();
   const unsigned first_row = (blockIdx.x % regions) * region_rows;
-  for (unsigned i = 0; i < loads + stages; ++i) {
-    const unsigned s = i % stages;
-    if (i >= stages) mbar_wait(bar(s), ((i - stages) / stages) & 1);
-    if (i < loads) {
-      mbar_arrive_expect_tx(bar(s), box_bytes);
-      const int row = static_cast<int>(first_row + (i * box_rows) % region_rows);
-      tma_load_2d(base + s * box_bytes, &map, 0, row, bar(s));
-    }
-  }
+  tma_stream_loop(&map, base, bar(0), box_bytes, box_rows, first_row, region_rows, stages, loads);
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns1));
   atomicMin(reinterpret_cast<unsigned long long*>(&out[0]), static_cast<unsigned long long>(ns0));
   atomicMax(reinterpret_cast<unsigned long long*>(&out[1]), static_cast<unsigned long long>(ns1));
