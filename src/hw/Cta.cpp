@@ -380,6 +380,12 @@ void Cta::named_arrive(WarpState& ws, std::uint32_t id, std::uint32_t threads, b
 
 // ---------------------------------------------------------------------------- blocking
 
+const ObservedPhases* Cta::seen(const WarpState& ws, const MBarrier& b) const {
+  for (const ObservedPhases& o : ws.observed)
+    if (o.cta == this && o.offset == b.offset()) return o.generation == b.generation() ? &o : nullptr;
+  return nullptr;
+}
+
 ObservedPhases* Cta::observed(WarpState& ws, const MBarrier& b) const {
   for (ObservedPhases& o : ws.observed)
     if (o.cta == this && o.offset == b.offset()) {
@@ -410,7 +416,7 @@ void Cta::check_stale_parity(WarpState& ws, const MBarrier& b) {
   const ObservedPhases* o = observed(ws, b);
   if (!o || b.phase() < o->completed + 2) return;
   for (const WarpState& peer : warps_) {
-    const ObservedPhases* p = observed(const_cast<WarpState&>(peer), b);
+    const ObservedPhases* p = seen(peer, b);
     if (&peer != &ws && p && p->completed + 1 >= b.phase() && races::released_after(peer, p->release_seq, ws)) return;
   }
   fail(Rule::StaleParity, ws, "mbarrier.try_wait.parity",

@@ -44,8 +44,8 @@ WgmmaPipe::Timing WgmmaPipe::issue(const WgmmaInstr& in, Cycle at, std::uint32_t
   return Timing{start, done};
 }
 
-void WgmmaPipe::execute_at(Cta& cta, const WgmmaInstr& in, std::uint32_t warp_in_group, float* acc,
-                           const std::uint32_t* a_regs, Cycle at) {
+void WgmmaPipe::execute_at(Cta& cta, const WgmmaInstr& in, std::uint32_t warp_in_group,
+                           const std::shared_ptr<std::vector<float>>& acc, const std::uint32_t* a_regs, Cycle at) {
   Pending p{in, &cta, warp_in_group, acc, a_regs != nullptr, {}};
   if (a_regs) std::copy(a_regs, a_regs + p.a_regs.size(), p.a_regs.begin());
   cta.async_begin();
@@ -98,7 +98,7 @@ void WgmmaPipe::execute(const Pending& p) const {
       const float* br = &b[c.col * K];
       float sum = 0.0f;
       for (std::uint32_t k = 0; k < K; ++k) sum += ar[k] * br[k];
-      float& d = p.acc[lane * regs + r];
+      float& d = (*p.acc)[lane * regs + r];
       d = in.scale_d ? d + sum : sum;
     }
 }

@@ -22,7 +22,7 @@ WgmmaAccumulator::WgmmaAccumulator(Warp& w, std::uint32_t n) : w_(w), n_(n) {
                              ws.accumulator_registers, ws.registers),
                  "raise the warp's registers with setmaxnreg.inc first, or use a smaller tile");
   ws.accumulator_registers += registers();
-  if (w.functional()) data_.assign(32 * static_cast<std::size_t>(registers()), 0.0f);
+  data_ = std::make_shared<std::vector<float>>(w.functional() ? 32 * static_cast<std::size_t>(registers()) : 0, 0.0f);
   touched_at_ = ws.wgmma_fences;
 }
 
@@ -37,7 +37,7 @@ std::span<float> WgmmaAccumulator::values() {
                               written_group_ - 1, ws.wgmma_retired),
                   "commit the wgmmas and wgmma.wait_group until they are retired before touching the accumulators");
   touched_at_ = ws.wgmma_fences;
-  return data_;
+  return *data_;
 }
 
 void Warp::require_wgmma(const char* op) const {
@@ -127,7 +127,8 @@ void Warp::issue_wgmma(WgmmaAccumulator& d, const GmmaDescriptor* a, std::span<c
     const bool same = e.instr.shape.n == shape.n && e.instr.shape.a_type == shape.a_type &&
                       e.instr.shape.b_type == shape.b_type && e.instr.shape.a_major == shape.a_major &&
                       e.instr.shape.b_major == shape.b_major && e.instr.a_from_regs == in.a_from_regs &&
-                      e.a_raw == a_raw && e.b_raw == b.raw && e.instr.scale_d == scale_d;
+                      e.a_raw == a_raw && e.b_raw == b.raw && e.instr.scale_d == scale_d &&
+                      e.instr.negate_a == negate_a && e.instr.negate_b == negate_b;
     if (!same)
       cta_.fail(Rule::WgmmaMisuse, ws_, op,
                 fmt::format("warpgroup {} disagrees on its wgmma #{}: another warp issued {} with descriptors "
@@ -135,6 +136,10 @@ void Warp::issue_wgmma(WgmmaAccumulator& d, const GmmaDescriptor* a, std::span<c
                             group, k, describe(e.instr.shape), e.a_raw, e.b_raw, describe(shape), a_raw, b.raw),
                 "every warp of the warpgroup executes the same wgmma sequence");
     timing = e.timing;
+    // A warp that issues after the pipe started the instruction cannot see it done sooner than
+    // the instruction's own time from its issue.
+    const WgmmaPipe& pipe = cta_.sm().wgmma();
+    timing.done = std::max(timing.done, t + config().wgmma.issue_cycles + pipe.math_cycles(in) + pipe.latency(in));
     ++e.warps;
     while (!issued.entries.empty() && issued.entries.front().warps == 4) {
       issued.entries.pop_front();
@@ -144,7 +149,7 @@ void Warp::issue_wgmma(WgmmaAccumulator& d, const GmmaDescriptor* a, std::span<c
   // This warp's rows are computed when the pipe starts the instruction, or once the warp has
   // issued it if it lags behind the first warp of its warpgroup.
   if (functional())
-    cta_.sm().wgmma().execute_at(cta_, in, ws_.index % 4, d.data_.data(), a ? nullptr : a_regs.data(),
+    cta_.sm().wgmma().execute_at(cta_, in, ws_.index % 4, d.data_, a ? nullptr : a_regs.data(),
                                  std::max(timing.start, ws_.ready));
   ws_.wgmma_open = true;
   ws_.wgmma_open_done = std::max(ws_.wgmma_open_done, timing.done);

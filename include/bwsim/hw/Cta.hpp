@@ -145,6 +145,8 @@ class Cta {
   bool satisfied(WarpState& ws);
   // The phases of `b` the warp saw complete at its last passing wait (nullptr: never waited on it).
   ObservedPhases* observed(WarpState& ws, const MBarrier& b) const;
+  // The same without creating a record: nullptr if the warp never saw this barrier's generation.
+  const ObservedPhases* seen(const WarpState& ws, const MBarrier& b) const;
   void note_observed(WarpState& ws, const MBarrier& b) const;
   void check_stale_parity(WarpState& ws, const MBarrier& b);
   bool tmem_try_pair_alloc(WarpState& ws);

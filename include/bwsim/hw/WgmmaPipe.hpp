@@ -8,6 +8,8 @@
 // Functional mode computes each warp's 16 rows when the instruction starts (when it reads its
 // operands) into the warp's accumulator registers.
 #include <array>
+#include <memory>
+#include <vector>
 #include <deque>
 #include <cstdint>
 
@@ -42,7 +44,7 @@ class WgmmaPipe {
     Cycle start = 0;  // the pipe starts it (reads its operands)
     Cycle done = 0;   // its accumulators are written
   };
-  // Enters a warpgroup's instruction issued at `at` (by warp `warp` of `cta`, for the trace).
+  // Enters a warpgroup's instruction issued at `at` (by warp `warp`, for the trace).
   Timing issue(const WgmmaInstr& in, Cycle at, std::uint32_t warp);
   Cycle math_cycles(const WgmmaInstr& in) const;
   Cycle smem_cycles(const WgmmaInstr& in) const;
@@ -50,8 +52,8 @@ class WgmmaPipe {
 
   // Functional mode: at cycle `at`, (D +)= A B for the 16 rows of warp `warp_in_group` into `acc`
   // (lane-major, N/2 floats per lane); `a_regs` (32 lanes x 4 registers) when A is in registers.
-  void execute_at(Cta& cta, const WgmmaInstr& in, std::uint32_t warp_in_group, float* acc,
-                  const std::uint32_t* a_regs, Cycle at);
+  void execute_at(Cta& cta, const WgmmaInstr& in, std::uint32_t warp_in_group,
+                  const std::shared_ptr<std::vector<float>>& acc, const std::uint32_t* a_regs, Cycle at);
 
   const WgmmaStats& stats() const { return stats_; }
 
@@ -60,7 +62,7 @@ class WgmmaPipe {
     WgmmaInstr instr;
     Cta* cta;
     std::uint32_t warp_in_group;
-    float* acc;
+    std::shared_ptr<std::vector<float>> acc;
     bool has_a_regs;
     std::array<std::uint32_t, 32 * kWgmmaARegisters> a_regs;
   };

@@ -5,6 +5,7 @@
 // wgmma writing it, a read is a located race (PTX: the registers are undefined until then), and a
 // wgmma after such an access needs a wgmma.fence first.
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -31,7 +32,9 @@ class WgmmaAccumulator {
   friend class Warp;
   Warp& w_;
   std::uint32_t n_;
-  std::vector<float> data_;
+  // Shared with the pipe's pending writes, so a fragment destroyed before its wgmma lands is not
+  // written after it is gone.
+  std::shared_ptr<std::vector<float>> data_;
   std::uint64_t written_group_ = 0;  // 1 + the warp's commit group of the last wgmma writing it (0: none)
   std::uint64_t touched_at_ = 0;     // the warp's wgmma.fence count when the program last accessed it
 };
