@@ -23,6 +23,7 @@ TEST(GmmaDescriptorTest, EncodesTheSm90BitPositions) {
       encode(GmmaDescriptorFields{.start_address = 0x400, .leading_byte_offset = 16, .stride_byte_offset = 1024,
                                   .layout = GmmaLayout::Swizzle128B});
   EXPECT_EQ(d.raw, 0x4000004000010040ull);
+  EXPECT_EQ(k_major_swizzle128_descriptor(0x400).raw, d.raw);  // the tile descriptor the kernels use
   EXPECT_EQ(encode(GmmaDescriptorFields{.start_address = 0x3fff0, .layout = GmmaLayout::Swizzle32B}).raw,
             0xC000000000003fffull);
   EXPECT_EQ(encode(GmmaDescriptorFields{.start_address = 0x80, .stride_byte_offset = 256,
@@ -73,10 +74,7 @@ TEST(WgmmaShapeTest, AcceptsWhatPtxDefines) {
 // --- timing ------------------------------------------------------------------------------------
 
 constexpr std::uint32_t kA = 1024, kB = kA + 64 * 128;  // 128B-swizzled K-major tiles, 64 bf16 of K
-GmmaDescriptor desc(std::uint32_t at) {
-  return encode(GmmaDescriptorFields{.start_address = at, .leading_byte_offset = 16, .stride_byte_offset = 1024,
-                                     .layout = GmmaLayout::Swizzle128B});
-}
+GmmaDescriptor desc(std::uint32_t at) { return k_major_swizzle128_descriptor(at); }
 constexpr std::uint32_t kSmem = kB + 256 * 128;
 
 // Each warp of warpgroup(s) `groups`: fence, `count` wgmmas of `shape`, commit, wait 0; returns

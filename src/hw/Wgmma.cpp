@@ -48,6 +48,13 @@ SmemDescriptorFields operand_fields(const GmmaDescriptorFields& f) {
                               .layout = layout};
 }
 
+GmmaDescriptor k_major_swizzle128_descriptor(std::uint32_t start_address) {
+  return encode(GmmaDescriptorFields{.start_address = start_address,
+                                     .leading_byte_offset = 16,
+                                     .stride_byte_offset = 1024,
+                                     .layout = GmmaLayout::Swizzle128B});
+}
+
 std::uint32_t wgmma_k(DataType t) { return 32 / size_of(t); }
 
 std::optional<std::string> validate(const WgmmaShape& s) {

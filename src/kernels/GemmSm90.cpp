@@ -64,13 +64,7 @@ Layout make_layout(const GemmSm90Params& p, std::uint32_t max_smem) {
   return l;
 }
 
-GmmaDescriptor operand(SmemAddr at) {
-  // K-major, 128B swizzle: rows 128 B apart in 8-row atoms, atoms SBO = 1024 B apart (LBO unused).
-  return encode(GmmaDescriptorFields{.start_address = at.offset,
-                                     .leading_byte_offset = 16,
-                                     .stride_byte_offset = 1024,
-                                     .layout = GmmaLayout::Swizzle128B});
-}
+GmmaDescriptor operand(SmemAddr at) { return k_major_swizzle128_descriptor(at.offset); }
 
 struct Kernel {
   const GemmSm90Params& p;

@@ -12,11 +12,6 @@ constexpr std::uint32_t kIters = 1000, kWarmup = 8;
 constexpr std::uint32_t kChain = 32;  // wgmmas per iteration in the throughput loops
 constexpr std::uint32_t kA = 0, kB = 64 * 128, kSmem = kB + 256 * 128;
 
-GmmaDescriptor tile(std::uint32_t at) {
-  return encode(GmmaDescriptorFields{.start_address = at, .leading_byte_offset = 16, .stride_byte_offset = 1024,
-                                     .layout = GmmaLayout::Swizzle128B});
-}
-
 WgmmaShape shape_of(DataType t, std::uint32_t n) { return WgmmaShape{.a_type = t, .b_type = t, .n = n}; }
 
 // Cycles per iteration of `per_iter` wgmmas + commit + wait_group 0 (after a fence) by `groups`
@@ -34,8 +29,8 @@ double loop(const HardwareConfig& c, DataType t, std::uint32_t n, bool rs, std::
                  if (i == kWarmup && w.warp_idx() == 0) t0 = w.now();
                  w.wgmma_fence();
                  for (std::uint32_t j = 0; j < per_iter; ++j) {
-                   if (rs) w.wgmma(acc, a_regs, tile(kB), shape, j > 0);
-                   else w.wgmma(acc, tile(kA), tile(kB), shape, j > 0);
+                   if (rs) w.wgmma(acc, a_regs, k_major_swizzle128_descriptor(kB), shape, j > 0);
+                   else w.wgmma(acc, k_major_swizzle128_descriptor(kA), k_major_swizzle128_descriptor(kB), shape, j > 0);
                  }
                  w.wgmma_commit_group();
                  co_await w.wgmma_wait_group(0);

@@ -33,6 +33,9 @@ GmmaDescriptor encode(const GmmaDescriptorFields& f);
 std::optional<std::string> decode(GmmaDescriptor d, GmmaDescriptorFields& out);
 // The same operand in the form operand_address() reads.
 SmemDescriptorFields operand_fields(const GmmaDescriptorFields& f);
+// The descriptor of a K-major operand at `start_address` in the canonical 128B-swizzle layout TMA
+// writes: 128-byte rows in 8-row atoms, atoms SBO = 1024 B apart (LBO unused, set to 16).
+GmmaDescriptor k_major_swizzle128_descriptor(std::uint32_t start_address);
 
 // wgmma.mma_async.sync.aligned.m64nNkK.f32.<a>.<b>: M is always 64 (one warpgroup, 16 rows per
 // warp); K is 32 bytes of input (16 for f16/bf16, 32 for e4m3/e5m2).
