@@ -68,7 +68,10 @@ void MemorySystem::WindowCounter::add(MemorySystem& m, Cycle at, std::uint64_t n
 // The blocks of a box: for every group of 8 rows of dimension 1 (and every index of the higher
 // dimensions) the 128-byte lines its innermost extent covers, keyed by their GMEM address.
 // Blocks wholly outside the tensor are not fetched (TMA fills them without reading memory).
-MemorySystem::Touched MemorySystem::touch(const TensorMap& map, const TensorCoords& c, Cycle at,
+// With `promote`, the lines of the map's L2 promotion granules that the box's lines lie in are
+// touched too; those that miss are fetched beside the box and are in flight with it (a granule
+// wider than a line: 256B promotion with 128-byte lines).
+MemorySystem::Touched MemorySystem::touch(const TensorMap& map, const TensorCoords& c, bool promote, Cycle at,
                                           std::vector<Cycle*>* fresh) {
   const std::uint64_t line = config_.l2.line_bytes;
   const std::uint64_t esize = size_of(map.dtype());
@@ -78,6 +81,10 @@ MemorySystem::Touched MemorySystem::touch(const TensorMap& map, const TensorCoor
   if (hi0 <= lo0) return {};
   const std::uint64_t first_line = static_cast<std::uint64_t>(lo0) * esize / line;
   const std::uint64_t last_line = (static_cast<std::uint64_t>(hi0) * esize - 1) / line;
+  // Promotion widens each row's fetch when rows lie a granule or more apart; a granule spanning
+  // several rows of a denser tensor is mostly the box's own rows (not modeled beyond them).
+  const std::uint64_t promoted = promote ? promotion_bytes(map.l2_promotion()) : 0;
+  const std::uint64_t granule = map.rank() > 1 && map.stride(1) >= promoted ? std::max(line, promoted) : line;
   // Row-group ranges per dimension >= 1 (dimension 1 in groups of 8 rows).
   std::array<std::int64_t, kMaxTensorRank> lo{}, hi{};
   for (std::uint32_t d = 1; d < kMaxTensorRank; ++d) {
@@ -104,6 +111,16 @@ MemorySystem::Touched MemorySystem::touch(const TensorMap& map, const TensorCoor
           if (map.rank() > 2) row += static_cast<std::uint64_t>(i2) * map.stride(2);
           if (map.rank() > 3) row += static_cast<std::uint64_t>(i3) * map.stride(3);
           if (map.rank() > 4) row += static_cast<std::uint64_t>(i4) * map.stride(4);
+          if (granule > line) {  // the promotion granules' lines outside the box
+            const std::uint64_t lo = row + first_line * line, hi = row + (last_line + 1) * line;
+            for (std::uint64_t a = lo / granule * granule; a < (hi + granule - 1) / granule * granule; a += line) {
+              if (a >= lo && a < hi) continue;
+              const L2Cache::Touch b = l2_.access(a);
+              if (b.hit) continue;
+              ++t.promoted_misses;
+              if (fresh) fresh->push_back(&b.in_flight_until);
+            }
+          }
           for (std::uint64_t l = first_line; l <= last_line; ++l) {
             ++t.blocks;
             const L2Cache::Touch b = l2_.access(row + l * line);
@@ -120,12 +137,14 @@ MemorySystem::Touched MemorySystem::touch(const TensorMap& map, const TensorCoor
   return t;
 }
 
-MemorySystem::Lookup MemorySystem::lookup(const TensorMap& map, const TensorCoords& coords, Cycle at,
+MemorySystem::Lookup MemorySystem::lookup(const TensorMap& map, const TensorCoords& coords, bool promote, Cycle at,
                                           std::vector<Cycle*>* fresh) {
   const std::uint64_t bytes = in_bounds_elements(map, coords) * size_of(map.dtype());
-  const Touched t = touch(map, coords, at, fresh);
+  const Touched t = touch(map, coords, promote, at, fresh);
   if (!t.blocks) return Lookup{bytes, 0};
-  return Lookup{bytes, bytes - bytes * t.hits / t.blocks, bytes * t.coalesced / t.blocks, t.coalesced_ready};
+  const std::uint64_t per_block = bytes / t.blocks;  // a promoted block holds as many rows as the box's
+  return Lookup{bytes, bytes - bytes * t.hits / t.blocks, bytes * t.coalesced / t.blocks, t.coalesced_ready,
+                per_block * t.promoted_misses};
 }
 
 Cycle MemorySystem::hbm_transfer(Cycle at, std::uint64_t bytes) {
@@ -136,7 +155,7 @@ Cycle MemorySystem::hbm_transfer(Cycle at, std::uint64_t bytes) {
 
 MemoryRead MemorySystem::read(const TensorMap& map, const TensorCoords& coords, Cycle at) {
   fresh_.clear();
-  const Lookup l = lookup(map, coords, at, &fresh_);
+  const Lookup l = lookup(map, coords, true, at, &fresh_);
   stats_.l2_read_bytes += l.bytes;
   stats_.l2_hit_bytes += l.bytes - l.miss_bytes;
   stats_.l2_coalesced_bytes += l.coalesced_bytes;
@@ -148,22 +167,23 @@ MemoryRead MemorySystem::read(const TensorMap& map, const TensorCoords& coords, 
     l2_counter_.add(*this, through, link_bytes);
     ready = std::max(ready, through);
   }
-  if (l.miss_bytes) {
-    stats_.hbm_read_bytes += l.miss_bytes;
-    ready = std::max(ready, hbm_transfer(at, l.miss_bytes) + config_.hbm.latency);
+  if (const std::uint64_t hbm_bytes = l.miss_bytes + l.promoted_miss_bytes) {
+    stats_.hbm_read_bytes += hbm_bytes;
+    ready = std::max(ready, hbm_transfer(at, hbm_bytes) + config_.hbm.latency);
   }
   for (Cycle* in_flight : fresh_) *in_flight = ready;
   return MemoryRead{ready, l.miss_bytes};
 }
 
 void MemorySystem::prefetch(const TensorMap& map, const TensorCoords& coords, Cycle at) {
-  const Lookup l = lookup(map, coords);
-  stats_.hbm_read_bytes += l.miss_bytes;
-  if (l.miss_bytes) hbm_transfer(at, l.miss_bytes);
+  const Lookup l = lookup(map, coords, true);
+  const std::uint64_t hbm_bytes = l.miss_bytes + l.promoted_miss_bytes;
+  stats_.hbm_read_bytes += hbm_bytes;
+  if (hbm_bytes) hbm_transfer(at, hbm_bytes);
 }
 
 Cycle MemorySystem::write(const TensorMap& map, const TensorCoords& coords, Cycle at) {
-  const std::uint64_t bytes = lookup(map, coords).bytes;  // write-allocate: the lines are resident afterwards
+  const std::uint64_t bytes = lookup(map, coords, false).bytes;  // write-allocate: the lines are resident afterwards
   stats_.l2_write_bytes += bytes;
   stats_.hbm_write_bytes += bytes;
   hbm_transfer(at, bytes);  // written through: it takes HBM bandwidth, the store does not wait for it

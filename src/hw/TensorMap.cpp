@@ -43,6 +43,7 @@ TensorMap TensorMap::tiled(const TensorMapSpec& s) {
   m.address_ = s.address;
   m.swizzle_ = s.swizzle;
   m.oob_fill_ = s.oob_fill;
+  m.l2_promotion_ = s.l2_promotion;
   const std::uint64_t elem = size_of(s.dtype);
   m.strides_[0] = elem;
   for (std::uint32_t i = 0; i < rank; ++i) {
@@ -76,6 +77,16 @@ TensorMap TensorMap::tiled(const TensorMapSpec& s) {
   for (std::uint32_t i = 0; i < rank; ++i) bytes *= m.box_elems(i);
   m.box_bytes_ = static_cast<std::uint32_t>(bytes);
   return m;
+}
+
+std::uint32_t promotion_bytes(L2Promotion p) {
+  switch (p) {
+    case L2Promotion::None: return 0;
+    case L2Promotion::B64: return 64;
+    case L2Promotion::B128: return 128;
+    case L2Promotion::B256: return 256;
+  }
+  return 0;
 }
 
 std::uint64_t TensorMap::footprint_bytes() const {

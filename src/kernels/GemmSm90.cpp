@@ -238,7 +238,8 @@ GemmSm90Result run_gemm_sm90(const HardwareConfig& config, const SimOptions& opt
   const GmemAddr d = sim.gmem().alloc(static_cast<std::uint64_t>(d_pitch) * p.m);
   auto operand_map = [&](GmemAddr addr, std::uint32_t rows, std::uint32_t box_rows) {
     return TensorMap::tiled({.dtype = kAb, .address = addr, .dims = {p.k, rows}, .strides = {ab_pitch},
-                             .box = {kTileK, box_rows}, .swizzle = Swizzle::B128});
+                             .box = {kTileK, box_rows}, .swizzle = Swizzle::B128,
+                             .l2_promotion = L2Promotion::B256});
   };
   const TensorMap a_map = operand_map(a, p.m, layout.tile_m);
   const TensorMap b_map = operand_map(b, p.n, p.tile_n);

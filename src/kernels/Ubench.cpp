@@ -341,6 +341,8 @@ std::vector<UbenchScenario> make_scenarios() {
        }},
   };
   for (UbenchScenario& s : wgmma_scenarios()) all.push_back(std::move(s));
+  for (UbenchScenario& s : loaded_latency_scenarios()) all.push_back(std::move(s));
+  for (UbenchScenario& s : hbm_box_scenarios()) all.push_back(std::move(s));
   return all;
 }
 
@@ -352,7 +354,7 @@ KernelReport run_from_cli(const KernelRequest& req) {
     for (const UbenchScenario& u : ubench_scenarios()) names += fmt::format("{}{}", names.empty() ? "" : ", ", u.name);
     throw InputError(fmt::format("--scenario: unknown '{}'; one of {}", name, names));
   }
-  const auto param = static_cast<std::uint32_t>(req.args.integer("size", 1, 1u << 20));
+  const auto param = static_cast<std::uint32_t>(req.args.integer("size", 0, 1u << 20));
   KernelReport rep;
   rep.kernel = "ubench";
   rep.problem = fmt::format("{} (param {})", s->name, param);
@@ -389,6 +391,15 @@ std::int64_t run_ubench(const HardwareConfig& config, const UbenchScenario& s, s
                                      "CTA may have, got {}",
                                      s.name, config.sm.max_smem_per_cta, param));
       break;
+    case UbenchParam::Ctas:
+      if (param == 0 || param > config.sm.count)
+        throw InputError(fmt::format("{}: CTAs, one per SM, in 1..{} (sm.count), got {}", s.name, config.sm.count, param));
+      break;
+    case UbenchParam::StreamInFlight:
+      if (param % kBox != 0 || param > 4 * kBox)
+        throw InputError(fmt::format("{}: bytes in flight per streaming CTA, 0 or 1..4 whole 32 KiB boxes, got {}",
+                                     s.name, param));
+      break;
   }
   return s.run(config, param);
 }
@@ -403,7 +414,6 @@ const UbenchScenario* find_ubench(const std::string& name) {
     if (s.name == name) return &s;
   return nullptr;
 }
-
 
 std::vector<UbenchComparison> compare_with_hardware(const HardwareConfig& config, const std::string& measured_csv,
                                                     const std::string& tolerances_csv) {
@@ -420,7 +430,7 @@ std::vector<UbenchComparison> compare_with_hardware(const HardwareConfig& config
     if (!s) throw InputError(fmt::format("{}: no simulated scenario '{}'", row[3], row[0]));
     UbenchComparison c;
     c.scenario = row[0];
-    c.param = static_cast<std::uint32_t>(parse_integer(row[1], row[3] + " param", 1, 1u << 20));
+    c.param = static_cast<std::uint32_t>(parse_integer(row[1], row[3] + " param", 0, 1u << 20));
     c.measured = static_cast<std::int64_t>(parse_integer(row[2], row[3] + " measured value", 1, 1ull << 40));
     c.predicted = run_ubench(config, *s, c.param);
     c.error = static_cast<double>(c.predicted - c.measured) / static_cast<double>(c.measured);
@@ -442,7 +452,7 @@ KernelInfo ubench_kernel_info() {
                     "prints the scenario's value in the CSV's unit",
                     {{"scenario", "one of the CSV's scenarios, e.g. mbarrier_same_thread, tma_2d_latency_l2",
                       "mbarrier_same_thread"},
-                     {"size", "the CSV's param column: cluster size, box bytes or bytes in flight", "1"}},
+                     {"size", "the CSV's param column: cluster size, box bytes, bytes in flight, CTAs, wgmma N or MHz", "1"}},
                     &run_from_cli};
 }
 

@@ -87,18 +87,22 @@ class MemorySystem {
     std::uint64_t bytes, miss_bytes;
     std::uint64_t coalesced_bytes = 0;  // in blocks still in flight to another SM at the request
     Cycle coalesced_ready = 0;          // when the last of those arrives
+    std::uint64_t promoted_miss_bytes = 0;  // fetched from HBM beside the box (its L2 promotion)
   };
   // With `at` and `fresh` (a read): blocks in flight at `at` are coalesced, the others' in-flight
-  // fields are collected in `fresh` for the caller to set.
-  Lookup lookup(const TensorMap& map, const TensorCoords& coords, Cycle at = 0, std::vector<Cycle*>* fresh = nullptr);
+  // fields are collected in `fresh` for the caller to set. `promote`: blocks of the map's L2
+  // promotion granule beside the box are fetched too (loads and prefetches, not stores).
+  Lookup lookup(const TensorMap& map, const TensorCoords& coords, bool promote, Cycle at = 0,
+                std::vector<Cycle*>* fresh = nullptr);
   // Moves `bytes` over the HBM link from `at` (and counts them for the trace); returns their end.
   Cycle hbm_transfer(Cycle at, std::uint64_t bytes);
   // Touches the box's L2 blocks: returns (blocks, blocks that hit).
   struct Touched {
     std::uint32_t blocks = 0, hits = 0, coalesced = 0;
+    std::uint32_t promoted_misses = 0;  // promotion blocks beside the box that missed
     Cycle coalesced_ready = 0;
   };
-  Touched touch(const TensorMap& map, const TensorCoords& coords, Cycle at, std::vector<Cycle*>* fresh);
+  Touched touch(const TensorMap& map, const TensorCoords& coords, bool promote, Cycle at, std::vector<Cycle*>* fresh);
 
   const HardwareConfig& config_;
   L2Cache l2_;

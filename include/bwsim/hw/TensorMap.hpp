@@ -12,6 +12,11 @@
 namespace bwsim {
 
 enum class OobFill : std::uint8_t { Zero, NanRequestZeroFma };
+// CUtensorMapL2promotion: a load that misses in the L2 fetches whole granules of this size from
+// memory (the box's lines and their neighbours in the granule), so the next box along the row
+// finds them resident.
+enum class L2Promotion : std::uint8_t { None, B64, B128, B256 };
+std::uint32_t promotion_bytes(L2Promotion p);  // 0, 64, 128, 256
 
 inline constexpr std::uint32_t kMaxTensorRank = 5;
 
@@ -24,6 +29,7 @@ struct TensorMapSpec {
   std::vector<std::uint32_t> elem_strides;  // 1..8 per dimension; empty means all 1
   Swizzle swizzle = Swizzle::None;
   OobFill oob_fill = OobFill::Zero;
+  L2Promotion l2_promotion = L2Promotion::None;
 };
 
 class TensorMap {
@@ -40,6 +46,7 @@ class TensorMap {
   std::uint32_t elem_stride(std::uint32_t i) const { return elem_strides_[i]; }
   Swizzle swizzle() const { return swizzle_; }
   OobFill oob_fill() const { return oob_fill_; }
+  L2Promotion l2_promotion() const { return l2_promotion_; }
 
   // Elements one box transfers along dimension i: ceil(box / elementStride).
   std::uint32_t box_elems(std::uint32_t i) const { return (box_[i] + elem_strides_[i] - 1) / elem_strides_[i]; }
@@ -59,6 +66,7 @@ class TensorMap {
   std::array<std::uint32_t, kMaxTensorRank> elem_strides_{1, 1, 1, 1, 1};
   Swizzle swizzle_ = Swizzle::None;
   OobFill oob_fill_ = OobFill::Zero;
+  L2Promotion l2_promotion_ = L2Promotion::None;
   std::uint32_t box_bytes_ = 0;
 };
 

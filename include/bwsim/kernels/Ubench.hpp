@@ -19,6 +19,8 @@ enum class UbenchParam : std::uint8_t {
   InFlight,     // bytes in flight per CTA: whole 32 KiB boxes, at least one, fitting SMEM
   WgmmaN,       // the wgmma's N: a multiple of 8 in 8..256
   ClockMhz,     // the SM clock the scenario runs at, in MHz
+  Ctas,         // CTAs of the launch, one per SM: 1..sm.count
+  StreamInFlight,  // bytes in flight per streaming CTA of a loaded-latency run: 0 (none) or 1..4 32 KiB boxes
 };
 
 struct UbenchScenario {
@@ -34,6 +36,10 @@ std::int64_t run_ubench(const HardwareConfig& config, const UbenchScenario& s, s
 const std::vector<UbenchScenario>& ubench_scenarios();
 // The wgmma scenarios (UbenchWgmma.cpp), part of ubench_scenarios().
 std::vector<UbenchScenario> wgmma_scenarios();
+// The loaded-latency scenarios (UbenchLoaded.cpp), part of ubench_scenarios().
+std::vector<UbenchScenario> loaded_latency_scenarios();
+// The HBM operand-box scenarios (UbenchLoaded.cpp), part of ubench_scenarios().
+std::vector<UbenchScenario> hbm_box_scenarios();
 const UbenchScenario* find_ubench(const std::string& name);
 
 // One row of a comparison with hardware: the measured value (a row of a CSV written by
