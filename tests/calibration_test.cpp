@@ -58,6 +58,23 @@ void expect_rows_within(const char* csv, std::size_t count) {
 TEST(CalibrationTest, L2LatencyUnderLoadStaysWithinItsStatedBounds) { expect_rows_within("h100_loaded.csv", 12); }
 TEST(CalibrationTest, HbmBoxRowsStayWithinTheirStatedBounds) { expect_rows_within("h100_hbm_boxes.csv", 72); }
 
+// The B200 from published B200 rows (SemiAnalysis): UMMA latencies exact to the cycle but one
+// (2-CTA SS M=128 N=64, +8), the all-SM HBM TMA stream within 3% at saturation and within stated
+// bounds below it (b200_published_tolerances.csv).
+TEST(CalibrationTest, TheB200ConfigReproducesThePublishedB200Rows) {
+  const HardwareConfig b200 = load_config(BWSIM_SOURCE_DIR "/sim_configs/b200.yaml");
+  const auto rows = compare_with_hardware(b200, BWSIM_SOURCE_DIR "/tools/calibration/b200_published.csv",
+                                          BWSIM_SOURCE_DIR "/tools/calibration/b200_published_tolerances.csv");
+  EXPECT_EQ(rows.size(), 33u);
+  std::size_t exact = 0;
+  for (const UbenchComparison& r : rows) {
+    EXPECT_TRUE(r.within()) << r.scenario << " " << r.param << ": measured " << r.measured << ", predicted "
+                            << r.predicted << " (" << 100 * r.error << "%)";
+    if (r.scenario.starts_with("sa_umma")) exact += r.predicted == r.measured ? 1 : 0;
+  }
+  EXPECT_EQ(exact, 17u);
+}
+
 TEST(CalibrationTest, AWrongConfigValueIsCaught) {
   // Doubling the mbarrier latencies moves the mbarrier and remote-arrive rows far outside.
   const HardwareConfig wrong = load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml",

@@ -343,6 +343,7 @@ std::vector<UbenchScenario> make_scenarios() {
   for (UbenchScenario& s : wgmma_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : loaded_latency_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : hbm_box_scenarios()) all.push_back(std::move(s));
+  for (UbenchScenario& s : b200_published_scenarios()) all.push_back(std::move(s));
   return all;
 }
 
@@ -390,6 +391,14 @@ std::int64_t run_ubench(const HardwareConfig& config, const UbenchScenario& s, s
         throw InputError(fmt::format("{}: bytes in flight per CTA, whole 32 KiB boxes that fit the {} bytes of SMEM a "
                                      "CTA may have, got {}",
                                      s.name, config.sm.max_smem_per_cta, param));
+      break;
+    case UbenchParam::UmmaN:
+      if (param % 16 != 0 || param < 16 || param > 256)
+        throw InputError(fmt::format("{}: the MMA's N, a multiple of 16 in 16..256, got {}", s.name, param));
+      break;
+    case UbenchParam::SaBoxBytes:
+      if (param < 512 || param > 131072 || (param & (param - 1)) != 0)
+        throw InputError(fmt::format("{}: box bytes, 512 times a power of two up to 131072, got {}", s.name, param));
       break;
     case UbenchParam::Ctas:
       if (param == 0 || param > config.sm.count)

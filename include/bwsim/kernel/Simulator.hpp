@@ -95,6 +95,8 @@ using WarpProgram = std::function<Task(Warp&)>;
 class Simulator {
  public:
   Simulator(const HardwareConfig& config, SimOptions options);
+  // The simulator keeps a reference to its config: a temporary would dangle.
+  Simulator(HardwareConfig&& config, SimOptions options) = delete;
   ~Simulator();
 
   const HardwareConfig& config() const { return config_; }

@@ -20,6 +20,8 @@ enum class UbenchParam : std::uint8_t {
   WgmmaN,       // the wgmma's N: a multiple of 8 in 8..256
   ClockMhz,     // the SM clock the scenario runs at, in MHz
   Ctas,         // CTAs of the launch, one per SM: 1..sm.count
+  UmmaN,        // a tcgen05.mma's N: a multiple of 16 in 16..256
+  SaBoxBytes,   // a box of 512-byte rows: 512 x 2^i up to 131072
   StreamInFlight,  // bytes in flight per streaming CTA of a loaded-latency run: 0 (none) or 1..4 32 KiB boxes
 };
 
@@ -40,6 +42,8 @@ std::vector<UbenchScenario> wgmma_scenarios();
 std::vector<UbenchScenario> loaded_latency_scenarios();
 // The HBM operand-box scenarios (UbenchLoaded.cpp), part of ubench_scenarios().
 std::vector<UbenchScenario> hbm_box_scenarios();
+// The SemiAnalysis B200 scenarios (UbenchB200.cpp), part of ubench_scenarios().
+std::vector<UbenchScenario> b200_published_scenarios();
 const UbenchScenario* find_ubench(const std::string& name);
 
 // One row of a comparison with hardware: the measured value (a row of a CSV written by

@@ -1,0 +1,144 @@
+// The SemiAnalysis B200 microbenchmarks (github.com/SemiAnalysisAI/microbench-blackwell) as bwsim
+// programs, so that tools/calibration/b200_published.csv compares one for one with b200.yaml:
+// - umma_latency/umma_lat.cu: one tcgen05.mma (bf16, K = 16) issued by warp 0's elected thread of
+//   a 128-thread CTA (or of CTA 0 of a 2-CTA cluster), then tcgen05.commit to an mbarrier
+//   (multicast to both CTAs of a pair); all threads wait on its parity; clock64 around it, on the
+//   issuing thread. The median of 100 samples there; here the model is deterministic, so one
+//   sample after 8 warm-up ones.
+// - tma2d_throughput/tma2d_tput.cu: one CTA of one warp per SM on every SM; fp32 rows of 128
+//   elements (512 B), box {128, H}, no swizzle, no L2 promotion; thread 0 fills its `stages`
+//   buffers, then waits for the oldest, re-arms it and issues the next box; CTA b reads rows
+//   b*H + k*148*H (every byte once, from HBM). Its value is ncu's cycles per TMA operation of an
+//   SM times the stages: the round trip of one load at that load. SA read every byte of a 2 GiB
+//   buffer (110 .. 28339 loads per SM); here 128 loads per SM (or fewer when SA did), which
+//   includes the same start-up once.
+// SA's runs had no clock lock; their counters put the SM at 1.964-1.968 GHz, so these programs
+// run at 1.965 GHz (cycles compare, and the memory rates in GB/s are worth fewer cycles there).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "bwsim/hw/UmmaDescriptor.hpp"
+#include "bwsim/kernels/Ubench.hpp"
+
+namespace bwsim {
+namespace {
+
+constexpr double kSaClockGhz = 1.965;
+
+HardwareConfig at_sa_clock(const HardwareConfig& c) {
+  HardwareConfig at = c;
+  at.clock_ghz = kSaClockGhz;
+  return at;
+}
+
+// K-major, no swizzle, in core matrices (8 rows x 16 B; LBO 128, SBO 256): A of M = 128 takes
+// 4 KiB, B of N = 256 8 KiB.
+SmemDescriptor operand_desc(std::uint32_t base) {
+  return encode(SmemDescriptorFields{.start_address = base, .leading_byte_offset = 128, .stride_byte_offset = 256});
+}
+
+// Cycles of one MMA, issue -> commit -> the wait returns, on the issuing thread.
+std::int64_t umma_latency(const HardwareConfig& c, bool ts, std::uint32_t cta_group, std::uint32_t m, std::uint32_t n) {
+  constexpr std::uint32_t kSamples = 9;  // the last one counts
+  const HardwareConfig at = at_sa_clock(c);  // the simulator keeps a reference
+  Simulator sim(at, SimOptions{.mode = Mode::Timing});
+  const MBarrierRef bar{0};
+  const SmemAddr slot{16};
+  Cycle elapsed = 0;
+  auto program = [&](Warp& w) -> Task {
+    TmemAddr d{};
+    if (w.warp_idx() == 0) {  // warp 0 allocates (both CTAs of a pair: the same columns) and issues
+      d = co_await w.tcgen05_alloc(slot, 512, cta_group);
+      w.mbarrier_init(bar, 1);
+      w.fence_mbarrier_init();  // the pair's commit arrives on both CTAs' barriers
+    }
+    if (cta_group == 2) {
+      w.cluster_arrive_relaxed();
+      co_await w.cluster_wait();
+    } else {
+      co_await w.syncthreads();
+    }
+    const InstrDescriptor idesc = encode(MmaKind::F16, {.a_type = DataType::BF16, .b_type = DataType::BF16, .m = m, .n = n});
+    const bool issuer = w.warp_idx() == 0 && w.cluster_ctarank() == 0;
+    for (std::uint32_t i = 0; i < kSamples; ++i) {
+      const Cycle t0 = w.now();
+      if (issuer) {
+        if (ts) w.tcgen05_mma(MmaKind::F16, d, d + 256, operand_desc(8192), idesc, false, cta_group);
+        else w.tcgen05_mma(MmaKind::F16, d, operand_desc(1024), operand_desc(8192), idesc, false, cta_group);
+        w.tcgen05_commit(bar, cta_group == 2 ? 0b11 : 0);
+      }
+      co_await w.mbarrier_wait(bar, i & 1u);
+      if (issuer) elapsed = w.now() - t0;
+    }
+    if (cta_group == 2) {
+      w.cluster_arrive_relaxed();
+      co_await w.cluster_wait();
+    } else {
+      co_await w.syncthreads();
+    }
+    if (w.warp_idx() == 0) w.tcgen05_dealloc(d, 512, cta_group);
+  };
+  sim.launch("ubench",
+             LaunchConfig{.grid_ctas = cta_group, .block_threads = 128, .dynamic_smem_bytes = 65536,
+                          .cluster = {cta_group, 1, 1}},
+             program);
+  return static_cast<std::int64_t>(elapsed);
+}
+
+// The round trip of one TMA load (stages x cycles between an SM's loads) with every SM streaming
+// boxes of `box_bytes` from HBM through `stages` buffers.
+std::int64_t tma2d_round_trip(const HardwareConfig& c, std::uint32_t stages, std::uint32_t box_bytes) {
+  constexpr std::uint32_t kRowElems = 128, kRowBytes = 4 * kRowElems;
+  constexpr std::uint64_t kSaBufferBytes = 2ull << 30;
+  const HardwareConfig at = at_sa_clock(c);  // the simulator keeps a reference
+  Simulator sim(at, SimOptions{.mode = Mode::Timing});
+  const std::uint32_t sms = c.sm.count, h = box_bytes / kRowBytes;
+  const auto loads = static_cast<std::uint32_t>(std::min<std::uint64_t>(128, kSaBufferBytes / sms / box_bytes));
+  const std::uint64_t rows = static_cast<std::uint64_t>(sms) * h * loads;
+  const TensorMap map = TensorMap::tiled({.dtype = DataType::F32, .address = sim.gmem().alloc(rows * kRowBytes),
+                                          .dims = {kRowElems, rows}, .strides = {kRowBytes}, .box = {kRowElems, h}});
+  const std::uint32_t base = 1024;
+  auto bar = [&](std::uint32_t s) { return MBarrierRef{base + stages * box_bytes + 8 * s}; };
+  const RunResult r = sim.launch(
+      "ubench", LaunchConfig{.grid_ctas = sms, .block_threads = 32, .dynamic_smem_bytes = 204800},  // one CTA per SM
+      [&](Warp& w) -> Task {
+        for (std::uint32_t s = 0; s < stages; ++s) w.mbarrier_init(bar(s), 1);
+        for (std::uint32_t k = 0; k < loads + stages; ++k) {
+          const std::uint32_t s = k % stages;
+          if (k >= stages) co_await w.mbarrier_wait(bar(s), ((k - stages) / stages) & 1u);
+          if (k >= loads) continue;
+          w.mbarrier_arrive_expect_tx(bar(s), box_bytes);
+          const std::uint64_t row = static_cast<std::uint64_t>(w.cta_idx()) * h + static_cast<std::uint64_t>(k) * sms * h;
+          w.tma_load(map, SmemAddr{base + s * box_bytes}, bar(s), {0, static_cast<std::int32_t>(row)});
+        }
+      });
+  double cycles = 0;
+  for (const WarpSummary& s : r.warps) cycles += static_cast<double>(s.finish - s.start);
+  cycles /= static_cast<double>(r.warps.size());
+  return static_cast<std::int64_t>(stages * cycles / loads + 0.5);
+}
+
+UbenchScenario umma(bool ts, std::uint32_t cta_group, std::uint32_t m) {
+  return {fmt::format("sa_umma_latency_bf16_{}_{}cta_m{}", ts ? "ts" : "ss", cta_group, m), UbenchParam::UmmaN,
+          [ts, cta_group, m](const HardwareConfig& c, std::uint32_t n) { return umma_latency(c, ts, cta_group, m, n); }};
+}
+
+}  // namespace
+
+std::vector<UbenchScenario> b200_published_scenarios() {
+  std::vector<UbenchScenario> all;
+  for (const bool ts : {false, true}) {
+    all.push_back(umma(ts, 1, 64));
+    all.push_back(umma(ts, 1, 128));
+    all.push_back(umma(ts, 2, 128));
+    all.push_back(umma(ts, 2, 256));
+  }
+  for (const std::uint32_t stages : {1u, 2u, 4u})
+    all.push_back({fmt::format("sa_tma2d_round_trip_s{}", stages), UbenchParam::SaBoxBytes,
+                   [stages](const HardwareConfig& c, std::uint32_t box) { return tma2d_round_trip(c, stages, box); }});
+  return all;
+}
+
+}  // namespace bwsim
