@@ -10,12 +10,13 @@
 
 #include "bwsim/core/Csv.hpp"
 #include "bwsim/core/Error.hpp"
+#include "bwsim/kernels/UbenchPrograms.hpp"
 
 namespace bwsim {
 namespace {
 
 constexpr std::uint32_t kIters = 1000, kWarmup = 8;  // h100_ubench.cu: kIters, first 8 discarded
-constexpr std::uint32_t kRowBytes = 128;
+constexpr std::uint32_t kRowBytes = kUbenchRowBytes;
 constexpr std::uint32_t kL2Rows = 64 * 1024;           // the 8 MiB L2-resident buffer
 constexpr std::uint32_t kHbmRows = 16u * 1024 * 1024;  // the 2 GiB HBM buffer
 
@@ -145,11 +146,6 @@ std::int64_t cluster_barrier(const HardwareConfig& c, std::uint32_t cluster) {
   return static_cast<std::int64_t>((t1 - t0) / kIters);
 }
 
-TensorMap box_map(GmemAddr base, std::uint32_t rows, std::uint32_t box_rows) {
-  return TensorMap::tiled({.dtype = DataType::U8, .address = base, .dims = {kRowBytes, rows}, .strides = {kRowBytes},
-                           .box = {kRowBytes, box_rows}, .swizzle = Swizzle::B128});
-}
-
 // 6/7. TMA 2D load latency of one box: from the L2 (the same box every time, the first eight
 // loads warming it), or from HBM (row_step > 0: every load from rows never read), optionally
 // multicast to every CTA of the cluster with a cluster barrier between loads.
@@ -157,7 +153,7 @@ std::int64_t tma_latency(const HardwareConfig& c, std::uint32_t box_bytes, std::
                          bool hbm) {
   Simulator sim = timing_sim(c);
   const std::uint32_t rows = hbm ? kHbmRows : kL2Rows, box_rows = box_bytes / kRowBytes;
-  const TensorMap map = box_map(sim.gmem().alloc(static_cast<std::uint64_t>(rows) * kRowBytes), rows, box_rows);
+  const TensorMap map = ubench_box_map(sim.gmem().alloc(static_cast<std::uint64_t>(rows) * kRowBytes), rows, box_rows);
   const std::uint32_t row_step = hbm ? 64 * box_rows : 0;
   constexpr std::uint32_t kTmaIters = 40;
   Cycle total = 0;
@@ -193,24 +189,18 @@ std::int64_t tma_stream(const HardwareConfig& c, std::uint32_t ctas, std::uint32
                         std::uint32_t skip, std::uint32_t shared_regions = 0) {
   Simulator sim = timing_sim(c);
   constexpr std::uint32_t kBox = 32768, kBoxRows = kBox / kRowBytes;
-  const TensorMap map = box_map(sim.gmem().alloc(static_cast<std::uint64_t>(buffer_rows) * kRowBytes), buffer_rows,
+  const TensorMap map = ubench_box_map(sim.gmem().alloc(static_cast<std::uint64_t>(buffer_rows) * kRowBytes), buffer_rows,
                                 kBoxRows);
   Cycle skipped_at = 0;
+  const StagedLoads staged{map, 1024, kBox, stages};
   auto program = [&](std::uint32_t n) {
     return [&, n](Warp& w) -> Task {
-      auto bar = [&](std::uint32_t s) { return MBarrierRef{stages * kBox + 1024 + 8 * s}; };
-      for (std::uint32_t s = 0; s < stages; ++s) w.mbarrier_init(bar(s), 1);
+      staged.init_barriers(w);
       const std::uint32_t first = (shared_regions ? w.cta_idx() % shared_regions : w.cta_idx()) * region_rows;
-      for (std::uint32_t i = 0; i < n + stages; ++i) {
-        const std::uint32_t s = i % stages;
-        if (i >= stages) co_await w.mbarrier_wait(bar(s), ((i - stages) / stages) & 1u);
+      co_await staged.run(w, n, [&](std::uint32_t i) {
         if (skip && i == skip && w.cta_idx() == 0) skipped_at = w.now();
-        if (i < n) {
-          w.mbarrier_arrive_expect_tx(bar(s), kBox);
-          const auto row = static_cast<std::int32_t>(first + (i * kBoxRows) % region_rows);
-          w.tma_load(map, SmemAddr{1024 + s * kBox}, bar(s), {0, row});
-        }
-      }
+        return TensorCoords{0, static_cast<std::int32_t>(first + (i * kBoxRows) % region_rows)};
+      });
     };
   };
   const std::uint32_t smem = 1024 + stages * kBox + 8 * stages;
@@ -232,7 +222,7 @@ std::int64_t tma_stream(const HardwareConfig& c, std::uint32_t ctas, std::uint32
 std::int64_t tma_first_load(const HardwareConfig& c, std::uint32_t box_bytes, bool next) {
   Simulator sim = timing_sim(c);
   const std::uint32_t box_rows = box_bytes / kRowBytes;
-  const TensorMap map = box_map(sim.gmem().alloc(static_cast<std::uint64_t>(kL2Rows) * kRowBytes), kL2Rows, box_rows);
+  const TensorMap map = ubench_box_map(sim.gmem().alloc(static_cast<std::uint64_t>(kL2Rows) * kRowBytes), kL2Rows, box_rows);
   Cycle first = 0, second = 0;
   auto program = [&](Warp& w) -> Task {
     const Cycle t0 = w.now();

@@ -21,6 +21,7 @@
 
 #include "bwsim/hw/UmmaDescriptor.hpp"
 #include "bwsim/kernels/Ubench.hpp"
+#include "bwsim/kernels/UbenchPrograms.hpp"
 
 namespace bwsim {
 namespace {
@@ -99,20 +100,15 @@ std::int64_t tma2d_round_trip(const HardwareConfig& c, std::uint32_t stages, std
   const std::uint64_t rows = static_cast<std::uint64_t>(sms) * h * loads;
   const TensorMap map = TensorMap::tiled({.dtype = DataType::F32, .address = sim.gmem().alloc(rows * kRowBytes),
                                           .dims = {kRowElems, rows}, .strides = {kRowBytes}, .box = {kRowElems, h}});
-  const std::uint32_t base = 1024;
-  auto bar = [&](std::uint32_t s) { return MBarrierRef{base + stages * box_bytes + 8 * s}; };
+  const StagedLoads staged{map, 1024, box_bytes, stages};
   const RunResult r = sim.launch(
       "ubench", LaunchConfig{.grid_ctas = sms, .block_threads = 32, .dynamic_smem_bytes = 204800},  // one CTA per SM
       [&](Warp& w) -> Task {
-        for (std::uint32_t s = 0; s < stages; ++s) w.mbarrier_init(bar(s), 1);
-        for (std::uint32_t k = 0; k < loads + stages; ++k) {
-          const std::uint32_t s = k % stages;
-          if (k >= stages) co_await w.mbarrier_wait(bar(s), ((k - stages) / stages) & 1u);
-          if (k >= loads) continue;
-          w.mbarrier_arrive_expect_tx(bar(s), box_bytes);
+        staged.init_barriers(w);
+        co_await staged.run(w, loads, [&](std::uint32_t k) {
           const std::uint64_t row = static_cast<std::uint64_t>(w.cta_idx()) * h + static_cast<std::uint64_t>(k) * sms * h;
-          w.tma_load(map, SmemAddr{base + s * box_bytes}, bar(s), {0, static_cast<std::int32_t>(row)});
-        }
+          return TensorCoords{0, static_cast<std::int32_t>(row)};
+        });
       });
   double cycles = 0;
   for (const WarpSummary& s : r.warps) cycles += static_cast<double>(s.finish - s.start);

@@ -9,18 +9,14 @@
 #include <vector>
 
 #include "bwsim/kernels/Ubench.hpp"
+#include "bwsim/kernels/UbenchPrograms.hpp"
 
 namespace bwsim {
 namespace {
 
-constexpr std::uint32_t kRowBytes = 128, kStreamBox = 32768, kStreamBoxRows = 256, kRegionRows = 2048;
+constexpr std::uint32_t kRowBytes = kUbenchRowBytes, kStreamBox = 32768, kStreamBoxRows = 256, kRegionRows = 2048;
 constexpr std::uint32_t kStreamLoads = 2048, kProbeLoads = 64, kProbeBoxes = 8, kSpinCycles = 20000;
 constexpr std::uint32_t kSmem = 4 * kStreamBox + 2048;  // more than half an SM: one CTA per SM
-
-TensorMap map_of(GmemAddr base, std::uint32_t rows, std::uint32_t box_rows) {
-  return TensorMap::tiled({.dtype = DataType::U8, .address = base, .dims = {kRowBytes, rows}, .strides = {kRowBytes},
-                           .box = {kRowBytes, box_rows}, .swizzle = Swizzle::B128});
-}
 
 // The upper median of the probe's 64 latencies in one launch of the program, after a warm-up
 // launch that brings every region and the probe boxes into the L2 (the hardware's two warm-up
@@ -29,24 +25,19 @@ std::int64_t loaded_latency(const HardwareConfig& c, std::uint32_t in_flight, bo
   Simulator sim(c, SimOptions{.mode = Mode::Timing});
   const std::uint32_t ctas = c.sm.count, probe_row = ctas * kRegionRows, rows = probe_row + 8192;
   const GmemAddr buffer = sim.gmem().alloc(static_cast<std::uint64_t>(rows) * kRowBytes);
-  const TensorMap stream_map = map_of(buffer, rows, kStreamBoxRows), probe_map = map_of(buffer, rows, 128);
+  const TensorMap stream_map = ubench_box_map(buffer, rows, kStreamBoxRows), probe_map = ubench_box_map(buffer, rows, 128);
   std::vector<Cycle> latencies;
   auto program = [&](std::uint32_t stages) {
     return [&, stages](Warp& w) -> Task {
       const std::uint32_t base = 1024;
       if (w.cta_idx() != 0) {  // streaming CTA
         if (stages == 0) co_return;
-        auto bar = [&](std::uint32_t s) { return MBarrierRef{base + stages * kStreamBox + 8 * s}; };
-        for (std::uint32_t s = 0; s < stages; ++s) w.mbarrier_init(bar(s), 1);
+        const StagedLoads staged{stream_map, base, kStreamBox, stages};
+        staged.init_barriers(w);
         const std::uint32_t first = shared ? 0 : w.cta_idx() * kRegionRows;
-        for (std::uint32_t i = 0; i < kStreamLoads + stages; ++i) {
-          const std::uint32_t s = i % stages;
-          if (i >= stages) co_await w.mbarrier_wait(bar(s), ((i - stages) / stages) & 1u);
-          if (i >= kStreamLoads) continue;
-          w.mbarrier_arrive_expect_tx(bar(s), kStreamBox);
-          w.tma_load(stream_map, SmemAddr{base + s * kStreamBox}, bar(s),
-                     {0, static_cast<std::int32_t>(first + (i * kStreamBoxRows) % kRegionRows)});
-        }
+        co_await staged.run(w, kStreamLoads, [&](std::uint32_t i) {
+          return TensorCoords{0, static_cast<std::int32_t>(first + (i * kStreamBoxRows) % kRegionRows)};
+        });
         co_return;
       }
       const MBarrierRef bar{base + 49152};
@@ -101,18 +92,13 @@ std::int64_t hbm_boxes(const HardwareConfig& c, std::uint32_t ctas, std::uint64_
   const RunResult r = sim.launch(
       "ubench", LaunchConfig{.grid_ctas = ctas, .block_threads = 32, .dynamic_smem_bytes = 4 * kBox + 67584},
       [&](Warp& w) -> Task {
-        const std::uint32_t base = 1024, band = w.cta_idx() * (kLoads / n);
-        auto bar = [&](std::uint32_t s) { return MBarrierRef{base + 4 * kBox + 8 * s}; };
-        for (std::uint32_t s = 0; s < stages; ++s) w.mbarrier_init(bar(s), 1);
+        const std::uint32_t band = w.cta_idx() * (kLoads / n);
+        const StagedLoads staged{map, 1024, kBox, stages};
+        staged.init_barriers(w);
         w.fence_mbarrier_init();
-        for (std::uint32_t k = 0; k < kLoads + stages; ++k) {
-          const std::uint32_t s = k % stages;
-          if (k >= stages) co_await w.mbarrier_wait(bar(s), ((k - stages) / stages) & 1u);
-          if (k >= kLoads) continue;
-          w.mbarrier_arrive_expect_tx(bar(s), kBox);
-          w.tma_load(map, SmemAddr{base + s * kBox}, bar(s),
-                     {static_cast<std::int32_t>(128 * (k % n)), static_cast<std::int32_t>(128 * (band + k / n))});
-        }
+        co_await staged.run(w, kLoads, [&](std::uint32_t k) {
+          return TensorCoords{static_cast<std::int32_t>(128 * (k % n)), static_cast<std::int32_t>(128 * (band + k / n))};
+        });
       });
   Cycle begin = std::numeric_limits<Cycle>::max(), end = 0;
   std::vector<Cycle> spans;

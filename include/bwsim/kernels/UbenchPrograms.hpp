@@ -1,0 +1,44 @@
+#pragma once
+// Pieces the microbenchmark programs (Ubench*.cpp) share: the 128-byte-row tensor map of the
+// calibration programs, and the staged TMA load loop that every stream of them runs.
+#include <cstdint>
+
+#include "bwsim/kernel/Simulator.hpp"
+
+namespace bwsim {
+
+inline constexpr std::uint32_t kUbenchRowBytes = 128;
+
+// calibration_ptx.cuh's make_map: uint8 rows of 128 bytes, box {128, box_rows}, 128B swizzle.
+inline TensorMap ubench_box_map(GmemAddr base, std::uint32_t rows, std::uint32_t box_rows) {
+  return TensorMap::tiled({.dtype = DataType::U8, .address = base, .dims = {kUbenchRowBytes, rows},
+                           .strides = {kUbenchRowBytes}, .box = {kUbenchRowBytes, box_rows}, .swizzle = Swizzle::B128});
+}
+
+// `stages` SMEM buffers of `box_bytes` from `base` on, their mbarriers right after them; load k
+// goes to buffer k % stages once that buffer's previous box has arrived (tma_stream_loop of
+// calibration_ptx.cuh). The caller initialises the barriers (init_barriers) and fences as its
+// hardware twin does.
+struct StagedLoads {
+  const TensorMap& map;
+  std::uint32_t base, box_bytes, stages;
+
+  MBarrierRef barrier(std::uint32_t s) const { return MBarrierRef{base + stages * box_bytes + 8 * s}; }
+  void init_barriers(Warp& w) const {
+    for (std::uint32_t s = 0; s < stages; ++s) w.mbarrier_init(barrier(s), 1);
+  }
+  // `loads` loads, then the wait for the last of them; `issue(k)` is called as load k is issued
+  // and returns its box coordinates.
+  template <class Issue>
+  Task run(Warp& w, std::uint32_t loads, Issue issue) const {
+    for (std::uint32_t k = 0; k < loads + stages; ++k) {
+      const std::uint32_t s = k % stages;
+      if (k >= stages) co_await w.mbarrier_wait(barrier(s), ((k - stages) / stages) & 1u);
+      if (k >= loads) continue;
+      w.mbarrier_arrive_expect_tx(barrier(s), box_bytes);
+      w.tma_load(map, SmemAddr{base + s * box_bytes}, barrier(s), issue(k));
+    }
+  }
+};
+
+}  // namespace bwsim
