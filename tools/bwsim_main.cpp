@@ -20,6 +20,7 @@
 #include "bwsim/core/Error.hpp"
 #include "bwsim/kernel/KernelRegistry.hpp"
 #include "bwsim/kernel/StallReport.hpp"
+#include "bwsim/power/PowerReport.hpp"
 #include "bwsim/kernels/GemmSm90Compare.hpp"
 #include "bwsim/kernels/Ubench.hpp"
 #include "bwsim/report/HtmlReport.hpp"
@@ -50,6 +51,7 @@ struct RunFlags {
   std::string measured_csv, tolerances;   // bwsim compare
   std::string csv;
   std::string report;  // --report FILE.html
+  double sustained = 0;  // --sustained SECONDS: the power model's back-to-back run
   std::map<std::string, std::map<std::string, std::string>> params;  // per kernel: flag -> value
 };
 
@@ -101,6 +103,7 @@ nlohmann::json summary_json(const bwsim::KernelReport& r, const bwsim::HardwareC
       run.cycles ? static_cast<double>(run.tma.load_bytes + run.tma.store_bytes) / static_cast<double>(run.cycles) : 0.0;
   j["check"] = r.checked ? nlohmann::json{{"passed", r.check_passed}, {"detail", r.check_detail}} : nlohmann::json(nullptr);
   if (!f.trace.empty()) j["trace"] = f.trace;
+  if (nlohmann::json p = bwsim::power_json(run, cfg, f.sustained); !p.is_null()) j["power"] = std::move(p);
   for (const auto& [k, v] : r.figures.items()) j[k] = v;
   return j;
 }
@@ -153,6 +156,7 @@ void print_summary(const bwsim::KernelReport& r, const bwsim::HardwareConfig& cf
     else
       fmt::print("  {:<24} {}\n", k, v.dump());
   }
+  fmt::print("{}", bwsim::power_text(bwsim::power_json(run, cfg, f.sustained)));
   fmt::print("\n{}\n", bwsim::stall_table(run, cfg.clock_ghz));
   if (r.checked) fmt::print("check     {}: {}\n", r.check_passed ? "PASSED" : "FAILED", r.check_detail);
   if (!f.report.empty()) fmt::print("report    {} (a self-contained HTML page)\n", f.report);
@@ -365,7 +369,10 @@ int describe_config(const RunFlags& f) {
       for (const auto& kv : n) walk(kv.second, path.empty() ? kv.first.as<std::string>() : path + "." + kv.first.as<std::string>());
       return;
     }
-    std::string value = n.as<std::string>();
+    // A sequence (power.energy_scale) in YAML's flow style.
+    YAML::Emitter flow;
+    if (n.IsSequence()) flow << YAML::Flow << n;
+    std::string value = n.IsSequence() ? flow.c_str() : n.as<std::string>();
     for (const std::string& o : f.overrides)
       if (o.rfind(path + "=", 0) == 0) value = o.substr(path.size() + 1) + "  (--set)";
     fmt::print("{:<36} {}\n", path, value);
@@ -430,6 +437,9 @@ int main(int argc, char** argv) {
     sub->add_flag("--no-check-races", flags.no_check_races,
                   "skip async race detection (TMA/MMA/wgmma/tcgen05.ld ordering, proxy fences) and the "
                   "stale-parity check that needs its arrival record, for speed");
+    sub->add_option("--sustained", flags.sustained,
+                    "with a config's power model: also model the kernel run back to back for SECONDS of wall "
+                    "time (the power limit's steady clock, power and time per kernel)");
     sub->add_option("--watchdog", flags.watchdog, "simulated-cycle limit before a run is reported as a livelock")
         ->capture_default_str();
     sub->callback([&chosen, &k] { chosen = &k; });

@@ -55,6 +55,34 @@ class StrictMap {
     }
   }
 
+  bool has(const char* key) const { return static_cast<bool>(node_[key]); }
+
+  // A sequence of [x, y] number pairs, x strictly descending, each within its range.
+  void read_pairs(const char* key, std::vector<std::pair<double, double>>& out, double xlo, double xhi, double ylo,
+                  double yhi) {
+    const std::string p = join(key);
+    YAML::Node v = node_[key];
+    seen_.insert(key);
+    if (!v) fail(p, "missing key");
+    if (!v.IsSequence() || v.size() == 0) fail(p, "expected a list of [x, y] pairs");
+    out.clear();
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const std::string pi = fmt::format("{}[{}]", p, i);
+      if (!v[i].IsSequence() || v[i].size() != 2) fail(pi, "expected a pair [x, y]");
+      double x = 0, y = 0;
+      try {
+        x = v[i][0].as<double>();
+        y = v[i][1].as<double>();
+      } catch (const YAML::Exception&) {
+        fail(pi, "expected two numbers");
+      }
+      if (x < xlo || x > xhi || y < ylo || y > yhi)
+        fail(pi, fmt::format("[{}, {}] is out of range [{}, {}] x [{}, {}]", x, y, xlo, xhi, ylo, yhi));
+      if (!out.empty() && x >= out.back().first) fail(pi, "the first values must descend strictly");
+      out.emplace_back(x, y);
+    }
+  }
+
   StrictMap section(const char* key) {
     seen_.insert(key);
     if (!node_[key]) fail(join(key), "missing section");
@@ -108,6 +136,31 @@ void apply_override(YAML::Node root, const std::string& assignment, const std::s
   if (!chain.back().IsScalar())
     throw ConfigError(fmt::format("{}: --set {}: names a section, not a value", origin, key));
   chain.back() = value;
+}
+
+void read_power(StrictMap p, HardwareConfig& c) {
+  HardwareConfig::Power& w = c.power;
+  p.read("limit_w", w.limit_w, 1.0, 1e5);
+  p.read("idle_w", w.idle_w, 0.0, 1e5);
+  p.read("tensor_f16_flop_pj", w.tensor_f16_flop_pj, 0.0, 1e3);
+  p.read("tensor_f8_flop_pj", w.tensor_f8_flop_pj, 0.0, 1e3);
+  p.read("fma_instruction_pj", w.fma_instruction_pj, 0.0, 1e6);
+  p.read("alu_instruction_pj", w.alu_instruction_pj, 0.0, 1e6);
+  p.read("mufu_instruction_pj", w.mufu_instruction_pj, 0.0, 1e6);
+  p.read("cvt_instruction_pj", w.cvt_instruction_pj, 0.0, 1e6);
+  p.read("l2_byte_pj", w.l2_byte_pj, 0.0, 1e4);
+  p.read("hbm_byte_pj", w.hbm_byte_pj, 0.0, 1e4);
+  p.read("tma_op_pj", w.tma_op_pj, 0.0, 1e9);
+  p.read("max_clock_ghz", w.max_clock_ghz, 0.1, 10.0);
+  p.read("tensor_clock_ghz", w.tensor_clock_ghz, 0.1, 10.0);
+  p.read("min_clock_ghz", w.min_clock_ghz, 0.1, 10.0);
+  p.read("step_mhz", w.step_mhz, 1.0, 1000.0);
+  p.read("period_ms", w.period_ms, 0.01, 1e4);
+  p.read_pairs("energy_scale", w.energy_scale, 0.1, 10.0, 0.01, 10.0);
+  p.finish();
+  if (w.tensor_clock_ghz > w.max_clock_ghz) p.fail("power.tensor_clock_ghz", "exceeds power.max_clock_ghz");
+  if (w.min_clock_ghz > w.tensor_clock_ghz) p.fail("power.min_clock_ghz", "exceeds power.tensor_clock_ghz");
+  if (w.idle_w >= w.limit_w) p.fail("power.idle_w", "not below power.limit_w");
 }
 
 HardwareConfig read_config(YAML::Node root, const std::string& origin) {
@@ -233,6 +286,7 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   if (c.cluster.max_ctas_portable > c.cluster.max_ctas)
     top.fail("cluster.max_ctas_portable", "exceeds cluster.max_ctas");
 
+  if (top.has("power")) read_power(top.section("power"), c);
   top.finish();
   return c;
 }

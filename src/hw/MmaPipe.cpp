@@ -92,7 +92,9 @@ Cycle MmaPipe::issue(Cta& cta, WarpState& ws, const MmaInstr& in, Cycle at) {
   const Cycle start = reserve(at, interval, peer);
   const Cycle done = start + math + latency(in);
   ++stats_.mmas;
-  stats_.flops += 2.0 * in.f.m * in.f.n * mma_k(in.kind);
+  const double flops = 2.0 * in.f.m * in.f.n * mma_k(in.kind);
+  stats_.flops += flops;
+  if (in.kind == MmaKind::F8F6F4) stats_.f8_flops += flops;
   stats_.busy_cycles += interval;
   if (Tracer* t = ctx_.tracer_for(sm_)) {
     const std::string name = fmt::format("mma.{}{} {}x{}x{} {}", in.pair ? "2cta." : "", in.a_from_tmem ? "ts" : "ss",

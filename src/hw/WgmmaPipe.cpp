@@ -36,7 +36,9 @@ WgmmaPipe::Timing WgmmaPipe::issue(const WgmmaInstr& in, Cycle at, std::uint32_t
   free_at_ = start + interval;
   const Cycle done = start + math + latency(in);
   ++stats_.mmas;
-  stats_.flops += 2.0 * kWgmmaM * in.shape.n * wgmma_k(in.shape.a_type);
+  const double flops = 2.0 * kWgmmaM * in.shape.n * wgmma_k(in.shape.a_type);
+  stats_.flops += flops;
+  if (size_of(in.shape.a_type) == 1) stats_.f8_flops += flops;
   stats_.busy_cycles += interval;
   if (Tracer* t = ctx_.tracer_for(sm_))
     t->span(sm_, kMmaTrack, fmt::format("wgmma.{} {}", in.a_from_regs ? "rs" : "ss", describe(in.shape)), start,

@@ -284,12 +284,14 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
     const MmaStats& m = sm.mma().stats();
     r.mma.mmas += m.mmas;
     r.mma.flops += m.flops;
+    r.mma.f8_flops += m.f8_flops;
     r.mma.busy_cycles += m.busy_cycles;
     r.mma.copies += m.copies;
     r.mma.copy_bytes += m.copy_bytes;
     const WgmmaStats& g = sm.wgmma().stats();
     r.wgmma.mmas += g.mmas;
     r.wgmma.flops += g.flops;
+    r.wgmma.f8_flops += g.f8_flops;
     r.wgmma.busy_cycles += g.busy_cycles;
   }
   r.warps = std::move(l.warps);

@@ -1,6 +1,7 @@
 // calibration_ptx.cuh: the helpers that two or more of the calibration microbenchmarks use
-// (h100_ubench.cu, h100_dispatch.cu, h100_wgmma.cu, gemm_sm90_twin.cu, h100_units2.cu, h100_loaded.cu): the CUDA
-// error check, the cuTensorMapEncodeTiled lookup and the uint8 tensor map, and inline-PTX
+// (h100_ubench.cu, h100_dispatch.cu, h100_wgmma.cu, gemm_sm90_twin.cu, h100_units2.cu, h100_loaded.cu,
+// h100_hbm_boxes.cu, h100_power.cu): the CUDA error check, the cuTensorMapEncodeTiled lookup and the
+// uint8 tensor map, an integer hash for pseudo-random data, and inline-PTX
 // wrappers for mbarriers, fences, TMA, bulk groups, %globaltimer and wgmma (sm_90a). A helper that
 // only one program uses stays in that program. The device helpers are __forceinline__.
 // Included as "calibration_ptx.cuh": the programs are built from this directory.
@@ -59,6 +60,17 @@ inline CUtensorMap make_map(void* base, unsigned rows, unsigned box_rows) {
     std::exit(1);
   }
   return m;
+}
+
+// A 32-bit integer hash (xor-shift-multiply): the pseudo-random operand values of
+// gemm_sm90_twin.cu and h100_power.cu.
+__host__ __device__ inline uint32_t hash32(uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7feb352dU;
+  x ^= x >> 15;
+  x *= 0x846ca68bU;
+  x ^= x >> 16;
+  return x;
 }
 
 // ---- addresses, mbarriers, fences ----------------------------------------------------------------
@@ -165,6 +177,11 @@ __device__ __forceinline__ void bulk_wait_0() { asm volatile("cp.async.bulk.wait
 #define WG_SS_BF16(NN, ACC, IA, IB, IS)                                                               \
   "{\n.reg .pred p;\nsetp.ne.b32 p, %" #IS ", 0;\nwgmma.mma_async.sync.aligned.m64n" #NN              \
   "k16.f32.bf16.bf16 " ACC ", %" #IA ", %" #IB ", p, 1, 1, 0, 0;\n}\n"
+
+// FP8 SS: d, a-desc, b-desc, scale-d, imm-scale-a 1, imm-scale-b 1 (no transpose operands for fp8).
+#define WG_SS_E4M3(NN, ACC, IA, IB, IS)                                                               \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %" #IS ", 0;\nwgmma.mma_async.sync.aligned.m64n" #NN              \
+  "k32.f32.e4m3.e4m3 " ACC ", %" #IA ", %" #IB ", p, 1, 1;\n}\n"
 
 // wgmma.fence.sync.aligned.
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }

@@ -6,7 +6,15 @@
 //
 // CLI: --m --n --k --schedule cooperative|pingpong --rows-per-wg 64|128 --tile-n 128|256
 //      --stages S (0: as many as fit) --raster m|n --swizzle 1|2|4|8 --grid G (0: min(tiles, SMs))
-//      --reps R (10) --check 0|1 --header
+//      --reps R (10) --check 0|1 --header --sustain-ms T
+// --sustain-ms T (power issue 18): instead of the timed reps, launch back to back for T ms (in
+// batches of about 20 ms, one event pair and one NVML energy reading per batch) and print one
+// "sustained" row: over the batches of the last half, wall time per GEMM, the SM clock of each
+// batch's last launch (clock64 / %globaltimer, as for the reps) averaged, cycles per GEMM =
+// time x clock, and the board's mean power (energy counter difference / wall time); also the
+// first batch's time per GEMM and clock. Every batch goes to stderr as "batch,..." (its end in
+// s from the first launch, us per GEMM, MHz, W), the controller's trajectory, and every 50 ms NVML
+// sample as "sample,..." (s, SM MHz, NVML's 1 s average W, temperature C, clock-event reasons).
 // Supported (rows_per_wg, tile_n): (64,256) and (128,128), both schedules (4 instantiations).
 // Tile: cooperative BM = 2*rows_per_wg (WG g of the two consumers owns rows [g*rows, (g+1)*rows)
 // of every tile), pingpong BM = rows_per_wg (each consumer WG owns whole tiles); BN = tile_n;
@@ -110,6 +118,7 @@
 #include <thread>
 #include <vector>
 
+#include "calibration_nvml.cuh"
 #include "calibration_ptx.cuh"
 
 constexpr int kSmemOptInMax = 232448;  // sm_90 opt-in max dynamic SMEM per block
@@ -354,14 +363,6 @@ __global__ void __launch_bounds__(384, 1)
 }
 
 // ---- check kernels ------------------------------------------------------------------------
-__host__ __device__ inline uint32_t hash32(uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x7feb352dU;
-  x ^= x >> 15;
-  x *= 0x846ca68bU;
-  x ^= x >> 16;
-  return x;
-}
 __global__ void k_fill(__nv_bfloat16* p, size_t count, uint32_t seed) {
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<size_t>(gridDim.x) * blockDim.x) {
@@ -405,6 +406,7 @@ struct Args {
   int rows = 64, tile_n = 256, stages = 0;
   bool raster_m = true;
   int swizzle = 1, grid = 0, reps = 10, check = 0;
+  int sustain_ms = 0;
   bool header = false;
 };
 
@@ -413,6 +415,72 @@ static float bf16_bits_to_float(uint16_t b) {
   float f;
   std::memcpy(&f, &u, 4);
   return f;
+}
+
+// --sustain-ms: back-to-back launches for a.sustain_ms ms in batches of ~20 ms; prints the
+// "sustained" row (see the file's header) and each batch to stderr. `launch` enqueues one GEMM;
+// `span_and_clock(span_ns, mhz)` reads the last launch's span and clock.
+template <class LaunchFn, class SpanFn>
+int sustain(const Args& a, LaunchFn&& launch, SpanFn&& span_and_clock, cudaEvent_t e0, cudaEvent_t e1,
+            const std::string& check) {
+  struct Batch {
+    double end_s, ms, mhz;
+    int gemms;
+    unsigned long long energy_mj;
+  };
+  Nvml nvml;
+  Sampler sampler(nvml, 50);
+  CHECK(cudaDeviceSynchronize());
+  CHECK(cudaEventRecord(e0));  // one launch sizes the batches
+  launch();
+  CHECK(cudaEventRecord(e1));
+  CHECK(cudaEventSynchronize(e1));
+  float one_ms = 0;
+  CHECK(cudaEventElapsedTime(&one_ms, e0, e1));
+  const int per_batch = std::max(1, static_cast<int>(20.0f / std::max(one_ms, 1e-3f)));
+  std::vector<Batch> batches;
+  const double t0 = now_s();
+  const unsigned long long energy0 = nvml.energy_mj();
+  while (now_s() - t0 < a.sustain_ms * 1e-3) {
+    CHECK(cudaEventRecord(e0));
+    for (int i = 0; i < per_batch; ++i) launch();
+    CHECK(cudaEventRecord(e1));
+    CHECK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    double span = 0, mhz = 0;
+    span_and_clock(span, mhz);
+    batches.push_back({now_s() - t0, ms, mhz, per_batch, nvml.energy_mj()});
+    const unsigned long long before = batches.size() > 1 ? batches[batches.size() - 2].energy_mj : energy0;
+    const double before_s = batches.size() > 1 ? batches[batches.size() - 2].end_s : 0.0;
+    std::fprintf(stderr, "batch,%.4f,%.2f,%.0f,%.1f\n", batches.back().end_s, 1000.0 * ms / per_batch, mhz,
+                 static_cast<double>(batches.back().energy_mj - before) / 1000.0 / (batches.back().end_s - before_s));
+  }
+  for (const Sampler::Sample& s : sampler.between(t0, now_s()))
+    std::fprintf(stderr, "sample,%.4f,%u,%.1f,%u,%llx\n", s.t_s - t0, s.sm_mhz, s.power_w, s.temp_c, s.reasons);
+  // The steady window: batches ending in the last half.
+  const double half = 0.5 * a.sustain_ms * 1e-3;
+  size_t first = 0;
+  while (first + 1 < batches.size() && batches[first].end_s < half) ++first;
+  double ms = 0, mhz = 0;
+  int gemms = 0;
+  for (size_t i = first; i < batches.size(); ++i) {
+    ms += batches[i].ms;
+    mhz += batches[i].mhz;
+    gemms += batches[i].gemms;
+  }
+  mhz /= static_cast<double>(batches.size() - first);
+  const double start_s = first ? batches[first - 1].end_s : 0.0;
+  const unsigned long long start_mj = first ? batches[first - 1].energy_mj : energy0;
+  const double watts =
+      static_cast<double>(batches.back().energy_mj - start_mj) / 1000.0 / (batches.back().end_s - start_s);
+  const double us = 1000.0 * ms / gemms;
+  std::printf("sustained,%d,%d,%d,%s,%d,%d,%d,%d,%zu,%.2f,%.0f,%.0f,%.1f,%.2f,%.0f,%s\n", a.m, a.n, a.k,
+              a.coop ? "cooperative" : "pingpong", a.rows, a.tile_n, a.sustain_ms, gemms,
+              batches.size() - first, us, mhz, us * mhz, watts, 1000.0 * batches[0].ms / batches[0].gemms,
+              batches[0].mhz, check.c_str());
+  std::fflush(stdout);
+  return check == "FAIL" ? 2 : 0;
 }
 
 template <bool kCoop, int kRows, int kBN>
@@ -496,24 +564,13 @@ int run(const Args& a, int sms) {
   struct Rep {
     double cycles, mhz, span_ns, event_ns;
   };
-  std::vector<Rep> reps;
-  cudaEvent_t e0, e1;
-  CHECK(cudaEventCreate(&e0));
-  CHECK(cudaEventCreate(&e1));
   std::vector<long long> ht(static_cast<size_t>(grid) * 6);
-  for (int r = 0; r < 2 + a.reps; ++r) {
-    CHECK(cudaDeviceSynchronize());
-    if (r >= 2) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    CHECK(cudaEventRecord(e0));
-    launch();
-    CHECK(cudaEventRecord(e1));
-    CHECK(cudaDeviceSynchronize());
-    if (r < 2) continue;
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, e0, e1));
+  // The last launch's span (first CTA start to last consumer end, %globaltimer ns) and SM clock
+  // (clock64 / %globaltimer over the longest-lived CTA), from the CTAs' timestamps.
+  auto span_and_clock = [&](double& span, double& mhz) {
     CHECK(cudaMemcpy(ht.data(), tim, ht.size() * sizeof(long long), cudaMemcpyDeviceToHost));
     long long t_start = ht[0], t_end = 0, life = -1;
-    double mhz = 0;
+    mhz = 0;
     for (int c = 0; c < grid; ++c) {
       const long long* v = &ht[static_cast<size_t>(c) * 6];
       t_start = std::min(t_start, v[0]);
@@ -525,7 +582,32 @@ int run(const Args& a, int sms) {
         mhz = life > 0 ? static_cast<double>(end_clk - v[1]) / (static_cast<double>(life) / 1000.0) : 0.0;
       }
     }
-    const double span = static_cast<double>(t_end - t_start);
+    span = static_cast<double>(t_end - t_start);
+  };
+  cudaEvent_t e0, e1;
+  CHECK(cudaEventCreate(&e0));
+  CHECK(cudaEventCreate(&e1));
+  if (a.sustain_ms > 0) {
+    const int rc = sustain(a, launch, span_and_clock, e0, e1, check);
+    CHECK(cudaFree(A));
+    CHECK(cudaFree(B));
+    CHECK(cudaFree(D));
+    CHECK(cudaFree(tim));
+    return rc;
+  }
+  std::vector<Rep> reps;
+  for (int r = 0; r < 2 + a.reps; ++r) {
+    CHECK(cudaDeviceSynchronize());
+    if (r >= 2) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    CHECK(cudaEventRecord(e0));
+    launch();
+    CHECK(cudaEventRecord(e1));
+    CHECK(cudaDeviceSynchronize());
+    if (r < 2) continue;
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    double span = 0, mhz = 0;
+    span_and_clock(span, mhz);
     reps.push_back({span * mhz / 1000.0, mhz, span, ms * 1e6});
   }
   std::sort(reps.begin(), reps.end(), [](const Rep& x, const Rep& y) { return x.cycles < y.cycles; });
@@ -571,6 +653,7 @@ int main(int argc, char** argv) {
     else if (k == "--grid") a.grid = std::stoi(val());
     else if (k == "--reps") a.reps = std::stoi(val());
     else if (k == "--check") a.check = std::stoi(val());
+    else if (k == "--sustain-ms") a.sustain_ms = std::stoi(val());
     else if (k == "--header") a.header = true;
     else {
       std::fprintf(stderr, "unknown argument %s\n", k.c_str());
@@ -585,7 +668,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "need m, n, k > 0, k and n multiples of 8 (16-byte TMA strides), reps >= 1\n");
     return 1;
   }
-  if (a.header)
+  if (a.header && a.sustain_ms > 0)
+    std::printf("kind,m,n,k,schedule,rows_per_wg,tile_n,sustain_ms,gemms,batches,us_per_gemm,clock_mhz,cycles_per_gemm,"
+                "power_w,first_us_per_gemm,first_clock_mhz,check\n");
+  else if (a.header)
     std::printf("m,n,k,schedule,rows_per_wg,tile_n,stages,raster,swizzle,grid,cycles,clock_mhz,span_ns,event_ns,tflops,"
                 "check\n");
   cudaDeviceProp prop;

@@ -3,6 +3,7 @@
 // one cites its source; nothing here has a default, so a config must state every value.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bwsim/core/Cycle.hpp"
@@ -127,6 +128,32 @@ struct HardwareConfig {
     Cycle dsmem_load_latency_pair = 0;    // the same from the other SM of the own TPC
     Cycle dsmem_store_latency = 0;        // st.shared::cluster issue -> bytes in the peer's SMEM
   } cluster;
+
+  // The board's power and the clock its limit allows (power/PowerModel). Optional: limit_w 0
+  // (no `power` section) means no power model. Energies are dynamic energy per event at the
+  // maximum clock's voltage; the SM's own units (tensor pipe, CUDA-core pipes) scale with
+  // energy_scale(clock), the L2, HBM and TMA transfers do not.
+  struct Power {
+    double limit_w = 0;                 // the board's power limit
+    double idle_w = 0;                  // the board with no kernel (resident idle SMs add nothing)
+    double tensor_f16_flop_pj = 0;      // per FLOP of 16-bit (and tf32) MMA operands, wgmma or tcgen05
+    double tensor_f8_flop_pj = 0;       // per FLOP of 8-bit MMA operands
+    double fma_instruction_pj = 0;      // per warp-level instruction on each CUDA-core pipe
+    double alu_instruction_pj = 0;
+    double mufu_instruction_pj = 0;
+    double cvt_instruction_pj = 0;
+    double l2_byte_pj = 0;              // per byte between the L2 and the SMs (loads and stores)
+    double hbm_byte_pj = 0;             // per byte between HBM and the L2
+    double tma_op_pj = 0;               // per TMA load, store or prefetch
+    double max_clock_ghz = 0;           // the SM clock without tensor work
+    double tensor_clock_ghz = 0;        // the most the SM clock gives while a tensor pipe works
+    double min_clock_ghz = 0;           // the controller's floor
+    double step_mhz = 0;                // the controller's clock step
+    double period_ms = 0;               // the controller's period (one step per period)
+    // (SM clock GHz, dynamic energy factor) in descending clocks: the factor at a clock between
+    // two points is interpolated, beyond the last point extrapolated along the last segment.
+    std::vector<std::pair<double, double>> energy_scale;
+  } power;
 };
 
 // Loads and validates a config file. `overrides` are "dotted.key=value" strings applied before

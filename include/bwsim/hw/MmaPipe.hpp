@@ -41,6 +41,7 @@ struct TmemCopyInstr {
 struct MmaStats {
   std::uint64_t mmas = 0;
   double flops = 0;          // useful FLOP (2*M*N*K per instruction)
+  double f8_flops = 0;       // of those, kind::f8f6f4
   Cycle busy_cycles = 0;     // cycles the pipe was occupied
   std::uint64_t copies = 0;  // tcgen05.cp
   std::uint64_t copy_bytes = 0;

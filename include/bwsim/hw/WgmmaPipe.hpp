@@ -33,6 +33,7 @@ struct WgmmaInstr {
 struct WgmmaStats {
   std::uint64_t mmas = 0;  // warpgroup instructions
   double flops = 0;        // 2 * 64 * N * K each
+  double f8_flops = 0;     // of those, with 8-bit operands
   Cycle busy_cycles = 0;   // cycles the pipe was occupied
 };
 

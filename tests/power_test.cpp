@@ -1,0 +1,129 @@
+// The power model (power/PowerModel): energy accounting by hand, the energy scale, the clock
+// controller's steps on a constructed load, config errors, and the sustained GEMMs against the
+// H100 (tools/calibration/h100_gemm_sustained.csv).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "bwsim/core/Csv.hpp"
+#include "bwsim/core/Error.hpp"
+#include "bwsim/kernels/GemmSm90.hpp"
+#include "bwsim/power/PowerModel.hpp"
+
+namespace bwsim {
+namespace {
+
+HardwareConfig h100() { return load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml"); }
+
+TEST(PowerModelTest, EnergyOfARunIsItsCountsTimesTheConfigEnergies) {
+  const HardwareConfig cfg = h100();
+  RunResult run;
+  run.cycles = 1000;
+  run.wgmma.flops = 1e6;
+  run.wgmma.f8_flops = 2e5;  // of those
+  run.pipe_busy[static_cast<std::size_t>(CorePipe::Fma)] = 100;  // 128 lanes: 100 warp instructions
+  run.pipe_busy[static_cast<std::size_t>(CorePipe::Alu)] = 100;  // 64 lanes: 50
+  run.memory.l2_read_bytes = 100000;
+  run.memory.hbm_read_bytes = 10000;
+  run.tma.loads = 10;
+  const KernelEnergy e = energy_of(run, cfg);
+  // SM: 8e5 x 0.960 + 2e5 x 0.520 + 100 x 424 + 50 x 482 = 768000 + 104000 + 42400 + 24100 pJ.
+  EXPECT_NEAR(e.sm_pj_per_cycle, 938500.0 / 1000, 1e-9);
+  // Memory: 1e5 x 16.83 + 1e4 x 65.3 + 10 x 28600 = 1683000 + 653000 + 286000 pJ.
+  EXPECT_NEAR(e.memory_pj_per_cycle, 2622000.0 / 1000, 1e-9);
+  EXPECT_TRUE(e.tensor);
+  const PowerModel model(cfg.power);
+  EXPECT_DOUBLE_EQ(model.start_clock_ghz(e), 1.860);
+  // At 1.86 GHz (scale 1): 120.7 + (938.5 + 2622) x 1.86e-3 W.
+  EXPECT_NEAR(model.power_w(e, 1.86), 120.7 + 3560.5 * 1.86e-3, 1e-9);
+}
+
+TEST(PowerModelTest, TheEnergyScaleInterpolatesItsPointsAndExtendsTheLastSegment) {
+  const HardwareConfig cfg = h100();
+  const PowerModel model(cfg.power);
+  EXPECT_NEAR(model.energy_scale(1.860), 1.0, 1e-12);
+  EXPECT_NEAR(model.energy_scale((1.755 + 1.593) / 2), (0.847 + 0.695) / 2, 1e-12);
+  // Below 1.562: along (1.593, 0.695) -> (1.562, 0.658), slope 0.037 / 0.031 per GHz.
+  EXPECT_NEAR(model.energy_scale(1.5), 0.658 - 0.062 * 0.037 / 0.031, 1e-12);
+  // Above 1.860: along the first segment, slope 0.153 / 0.105.
+  EXPECT_NEAR(model.energy_scale(1.98), 1.0 + 0.12 * 0.153 / 0.105, 1e-12);
+}
+
+// A load of 1e5 pJ per cycle on a flat energy scale: 100 W + 100 W per GHz, against a 200 W limit.
+TEST(PowerModelTest, TheControllerStepsDownUntilThePowerIsWithinTheLimitAndStaysThere) {
+  HardwareConfig::Power p;
+  p.limit_w = 200;
+  p.idle_w = 100;
+  p.max_clock_ghz = p.tensor_clock_ghz = 2.0;
+  p.min_clock_ghz = 0.5;
+  p.step_mhz = 100;
+  p.period_ms = 10;
+  p.energy_scale = {{2.0, 1.0}, {1.0, 1.0}};
+  KernelEnergy e;
+  e.sm_pj_per_cycle = 1e5;
+  e.cycles = 1'000'000;
+  const SustainedRun r = sustain(e, p, 0.15);
+  ASSERT_EQ(r.trace.size(), 15u);
+  // 300 W at 2.0 GHz: one step down per period to 1.0 GHz (200 W, within); 1.1 would be 210 W.
+  for (std::size_t i = 0; i < r.trace.size(); ++i) {
+    const double ghz = i <= 10 ? 2.0 - 0.1 * static_cast<double>(i) : 1.0;
+    EXPECT_NEAR(r.trace[i].clock_ghz, ghz, 1e-9) << i;
+    EXPECT_NEAR(r.trace[i].power_w, 100 + 100 * ghz, 1e-6) << i;
+  }
+  EXPECT_NEAR(r.peak_power_w, 300, 1e-9);
+  EXPECT_NEAR(r.seconds_at_start_clock, 0.01, 1e-12);
+  EXPECT_NEAR(r.seconds_limited, 0.14, 1e-12);
+  // The second half (t >= 0.075 s): periods 8..14 at 1.2, 1.1, 1.0 x 5.
+  EXPECT_NEAR(r.clock_ghz, (1.2 + 1.1 + 5 * 1.0) / 7, 1e-9);
+  // Kernels of 1e6 cycles: 1 ms each at 1.0 GHz ... per-period count ghz x 10 ms / 1 ms.
+  EXPECT_NEAR(r.kernel_seconds, 0.07 / ((1.2 + 1.1 + 5.0) * 10), 1e-12);
+}
+
+TEST(PowerModelTest, AConfigWithABadPowerSectionIsRejectedNamingTheKey) {
+  const std::string base = BWSIM_SOURCE_DIR "/sim_configs/h100.yaml";
+  EXPECT_THROW(
+      {
+        try {
+          load_config(base, {"power.energy_scale=3"});
+        } catch (const ConfigError& e) {
+          EXPECT_NE(std::string(e.what()).find("power.energy_scale"), std::string::npos) << e.what();
+          throw;
+        }
+      },
+      ConfigError);
+  EXPECT_THROW(load_config(base, {"power.tensor_clock_ghz=2.5"}), ConfigError);
+  EXPECT_THROW(load_config(base, {"power.idle_w=800"}), ConfigError);
+}
+
+// The H100 twin run back to back for 10 s (run_power.sh): steady SM clock (clock64 /
+// %globaltimer) and wall time per GEMM. bwsim simulates the GEMM at the config clock, lets the
+// controller find the steady clock, simulates again at that clock (the L2 and HBM rates are in
+// GB/s, so worth more cycles at a lower clock) and takes the controller's steady state again.
+TEST(PowerModelTest, TheSustainedH100GemmsClockAndTimeMatchSilicon) {
+  const auto rows = read_csv_rows(BWSIM_SOURCE_DIR "/tools/calibration/h100_gemm_sustained.csv", 17);
+  ASSERT_EQ(rows.size(), 3u);
+  for (const auto& row : rows) {
+    const std::uint32_t size = static_cast<std::uint32_t>(std::stoul(row[1]));
+    const double measured_ghz = std::stod(row[11]) / 1000, measured_us = std::stod(row[10]);
+    HardwareConfig cfg = h100();
+    SimOptions options{.mode = Mode::Timing, .check_races = false};
+    const GemmSm90Params params{.m = size, .n = size, .k = size};
+    SustainedRun s = sustain(energy_of(run_gemm_sm90(cfg, options, params, false).run, cfg), cfg.power, 10.0);
+    cfg.clock_ghz = s.clock_ghz;
+    s = sustain(energy_of(run_gemm_sm90(cfg, options, params, false).run, cfg), cfg.power, 10.0);
+    const double clock_error = s.clock_ghz / measured_ghz - 1, time_error = s.kernel_seconds * 1e6 / measured_us - 1;
+    // 16384^3 holds the board at 639 W (the energy counter; NVML's 1 s power reads ~650 W, with
+    // the SW power cap flagged): a limit other than the board's 700 W binds there, which the
+    // model lacks, so its clock comes out 7% low.
+    const double clock_bound = size == 16384 ? 0.08 : 0.05;
+    EXPECT_LT(std::abs(clock_error), clock_bound) << size << ": " << s.clock_ghz << " GHz vs " << measured_ghz;
+    EXPECT_LT(std::abs(time_error), 0.10) << size << ": " << s.kernel_seconds * 1e6 << " us vs " << measured_us;
+    std::printf("sustained %u^3: clock %.3f GHz (measured %.3f, %+.1f%%), %.1f us per GEMM (measured %.1f, %+.1f%%), "
+                "%.0f W\n",
+                size, s.clock_ghz, measured_ghz, 100 * clock_error, s.kernel_seconds * 1e6, measured_us,
+                100 * time_error, s.power_w);
+  }
+}
+
+}  // namespace
+}  // namespace bwsim
