@@ -47,37 +47,19 @@ class Nvml {
   Nvml& operator=(const Nvml&) = delete;
 
   unsigned long long energy_mj() const {
-    unsigned long long e = 0;
-    check(energy_(dev_, &e), "nvmlDeviceGetTotalEnergyConsumption");
-    return e;
+    return query<unsigned long long>(energy_, "nvmlDeviceGetTotalEnergyConsumption");
   }
-  double power_w() const {
-    unsigned mw = 0;
-    check(power_(dev_, &mw), "nvmlDeviceGetPowerUsage");
-    return mw / 1000.0;
-  }
-  unsigned sm_mhz() const {
-    unsigned c = 0;
-    check(clock_(dev_, 1 /* NVML_CLOCK_SM */, &c), "nvmlDeviceGetClockInfo");
-    return c;
-  }
+  double power_w() const { return query<unsigned>(power_, "nvmlDeviceGetPowerUsage") / 1000.0; }  // mW
+  unsigned sm_mhz() const { return query<unsigned>(clock_, "nvmlDeviceGetClockInfo", 1 /* NVML_CLOCK_SM */); }
   unsigned temperature_c() const {
-    unsigned t = 0;
-    check(temp_(dev_, 0 /* NVML_TEMPERATURE_GPU */, &t), "nvmlDeviceGetTemperature");
-    return t;
+    return query<unsigned>(temp_, "nvmlDeviceGetTemperature", 0 /* NVML_TEMPERATURE_GPU */);
   }
   // Why the clock is below its maximum, as NVML's bit mask: 0x1 idle, 0x4 SW power cap (the
   // board's power limit), 0x8 HW slowdown, 0x20 SW thermal, 0x40 HW thermal, 0x80 HW power brake.
   unsigned long long clock_event_reasons() const {
-    unsigned long long r = 0;
-    check(reasons_(dev_, &r), "nvmlDeviceGetCurrentClocksEventReasons");
-    return r;
+    return query<unsigned long long>(reasons_, "nvmlDeviceGetCurrentClocksEventReasons");
   }
-  double power_limit_w() const {
-    unsigned mw = 0;
-    check(limit_(dev_, &mw), "nvmlDeviceGetEnforcedPowerLimit");
-    return mw / 1000.0;
-  }
+  double power_limit_w() const { return query<unsigned>(limit_, "nvmlDeviceGetEnforcedPowerLimit") / 1000.0; }
 
  private:
   using Device = void*;
@@ -92,6 +74,13 @@ class Nvml {
   }
   static void check(int rc, const char* what) {
     if (rc != 0) fail(what, rc);
+  }
+  // One NVML getter: fn(device, args..., &value), checked.
+  template <class T, class Fn, class... Args>
+  T query(Fn fn, const char* what, Args... args) const {
+    T value{};
+    check(fn(dev_, args..., &value), what);
+    return value;
   }
   void* lib_ = nullptr;
   Device dev_ = nullptr;

@@ -79,15 +79,38 @@ __global__ void k_spin(unsigned long long dur, CtaOut* out) {
   if (threadIdx.x == 0) clk.finish(out, 0);
 }
 
-__global__ void __launch_bounds__(1024, 1) k_fma(unsigned long long dur, CtaOut* out) {
+// The frame of the 1024-thread loads (fma, alu, smem): thread 0 starts the CTA's clock, then every
+// warp runs body(it) for it = 0, 1, ... until its lane 0 sees the deadline (a warp leaves as a
+// whole); each iteration is worth `per_iteration` units per warp; thread 0 records the CTA.
+template <class Body>
+__device__ void warps_until(unsigned long long dur, unsigned long long per_iteration, CtaOut* out, Body&& body) {
   __shared__ unsigned long long work;
-  __shared__ unsigned long long ns0;
+  __shared__ CtaClock clk;
   if (threadIdx.x == 0) {
     work = 0;
-    ns0 = globaltimer();
+    clk.start();
   }
-  const long long c0 = clock64();
   __syncthreads();
+  unsigned long long iters = 0;
+  for (unsigned it = 0;; ++it) {
+    body(it);
+    ++iters;
+    const unsigned stop = (threadIdx.x & 31) == 0 ? globaltimer() - clk.ns0 >= dur : 0;
+    if (__shfl_sync(0xffffffffu, stop, 0)) break;
+  }
+  if ((threadIdx.x & 31) == 0) atomicAdd(&work, iters * per_iteration);
+  __syncthreads();
+  if (threadIdx.x == 0) clk.finish(out, work);
+}
+
+// A result that never takes the value `unlikely` in practice: written when it does, so that the
+// compiler keeps the work that produced it.
+template <class T>
+__device__ void keep_live(T result, T unlikely, CtaOut* out) {
+  if (result == unlikely) out[blockIdx.x].cycles = 0;
+}
+
+__global__ void __launch_bounds__(1024, 1) k_fma(unsigned long long dur, CtaOut* out) {
   const float angle = 1e-3f * static_cast<float>(threadIdx.x + 1);
   const float c = cosf(angle), s = sinf(angle);
   float x[8], y[8];
@@ -96,8 +119,7 @@ __global__ void __launch_bounds__(1024, 1) k_fma(unsigned long long dur, CtaOut*
     x[i] = 1.0f + 0.1f * i;
     y[i] = 0.5f - 0.05f * i;
   }
-  unsigned long long iters = 0;
-  for (;;) {
+  warps_until(dur, 64 * 8 * 4, out, [&](unsigned) {  // warp-level FP32 instructions
 #pragma unroll 8
     for (int j = 0; j < 64; ++j) {
 #pragma unroll
@@ -107,75 +129,39 @@ __global__ void __launch_bounds__(1024, 1) k_fma(unsigned long long dur, CtaOut*
         x[i] = nx;
       }
     }
-    ++iters;
-    unsigned stop = (threadIdx.x & 31) == 0 ? globaltimer() - ns0 >= dur : 0;
-    if (__shfl_sync(0xffffffffu, stop, 0)) break;
-  }
+  });
   float sum = 0.f;
 #pragma unroll
   for (int i = 0; i < 8; ++i) sum += x[i] + y[i];
-  if ((threadIdx.x & 31) == 0) atomicAdd(&work, iters * 64 * 8 * 4);  // warp-level FP32 instructions
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    out[blockIdx.x].work = work + (sum == 1234.5f ? 1 : 0);  // keeps the rotations live
-    out[blockIdx.x].cycles = static_cast<unsigned long long>(clock64() - c0);
-    out[blockIdx.x].ns = globaltimer() - ns0;
-  }
+  keep_live(sum, 1234.5f, out);
 }
 
 __global__ void __launch_bounds__(1024, 1) k_alu(unsigned long long dur, CtaOut* out) {
-  __shared__ unsigned long long work;
-  __shared__ unsigned long long ns0;
-  if (threadIdx.x == 0) {
-    work = 0;
-    ns0 = globaltimer();
-  }
-  const long long c0 = clock64();
-  __syncthreads();
   const unsigned y = hash32(threadIdx.x + 1), z = hash32(threadIdx.x + 1000);
   unsigned x[8];
 #pragma unroll
   for (int i = 0; i < 8; ++i) x[i] = hash32(threadIdx.x * 8 + i);
-  unsigned long long iters = 0;
-  for (;;) {
+  warps_until(dur, 64 * 8, out, [&](unsigned) {  // warp-level LOP3 instructions
 #pragma unroll 8
     for (int j = 0; j < 64; ++j) {
 #pragma unroll
       for (int i = 0; i < 8; ++i) asm volatile("lop3.b32 %0, %0, %1, %2, 0x96;" : "+r"(x[i]) : "r"(y), "r"(z));
     }
-    ++iters;
-    unsigned stop = (threadIdx.x & 31) == 0 ? globaltimer() - ns0 >= dur : 0;
-    if (__shfl_sync(0xffffffffu, stop, 0)) break;
-  }
+  });
   unsigned sum = 0;
 #pragma unroll
   for (int i = 0; i < 8; ++i) sum ^= x[i];
-  if ((threadIdx.x & 31) == 0) atomicAdd(&work, iters * 64 * 8);  // warp-level LOP3 instructions
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    out[blockIdx.x].work = work + (sum == 0x12345678u ? 1 : 0);
-    out[blockIdx.x].cycles = static_cast<unsigned long long>(clock64() - c0);
-    out[blockIdx.x].ns = globaltimer() - ns0;
-  }
+  keep_live(sum, 0x12345678u, out);
 }
 
 __global__ void __launch_bounds__(1024, 1) k_smem(unsigned long long dur, CtaOut* out) {
   extern __shared__ unsigned char smem[];
-  __shared__ unsigned long long work;
   const unsigned base = (smem_addr(smem) + 15) & ~15u;
   for (unsigned i = threadIdx.x; i < 65536 / 4; i += blockDim.x)
     asm volatile("st.shared.u32 [%0], %1;" ::"r"(base + 4 * i), "r"(hash32(i * 2654435761u + blockIdx.x)) : "memory");
-  CtaClock clk;
-  if (threadIdx.x == 0) {
-    work = 0;
-    clk.start();
-  }
-  __shared__ unsigned long long ns0;
-  if (threadIdx.x == 0) ns0 = clk.ns0;
   __syncthreads();
   unsigned acc = 0;
-  unsigned long long iters = 0;
-  for (unsigned it = 0;; ++it) {
+  warps_until(dur, 16 * 512, out, [&](unsigned it) {  // bytes: 16 loads of 512 B per warp
     // 16 loads: 4 groups of the thread's word in each 16 KiB quarter (immediate offsets, no
     // address arithmetic per load); the window slides by 512 B per iteration.
     const unsigned a0 = base + ((16 * threadIdx.x + it * 512) & 16383);
@@ -194,24 +180,20 @@ __global__ void __launch_bounds__(1024, 1) k_smem(unsigned long long dur, CtaOut
 #pragma unroll
       for (int l = 0; l < 4; ++l) acc ^= v[l][0] ^ v[l][2];  // one LOP3 per load
     }
-    ++iters;
-    unsigned stop = (threadIdx.x & 31) == 0 ? globaltimer() - ns0 >= dur : 0;
-    if (__shfl_sync(0xffffffffu, stop, 0)) break;
-  }
-  if ((threadIdx.x & 31) == 0) atomicAdd(&work, iters * 16 * 512);  // bytes: 16 loads of 512 B per warp
-  __syncthreads();
-  if (threadIdx.x == 0) clk.finish(out, work + (acc == 0x12345678u ? 1 : 0));
+  });
+  keep_live(acc, 0x12345678u, out);
 }
 
-// Thread 0 streams boxes of box_bytes (box_rows 128-byte rows) through stages filling in_flight bytes,
+// Thread 0 streams boxes of box_bytes (box_rows 128-byte rows) through stages filling kInFlight bytes,
 // from rows first_row .. first_row + region_rows (CTA c: first_row = c * region_rows), until the
 // deadline (checked every 16 loads), then waits for the boxes in flight.
-__global__ void k_stream(const __grid_constant__ CUtensorMap map, unsigned box_bytes, unsigned in_flight,
-                         unsigned region_rows, unsigned long long dur, CtaOut* out) {
+constexpr unsigned kInFlight = 131072;
+__global__ void k_stream(const __grid_constant__ CUtensorMap map, unsigned box_bytes, unsigned region_rows,
+                         unsigned long long dur, CtaOut* out) {
   extern __shared__ unsigned char smem[];
   if (threadIdx.x != 0) return;
-  const unsigned stages = in_flight / box_bytes, box_rows = box_bytes / 128;
-  const unsigned base = (smem_addr(smem) + 1023) & ~1023u, bars = base + in_flight;
+  const unsigned stages = kInFlight / box_bytes, box_rows = box_bytes / 128;
+  const unsigned base = (smem_addr(smem) + 1023) & ~1023u, bars = base + kInFlight;
   for (unsigned s = 0; s < stages; ++s) mbar_init(bars + 8 * s, 1);
   fence_mbar_init();
   CtaClock clk;
@@ -396,7 +378,7 @@ int main(int argc, char** argv) {
   CHECK(cudaMemset(buf, 0x5a, buf_bytes));
   const CUtensorMap map32k = make_map(buf, all * kHbmRows, 256);
   const CUtensorMap map4k = make_map(buf, all * kHbmRows, 32);
-  CHECK(cudaFuncSetAttribute(k_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, 131072 + 2048));
+  CHECK(cudaFuncSetAttribute(k_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, kInFlight + 2048));
   CHECK(cudaFuncSetAttribute(k_smem, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemPerCta));
   CHECK(cudaFuncSetAttribute(k_fma, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemPerCta));
   CHECK(cudaFuncSetAttribute(k_alu, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemPerCta));
@@ -408,9 +390,9 @@ int main(int argc, char** argv) {
   const Launch fma = [](unsigned g, unsigned long long d, CtaOut* o) { k_fma<<<g, 1024, kSmemPerCta>>>(d, o); };
   const Launch alu = [](unsigned g, unsigned long long d, CtaOut* o) { k_alu<<<g, 1024, kSmemPerCta>>>(d, o); };
   const Launch smem = [](unsigned g, unsigned long long d, CtaOut* o) { k_smem<<<g, 1024, kSmemPerCta>>>(d, o); };
-  auto stream = [&](const CUtensorMap& map, unsigned box, unsigned rows, unsigned in_flight = 131072) -> Launch {
-    return [&map, box, rows, in_flight](unsigned g, unsigned long long d, CtaOut* o) {
-      k_stream<<<g, 32, in_flight + 2048>>>(map, box, in_flight, rows, d, o);
+  auto stream = [&](const CUtensorMap& map, unsigned box, unsigned rows) -> Launch {
+    return [&map, box, rows](unsigned g, unsigned long long d, CtaOut* o) {
+      k_stream<<<g, 32, kInFlight + 2048>>>(map, box, rows, d, o);
     };
   };
   auto wgmma = [](bool e4m3, int random) -> Launch {
