@@ -11,6 +11,47 @@ namespace {
 constexpr std::uint32_t kBlockRows = 8;  // rows of one residency block (see L2Cache)
 }
 
+const StatGroup<MemoryStats>& MemoryStats::declared() {
+  static const StatGroup<MemoryStats> group = [] {
+    StatGroup<MemoryStats> g("memory");
+    g.counter("l2_read_bytes", StatUnit::Bytes, "bytes TMA loads read from the L2 (a multicast load once)",
+              &MemoryStats::l2_read_bytes)
+        .counter("l2_hit_bytes", StatUnit::Bytes, "of l2_read_bytes, those found in the L2", &MemoryStats::l2_hit_bytes)
+        .counter("l2_coalesced_bytes", StatUnit::Bytes,
+                 "of l2_read_bytes, those that joined a transfer in flight to another SM (no link bandwidth)",
+                 &MemoryStats::l2_coalesced_bytes)
+        .formula("l2_hit_rate", StatUnit::Fraction, "l2_hit_bytes over l2_read_bytes",
+                 [](const MemoryStats& m, const StatContext&) -> StatValue { return m.l2_hit_rate(); })
+        .counter("l2_write_bytes", StatUnit::Bytes, "bytes TMA stores wrote to the L2", &MemoryStats::l2_write_bytes)
+        .formula("l2_gbytes_per_second", StatUnit::GBytesPerSecond,
+                 "l2_read_bytes + l2_write_bytes per second at the config's clock",
+                 [](const MemoryStats& m, const StatContext& c) -> StatValue {
+                   return c.per_second(static_cast<double>(m.l2_read_bytes + m.l2_write_bytes), 1e9);
+                 })
+        .counter("l2_busy_cycles", StatUnit::Cycles, "cycles the L2-to-SM link spent moving bytes",
+                 &MemoryStats::l2_busy_cycles)
+        .formula("l2_busy_fraction", StatUnit::Fraction, "l2_busy_cycles over the run's cycles",
+                 [](const MemoryStats& m, const StatContext& c) -> StatValue { return c.busy_fraction(m.l2_busy_cycles); },
+                 {"L2 link", "L2-bandwidth"})
+        .counter("hbm_read_bytes", StatUnit::Bytes, "bytes read from HBM: L2 misses of loads and prefetches",
+                 &MemoryStats::hbm_read_bytes)
+        .counter("hbm_write_bytes", StatUnit::Bytes, "bytes written through to HBM by stores",
+                 &MemoryStats::hbm_write_bytes)
+        .formula("hbm_gbytes_per_second", StatUnit::GBytesPerSecond,
+                 "hbm_read_bytes + hbm_write_bytes per second at the config's clock",
+                 [](const MemoryStats& m, const StatContext& c) -> StatValue {
+                   return c.per_second(static_cast<double>(m.hbm_read_bytes + m.hbm_write_bytes), 1e9);
+                 })
+        .counter("hbm_busy_cycles", StatUnit::Cycles, "cycles the HBM link spent moving bytes",
+                 &MemoryStats::hbm_busy_cycles)
+        .formula("hbm_busy_fraction", StatUnit::Fraction, "hbm_busy_cycles over the run's cycles",
+                 [](const MemoryStats& m, const StatContext& c) -> StatValue { return c.busy_fraction(m.hbm_busy_cycles); },
+                 {"HBM", "HBM-bandwidth"});
+    return g;
+  }();
+  return group;
+}
+
 Cycle BandwidthLink::transfer(Cycle arrival, std::uint64_t bytes) {
   const double start = std::max(static_cast<double>(arrival), free_);
   const double cycles = static_cast<double>(bytes) / bytes_per_cycle_;

@@ -25,6 +25,21 @@ TmemCell accumulator_cell(const MmaInstr& in, std::uint32_t m, std::uint32_t n) 
   return {m + 64 * (n / half), n % half};
 }
 
+const StatGroup<MmaStats>& MmaStats::declared() {
+  static const StatGroup<MmaStats> group = [] {
+    StatGroup<MmaStats> g("mma");
+    g.counter("mmas", StatUnit::Count, "tcgen05.mma instructions (a cta_group::2 one once)", &MmaStats::mmas)
+        .counter("flops", StatUnit::Flop, "useful FLOP of the tcgen05.mma instructions (2 M N K each)", &MmaStats::flops)
+        .formula("tflops", StatUnit::TflopsPerSecond, "flops per second at the config's clock",
+                 [](const MmaStats& m, const StatContext& c) -> StatValue { return c.per_second(m.flops, 1e12); })
+        .counter("busy_cycles", StatUnit::Cycles, "cycles the tcgen05 pipes were occupied", &MmaStats::busy_cycles)
+        .counter("copies", StatUnit::Count, "tcgen05.cp instructions", &MmaStats::copies)
+        .counter("copy_bytes", StatUnit::Bytes, "bytes tcgen05.cp copied from SMEM into TMEM", &MmaStats::copy_bytes);
+    return g;
+  }();
+  return group;
+}
+
 MmaPipe::MmaPipe(SimContext& ctx, int sm_index, Tmem& tmem) : ctx_(ctx), sm_(sm_index), tmem_(tmem) {}
 
 // Per SM. cta_group::1: the datapath processes 128 rows whatever M is (M = 64 takes the M = 128

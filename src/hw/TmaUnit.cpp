@@ -20,6 +20,28 @@ std::string coords_text(const TensorMap& map, const TensorCoords& c) {
 }
 }  // namespace
 
+const StatGroup<TmaStats>& TmaStats::declared() {
+  static const StatGroup<TmaStats> group = [] {
+    StatGroup<TmaStats> g("tma");
+    g.counter("loads", StatUnit::Count, "tensor loads issued (a multicast load once)", &TmaStats::loads)
+        .counter("load_bytes", StatUnit::Bytes, "bytes the loads read from the L2 (a multicast load once)",
+                 &TmaStats::load_bytes)
+        .counter("delivered_bytes", StatUnit::Bytes, "bytes the loads wrote into SMEM (once per destination CTA)",
+                 &TmaStats::delivered_bytes)
+        .counter("stores", StatUnit::Count, "tensor stores issued", &TmaStats::stores)
+        .counter("store_bytes", StatUnit::Bytes, "bytes the stores wrote to GMEM (clipped to the tensor)",
+                 &TmaStats::store_bytes)
+        .counter("prefetches", StatUnit::Count, "L2 prefetches issued", &TmaStats::prefetches)
+        .counter("prefetch_bytes", StatUnit::Bytes, "bytes of the prefetched boxes", &TmaStats::prefetch_bytes)
+        .counter("busy_cycles", StatUnit::Cycles, "cycles the units spent streaming requests", &TmaStats::busy_cycles)
+        .formula("busy_fraction", StatUnit::Fraction, "busy_cycles over the used SMs' cycles",
+                 [](const TmaStats& s, const StatContext& c) -> StatValue { return c.busy_fraction(s.busy_cycles); },
+                 {"TMA"});
+    return g;
+  }();
+  return group;
+}
+
 TmaUnit::TmaUnit(SimContext& ctx, int sm_index) : ctx_(ctx), sm_(sm_index) {}
 
 Cycle TmaUnit::start_of(const TensorMap& map, Cycle at) {

@@ -11,6 +11,19 @@
 
 namespace bwsim {
 
+const StatGroup<WgmmaStats>& WgmmaStats::declared() {
+  static const StatGroup<WgmmaStats> group = [] {
+    StatGroup<WgmmaStats> g("wgmma");
+    g.counter("mmas", StatUnit::Count, "wgmma.mma_async instructions (one per warpgroup)", &WgmmaStats::mmas)
+        .counter("flops", StatUnit::Flop, "FLOP of the wgmma instructions (2 x 64 N K each)", &WgmmaStats::flops)
+        .formula("tflops", StatUnit::TflopsPerSecond, "flops per second at the config's clock",
+                 [](const WgmmaStats& m, const StatContext& c) -> StatValue { return c.per_second(m.flops, 1e12); })
+        .counter("busy_cycles", StatUnit::Cycles, "cycles the wgmma pipes were occupied", &WgmmaStats::busy_cycles);
+    return g;
+  }();
+  return group;
+}
+
 Cycle WgmmaPipe::math_cycles(const WgmmaInstr& in) const {
   const auto& c = ctx_.config.wgmma;
   const std::uint32_t rate = size_of(in.shape.a_type) == 1 ? c.f8_flops_per_cycle : c.f16_flops_per_cycle;

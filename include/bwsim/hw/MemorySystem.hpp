@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bwsim/config/HardwareConfig.hpp"
+#include "bwsim/core/Stats.hpp"
 #include "bwsim/core/Trace.hpp"
 #include "bwsim/hw/L2Cache.hpp"
 #include "bwsim/hw/TensorMap.hpp"
@@ -25,6 +26,7 @@ struct MemoryStats {
   double l2_hit_rate() const {
     return l2_read_bytes ? static_cast<double>(l2_hit_bytes) / static_cast<double>(l2_read_bytes) : 0.0;
   }
+  static const StatGroup<MemoryStats>& declared();  // "memory.*", one for the chip
 };
 
 // What a read found: when its data has left the L2, and how many of its bytes came from HBM.

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "bwsim/core/SlotPool.hpp"
+#include "bwsim/core/Stats.hpp"
 #include "bwsim/hw/SimContext.hpp"
 #include "bwsim/hw/Tmem.hpp"
 #include "bwsim/hw/TmemAccess.hpp"
@@ -44,6 +45,7 @@ struct MmaStats {
   Cycle busy_cycles = 0;     // cycles the pipe was occupied
   std::uint64_t copies = 0;  // tcgen05.cp
   std::uint64_t copy_bytes = 0;
+  static const StatGroup<MmaStats>& declared();  // "mma.*", per SM
 };
 
 class MmaPipe {

@@ -4,6 +4,7 @@
 // tells the dispatcher a CTA has finished (so the next CTA of the grid can start here).
 #include <cstdint>
 
+#include "bwsim/hw/CorePipes.hpp"
 #include "bwsim/hw/MmaPipe.hpp"
 #include "bwsim/hw/SimContext.hpp"
 #include "bwsim/hw/TmaUnit.hpp"
@@ -13,10 +14,6 @@
 namespace bwsim {
 
 class Cta;
-
-// The CUDA-core pipes of a sub-partition (config pipes.*_lanes).
-enum class CorePipe : std::uint8_t { Fma, Alu, Mufu, Cvt, kCount };
-inline constexpr std::uint32_t kSubPartitions = 4;  // per SM; warp w issues on sub-partition w % 4
 
 class Sm {
  public:
@@ -44,9 +41,8 @@ class Sm {
   Cycle& pipe_free(std::uint32_t sub_partition, CorePipe pipe) {
     return pipe_free_[sub_partition][static_cast<std::size_t>(pipe)];
   }
-  // Cycles a CUDA-core pipe was taken, summed over the sub-partitions.
-  Cycle& pipe_busy(CorePipe pipe) { return pipe_busy_[static_cast<std::size_t>(pipe)]; }
-  Cycle pipe_busy(CorePipe pipe) const { return pipe_busy_[static_cast<std::size_t>(pipe)]; }
+  CorePipeStats& pipe_stats() { return pipe_stats_; }
+  const CorePipeStats& pipe_stats() const { return pipe_stats_; }
 
   void set_on_cta_finished(FinishFn fn, void* context) {
     on_finished_ = fn;
@@ -64,7 +60,7 @@ class Sm {
   WgmmaPipe wgmma_;
   Cycle tmem_port_free_[4] = {};
   Cycle pipe_free_[kSubPartitions][static_cast<std::size_t>(CorePipe::kCount)] = {};
-  Cycle pipe_busy_[static_cast<std::size_t>(CorePipe::kCount)] = {};
+  CorePipeStats pipe_stats_;
   FinishFn on_finished_ = nullptr;
   void* finish_context_ = nullptr;
 };

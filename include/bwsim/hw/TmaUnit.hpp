@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bwsim/core/SlotPool.hpp"
+#include "bwsim/core/Stats.hpp"
 #include "bwsim/hw/SimContext.hpp"
 #include "bwsim/hw/TensorMap.hpp"
 
@@ -28,6 +29,7 @@ struct TmaStats {
   std::uint64_t stores = 0, store_bytes = 0;  // bytes actually written (clipped)
   std::uint64_t prefetches = 0, prefetch_bytes = 0;
   Cycle busy_cycles = 0;  // cycles the unit spent streaming
+  static const StatGroup<TmaStats>& declared();  // "tma.*", per SM
 };
 
 class TmaUnit {

@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "bwsim/core/SlotPool.hpp"
+#include "bwsim/core/Stats.hpp"
 #include "bwsim/hw/SimContext.hpp"
 #include "bwsim/hw/Wgmma.hpp"
 
@@ -34,6 +35,7 @@ struct WgmmaStats {
   std::uint64_t mmas = 0;  // warpgroup instructions
   double flops = 0;        // 2 * 64 * N * K each
   Cycle busy_cycles = 0;   // cycles the pipe was occupied
+  static const StatGroup<WgmmaStats>& declared();  // "wgmma.*", per SM
 };
 
 class WgmmaPipe {
