@@ -18,6 +18,7 @@
 #include <map>
 
 #include "bwsim/core/Error.hpp"
+#include "bwsim/hw/ModelChoices.hpp"
 #include "bwsim/kernel/KernelRegistry.hpp"
 #include "bwsim/kernel/StallReport.hpp"
 #include "bwsim/kernels/GemmSm90Compare.hpp"
@@ -305,9 +306,11 @@ int compare_hardware(const RunFlags& f) {
   return outside ? kExitCheckFailed : 0;
 }
 
-// bwsim describe-config FILE: the validated values, one dotted key per line.
+// bwsim describe-config FILE: the validated values, one dotted key per line; a key that chooses a
+// model by name also lists the names it accepts.
 int describe_config(const RunFlags& f) {
-  bwsim::load_config(f.config, f.overrides);  // validates (throws ConfigError naming the key)
+  const bwsim::HardwareConfig cfg = bwsim::load_config(f.config, f.overrides);  // throws ConfigError naming the key
+  const std::vector<bwsim::ModelChoice> choices = bwsim::model_choices(cfg);
   const YAML::Node root = YAML::LoadFile(f.config);
   std::function<void(const YAML::Node&, const std::string&)> walk = [&](const YAML::Node& n, const std::string& path) {
     if (n.IsMap()) {
@@ -317,6 +320,8 @@ int describe_config(const RunFlags& f) {
     std::string value = n.as<std::string>();
     for (const std::string& o : f.overrides)
       if (o.rfind(path + "=", 0) == 0) value = o.substr(path.size() + 1) + "  (--set)";
+    for (const bwsim::ModelChoice& c : choices)
+      if (c.setting == path) value += fmt::format("  (models: {})", c.names);
     fmt::print("{:<36} {}\n", path, value);
   };
   walk(root, "");

@@ -112,6 +112,7 @@ void apply_override(YAML::Node root, const std::string& assignment, const std::s
 
 HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   HardwareConfig c;
+  c.source = origin;
   StrictMap top(root, "", origin);
   top.read<std::string>("name", c.name, "", "");
   top.read("clock_ghz", c.clock_ghz, 0.1, 10.0);
@@ -141,6 +142,7 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   pipes.finish();
 
   StrictMap l2 = top.section("l2");
+  l2.read<std::string>("policy", c.l2.policy, "", "");  // the name is checked where the model is built (hw/)
   l2.read<std::uint64_t>("bytes", c.l2.bytes, 1024, 1ull << 40);
   l2.read<std::uint32_t>("line_bytes", c.l2.line_bytes, 16, 4096);
   l2.read("gbytes_per_second", c.l2.gbytes_per_second, 1.0, 1e9);
@@ -151,6 +153,7 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
     top.fail("l2.bytes", "more than 2^31 residency blocks (8 lines each): a smaller L2 or longer lines");
 
   StrictMap hbm = top.section("hbm");
+  hbm.read<std::string>("model", c.hbm.model, "", "");
   hbm.read("gbytes_per_second", c.hbm.gbytes_per_second, 1.0, 1e9);
   hbm.read<Cycle>("latency", c.hbm.latency, 0, kMaxLatency);
   hbm.finish();

@@ -1,14 +1,13 @@
 #include "bwsim/hw/MemorySystem.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 #include "bwsim/hw/TensorCopy.hpp"
 
 namespace bwsim {
 
 namespace {
-constexpr std::uint32_t kBlockRows = 8;  // rows of one residency block (see L2Cache)
+constexpr std::uint32_t kBlockRows = 8;  // rows of one residency block (see L2Policy)
 }
 
 const StatGroup<MemoryStats>& MemoryStats::declared() {
@@ -52,26 +51,19 @@ const StatGroup<MemoryStats>& MemoryStats::declared() {
   return group;
 }
 
-Cycle BandwidthLink::transfer(Cycle arrival, std::uint64_t bytes) {
-  const double start = std::max(static_cast<double>(arrival), free_);
-  const double cycles = static_cast<double>(bytes) / bytes_per_cycle_;
-  free_ = start + cycles;
-  busy_ += cycles;
-  return static_cast<Cycle>(std::ceil(free_));
-}
-
 MemorySystem::MemorySystem(const HardwareConfig& config)
     : config_(config),
-      l2_(std::max<std::uint64_t>(1, config.l2.bytes / (config.l2.line_bytes * kBlockRows))),
+      l2_(l2_policies().at(config.l2.policy, config.source).make(
+          std::max<std::uint64_t>(1, config.l2.bytes / (config.l2.line_bytes * kBlockRows)))),
+      hbm_(hbm_models().at(config.hbm.model, config.source).make(config)),
       l2_link_(config.l2.gbytes_per_second / config.clock_ghz),
-      delivery_link_(config.l2.delivery_gbytes_per_second / config.clock_ghz),
-      hbm_link_(config.hbm.gbytes_per_second / config.clock_ghz) {}
+      delivery_link_(config.l2.delivery_gbytes_per_second / config.clock_ghz) {}
 
 void MemorySystem::begin_launch(Tracer* tracer, int pid) {
-  l2_.clear_in_flight();
+  l2_->clear_in_flight();
   l2_link_.reset();
   delivery_link_.reset();
-  hbm_link_.reset();
+  hbm_->reset();
   stats_ = {};
   tracer_ = tracer;
   pid_ = pid;
@@ -142,7 +134,11 @@ MemorySystem::Touched MemorySystem::touch(const TensorMap& map, const TensorCoor
       hi[d] = (hi[d] + kBlockRows - 1) / kBlockRows;
     }
   }
-  Touched t;
+  // The blocks in touch order (per row group: its promotion blocks, then the box's own), then one
+  // call to the L2 policy for the whole box. Without promotion (the common case) no flags are kept.
+  keys_.clear();
+  promoted_.clear();
+  const bool promoting = granule > line;
   for (std::int64_t i4 = lo[4]; i4 < hi[4]; ++i4)
     for (std::int64_t i3 = lo[3]; i3 < hi[3]; ++i3)
       for (std::int64_t i2 = lo[2]; i2 < hi[2]; ++i2)
@@ -152,29 +148,40 @@ MemorySystem::Touched MemorySystem::touch(const TensorMap& map, const TensorCoor
           if (map.rank() > 2) row += static_cast<std::uint64_t>(i2) * map.stride(2);
           if (map.rank() > 3) row += static_cast<std::uint64_t>(i3) * map.stride(3);
           if (map.rank() > 4) row += static_cast<std::uint64_t>(i4) * map.stride(4);
-          if (granule > line) {  // the promotion granules' lines outside the box
+          if (promoting) {  // the promotion granules' lines outside the box
             const std::uint64_t lo = row + first_line * line, hi = row + (last_line + 1) * line;
             for (std::uint64_t a = lo / granule * granule; a < (hi + granule - 1) / granule * granule; a += line) {
               if (a >= lo && a < hi) continue;
-              const L2Cache::Touch b = l2_.access(a);
-              if (b.hit) continue;
-              ++t.promoted_misses;
-              if (fresh) fresh->push_back(&b.in_flight_until);
+              keys_.push_back(a);
+              promoted_.push_back(1);
             }
           }
           for (std::uint64_t l = first_line; l <= last_line; ++l) {
-            ++t.blocks;
-            const L2Cache::Touch b = l2_.access(row + l * line);
-            t.hits += b.hit ? 1 : 0;
-            if (!fresh) continue;
-            if (b.hit && b.in_flight_until > at && config_.l2.coalesce_in_flight) {
-              ++t.coalesced;
-              t.coalesced_ready = std::max(t.coalesced_ready, b.in_flight_until);
-            } else {
-              fresh->push_back(&b.in_flight_until);
-            }
+            keys_.push_back(row + l * line);
+            if (promoting) promoted_.push_back(0);
           }
         }
+  touches_.resize(keys_.size());
+  l2_->access(keys_, touches_);
+  Touched t;
+  for (std::size_t i = 0; i < touches_.size(); ++i) {
+    const L2Touch& b = touches_[i];
+    if (promoting && promoted_[i]) {
+      if (b.hit) continue;
+      ++t.promoted_misses;
+      if (fresh) fresh->push_back(b.in_flight);
+      continue;
+    }
+    ++t.blocks;
+    t.hits += b.hit ? 1 : 0;
+    if (!fresh) continue;
+    if (b.hit && b.in_flight_until > at && config_.l2.coalesce_in_flight) {
+      ++t.coalesced;
+      t.coalesced_ready = std::max(t.coalesced_ready, b.in_flight_until);
+    } else {
+      fresh->push_back(b.in_flight);
+    }
+  }
   return t;
 }
 
@@ -188,10 +195,10 @@ MemorySystem::Lookup MemorySystem::lookup(const TensorMap& map, const TensorCoor
                 per_block * t.promoted_misses};
 }
 
-Cycle MemorySystem::hbm_transfer(Cycle at, std::uint64_t bytes) {
-  const Cycle done = hbm_link_.transfer(at, bytes);
-  hbm_counter_.add(*this, done, bytes);
-  return done;
+HbmAccess MemorySystem::hbm_transfer(Cycle at, std::uint64_t bytes) {
+  const HbmAccess a = hbm_->transfer(at, bytes);
+  hbm_counter_.add(*this, a.through, bytes);
+  return a;
 }
 
 MemoryRead MemorySystem::read(const TensorMap& map, const TensorCoords& coords, Cycle at) {
@@ -210,7 +217,7 @@ MemoryRead MemorySystem::read(const TensorMap& map, const TensorCoords& coords, 
   }
   if (const std::uint64_t hbm_bytes = l.miss_bytes + l.promoted_miss_bytes) {
     stats_.hbm_read_bytes += hbm_bytes;
-    ready = std::max(ready, hbm_transfer(at, hbm_bytes) + config_.hbm.latency);
+    ready = std::max(ready, hbm_transfer(at, hbm_bytes).ready);
   }
   for (Cycle* in_flight : fresh_) *in_flight = ready;
   return MemoryRead{ready, l.miss_bytes};
@@ -236,7 +243,7 @@ Cycle MemorySystem::write(const TensorMap& map, const TensorCoords& coords, Cycl
 MemoryStats MemorySystem::stats() const {
   MemoryStats s = stats_;
   s.l2_busy_cycles = l2_link_.busy_cycles();
-  s.hbm_busy_cycles = hbm_link_.busy_cycles();
+  s.hbm_busy_cycles = hbm_->busy_cycles();
   return s;
 }
 

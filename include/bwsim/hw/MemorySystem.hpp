@@ -1,16 +1,18 @@
 #pragma once
-// The memory below the SMs, shared by all of them: the L2 (residency, hit/miss, its bandwidth to
-// the SMs) and HBM (bandwidth and the latency a miss adds). Every TMA load, store and prefetch
-// goes through it. Each level is a bandwidth link that requests reserve in the order they
-// arrive (a fluid FIFO: a request's bytes occupy the link for bytes / rate cycles after the
-// link is free), so many SMs streaming at once share the link's rate.
+// The memory below the SMs, shared by all of them: the L2 (residency and hit/miss by the config's
+// l2.policy, its bandwidth to the SMs) and HBM (the config's hbm.model). Every TMA load, store and
+// prefetch goes through it. The L2's bandwidth to the SMs is a link that requests reserve in the
+// order they arrive (BandwidthLink), so many SMs streaming at once share its rate.
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "bwsim/config/HardwareConfig.hpp"
 #include "bwsim/core/Stats.hpp"
 #include "bwsim/core/Trace.hpp"
-#include "bwsim/hw/L2Cache.hpp"
+#include "bwsim/hw/BandwidthLink.hpp"
+#include "bwsim/hw/HbmModel.hpp"
+#include "bwsim/hw/L2Policy.hpp"
 #include "bwsim/hw/TensorMap.hpp"
 
 namespace bwsim {
@@ -33,21 +35,6 @@ struct MemoryStats {
 struct MemoryRead {
   Cycle ready = 0;
   std::uint64_t miss_bytes = 0;
-};
-
-// A link of `bytes_per_cycle` (fractional) shared in arrival order.
-class BandwidthLink {
- public:
-  explicit BandwidthLink(double bytes_per_cycle) : bytes_per_cycle_(bytes_per_cycle) {}
-  void reset() { free_ = busy_ = 0; }
-  // Moves `bytes` starting no earlier than `arrival`; returns the cycle the last byte is through.
-  Cycle transfer(Cycle arrival, std::uint64_t bytes);
-  Cycle busy_cycles() const { return static_cast<Cycle>(busy_); }
-
- private:
-  double bytes_per_cycle_;
-  double free_ = 0;  // the link is free from this (fractional) cycle on
-  double busy_ = 0;
 };
 
 class MemorySystem {
@@ -96,8 +83,8 @@ class MemorySystem {
   // promotion granule beside the box are fetched too (loads and prefetches, not stores).
   Lookup lookup(const TensorMap& map, const TensorCoords& coords, bool promote, Cycle at = 0,
                 std::vector<Cycle*>* fresh = nullptr);
-  // Moves `bytes` over the HBM link from `at` (and counts them for the trace); returns their end.
-  Cycle hbm_transfer(Cycle at, std::uint64_t bytes);
+  // Moves `bytes` between HBM and the L2 from `at` (and counts them for the trace).
+  HbmAccess hbm_transfer(Cycle at, std::uint64_t bytes);
   // Touches the box's L2 blocks: returns (blocks, blocks that hit).
   struct Touched {
     std::uint32_t blocks = 0, hits = 0, coalesced = 0;
@@ -107,10 +94,16 @@ class MemorySystem {
   Touched touch(const TensorMap& map, const TensorCoords& coords, bool promote, Cycle at, std::vector<Cycle*>* fresh);
 
   const HardwareConfig& config_;
-  L2Cache l2_;
-  BandwidthLink l2_link_, delivery_link_, hbm_link_;
+  std::unique_ptr<L2Policy> l2_;
+  std::unique_ptr<HbmModel> hbm_;
+  BandwidthLink l2_link_, delivery_link_;
   MemoryStats stats_;
   std::vector<Cycle*> fresh_;  // a read's blocks that go over the link (reused, no allocation per read)
+  // A box's block keys in touch order, whether each is a promotion block (1; kept only when the
+  // map promotes), and what the L2 found (reused: no allocation per access).
+  std::vector<std::uint64_t> keys_;
+  std::vector<std::uint8_t> promoted_;
+  std::vector<L2Touch> touches_;
   Tracer* tracer_ = nullptr;
   int pid_ = 0;
   WindowCounter l2_counter_{"L2 -> SM GB/s"}, hbm_counter_{"HBM GB/s"};
