@@ -22,7 +22,7 @@ class ModelRegistry {
     Factory make;
   };
 
-  // `setting`: where the name is chosen ("l2.policy", "--scheduler"), for messages.
+  // `setting`: where the name is chosen ("l2.policy", "--tile-scheduler"), for messages.
   ModelRegistry(std::string_view setting, std::vector<Model> models) : setting_(setting), models_(std::move(models)) {}
 
   // The model called `name`; `origin` (a config file, may be empty) prefixes the error.

@@ -88,7 +88,7 @@ class StatGroup {
     }
   };
 
-  // `group`: the prefix of every name ("tma"); empty for the run's own figures.
+  // `group`: the prefix of every name; empty for the run's own figures.
   explicit StatGroup(std::string group) : group_(std::move(group)) {}
 
   template <class Field>

@@ -10,11 +10,11 @@
 
 namespace bwsim {
 
-// {"cycles": 1234, "tma": {"loads": 8, ...}, ...}: one key per statistic, nested at the dots.
+// {"<stat>": v, "<group>": {"<stat>": v, ...}, ...}: one key per statistic, nested at the dot.
 nlohmann::json stats_json(const std::vector<StatSample>& samples);
 // The per-SM values the same way, as arrays indexed by SM.
 nlohmann::json per_sm_json(const std::vector<StatSample>& samples);
-// One line per group ("tma       loads 8, load_bytes 64.0 KiB, ..."), wrapped; a group whose
+// One line per group ("<group>   <stat> <value>, ..."), wrapped; a group whose
 // values are all zero (the wgmma pipes of a Blackwell run) is left out.
 std::string stats_summary(const std::vector<StatSample>& samples);
 // docs/stats.md: every statistic's name, unit, kind and description (`bwsim stats-table`).
