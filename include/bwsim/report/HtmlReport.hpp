@@ -1,10 +1,10 @@
 #pragma once
 // `--report FILE.html`: one self-contained HTML page (no scripts, no network) built from a run's
-// trace and summary: the run's figures and statistics, the stall table, a timeline of SM 0's warps and units over
-// a window, and plots of tensor-pipe utilisation and TMA bandwidth over the whole run.
+// trace and summary: the run's figures, the stall table, a timeline of SM 0's warps and units over
+// a window, plots of tensor-pipe utilisation and TMA bandwidth over the whole run, and every
+// statistic with its description.
 #include <nlohmann/json.hpp>
 #include <string>
-
 #include <vector>
 
 #include "bwsim/core/Cycle.hpp"
