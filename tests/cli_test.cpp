@@ -218,8 +218,9 @@ TEST(CliGemm, StatsFileAccountsForEveryCycleOfEveryWarp) {
   EXPECT_EQ(j["summary"]["kernel"], "gemm");
   // Every per-SM statistic, one value per SM of the chip.
   for (const bwsim::StatRegistry::Entry& e : bwsim::stat_registry().entries())
-    if (e.info.per_sm)
+    if (e.info.per_sm) {
       EXPECT_EQ(j["per_sm"][e.info.group()][e.info.short_name()].size(), 148u) << e.info.name;
+    }
 }
 
 TEST(CliSweep, ThreeSizesGiveATableAndACsv) {
