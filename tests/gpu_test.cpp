@@ -6,7 +6,7 @@
 
 #include "TestSupport.hpp"
 #include "bwsim/core/Error.hpp"
-#include "bwsim/hw/Gpu.hpp"
+#include "bwsim/hw/sm/Gpu.hpp"
 
 namespace bwsim {
 namespace {

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "TestSupport.hpp"
-#include "bwsim/hw/L2Policy.hpp"
-#include "bwsim/hw/ModelChoices.hpp"
+#include "bwsim/hw/memory/L2Policy.hpp"
+#include "bwsim/hw/memory/ModelChoices.hpp"
 
 namespace bwsim {
 namespace {

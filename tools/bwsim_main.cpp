@@ -18,7 +18,7 @@
 #include <map>
 
 #include "bwsim/core/Error.hpp"
-#include "bwsim/hw/ModelChoices.hpp"
+#include "bwsim/hw/memory/ModelChoices.hpp"
 #include "bwsim/kernel/KernelRegistry.hpp"
 #include "bwsim/kernel/StallReport.hpp"
 #include "bwsim/kernels/GemmSm90Compare.hpp"

@@ -7,10 +7,10 @@
 #include <deque>
 
 #include "bwsim/core/Error.hpp"
-#include "bwsim/hw/Cta.hpp"
-#include "bwsim/hw/Gpu.hpp"
-#include "bwsim/hw/MemorySystem.hpp"
-#include "bwsim/hw/Sm.hpp"
+#include "bwsim/hw/sm/Cta.hpp"
+#include "bwsim/hw/sm/Gpu.hpp"
+#include "bwsim/hw/memory/MemorySystem.hpp"
+#include "bwsim/hw/sm/Sm.hpp"
 
 namespace bwsim {
 

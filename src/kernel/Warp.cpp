@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "bwsim/hw/Sm.hpp"
+#include "bwsim/hw/sm/Sm.hpp"
 
 namespace bwsim {
 

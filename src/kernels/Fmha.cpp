@@ -10,7 +10,7 @@
 
 #include "bwsim/core/Bits.hpp"
 #include "bwsim/core/Error.hpp"
-#include "bwsim/hw/NumberFormats.hpp"
+#include "bwsim/hw/numeric/NumberFormats.hpp"
 #include "bwsim/kernel/Pipeline.hpp"
 
 namespace bwsim {

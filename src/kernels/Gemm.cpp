@@ -11,9 +11,9 @@
 
 #include "bwsim/core/Bits.hpp"
 #include "bwsim/core/Error.hpp"
-#include "bwsim/hw/Cluster.hpp"
-#include "bwsim/hw/NumberFormats.hpp"
-#include "bwsim/hw/Gpu.hpp"
+#include "bwsim/hw/sm/Cluster.hpp"
+#include "bwsim/hw/numeric/NumberFormats.hpp"
+#include "bwsim/hw/sm/Gpu.hpp"
 #include "bwsim/kernel/Pipeline.hpp"
 #include "bwsim/kernels/GemmReference.hpp"
 

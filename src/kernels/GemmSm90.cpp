@@ -11,8 +11,8 @@
 
 #include "bwsim/core/Bits.hpp"
 #include "bwsim/core/Error.hpp"
-#include "bwsim/hw/NumberFormats.hpp"
-#include "bwsim/hw/Swizzle.hpp"
+#include "bwsim/hw/numeric/NumberFormats.hpp"
+#include "bwsim/hw/memory/Swizzle.hpp"
 #include "bwsim/kernel/Pipeline.hpp"
 #include "bwsim/kernels/GemmReference.hpp"
 

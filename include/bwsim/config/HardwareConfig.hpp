@@ -40,7 +40,7 @@ struct HardwareConfig {
   } pipes;
 
   struct L2 {
-    std::string policy;            // the replacement policy, by name (hw/L2Policy: lru, clock)
+    std::string policy;            // the replacement policy, by name (hw/memory/L2Policy: lru, clock)
     std::uint64_t bytes = 0;       // capacity
     std::uint32_t line_bytes = 0;  // line size
     // Aggregate bandwidth of the L2's data arrays to the SMs (all SMs together), in bytes per ns:
@@ -54,7 +54,7 @@ struct HardwareConfig {
   } l2;
 
   struct Hbm {
-    std::string model;             // the model, by name (hw/HbmModel: fifo_link)
+    std::string model;             // the model, by name (hw/memory/HbmModel: fifo_link)
     double gbytes_per_second = 0;  // achievable bandwidth, reads and writes together
     Cycle latency = 0;             // added to an L2 hit's latency for bytes that miss
   } hbm;

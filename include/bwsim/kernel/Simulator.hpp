@@ -12,12 +12,12 @@
 
 #include "bwsim/config/HardwareConfig.hpp"
 #include "bwsim/core/Task.hpp"
-#include "bwsim/hw/Cluster.hpp"
-#include "bwsim/hw/CorePipes.hpp"
-#include "bwsim/hw/SimContext.hpp"
-#include "bwsim/hw/MmaPipe.hpp"
-#include "bwsim/hw/TmaUnit.hpp"
-#include "bwsim/hw/WgmmaPipe.hpp"
+#include "bwsim/hw/sm/Cluster.hpp"
+#include "bwsim/hw/sm/CorePipes.hpp"
+#include "bwsim/hw/sm/SimContext.hpp"
+#include "bwsim/hw/tensor/sm100/MmaPipe.hpp"
+#include "bwsim/hw/memory/TmaUnit.hpp"
+#include "bwsim/hw/tensor/sm90/WgmmaPipe.hpp"
 #include "bwsim/kernel/Warp.hpp"
 
 namespace bwsim {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "bwsim/hw/DataType.hpp"
+#include "bwsim/hw/numeric/DataType.hpp"
 #include "bwsim/kernel/KernelRegistry.hpp"
 
 namespace bwsim {

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "bwsim/hw/DataType.hpp"
+#include "bwsim/hw/numeric/DataType.hpp"
 #include "bwsim/kernel/KernelRegistry.hpp"
 #include "bwsim/kernels/TileScheduler.hpp"
 
