@@ -183,8 +183,12 @@ TEST(GemmProgress, LongRunsReportProgressEvery2To18Events) {
   for (std::size_t i = 0; i < seen.size(); ++i) {
     EXPECT_EQ(seen[i].events, (i + 1) << 18);
     EXPECT_EQ(seen[i].ctas, 148u);
-    if (i) EXPECT_GE(seen[i].cycle, seen[i - 1].cycle);
-    if (i) EXPECT_GE(seen[i].mmas, seen[i - 1].mmas);
+    if (i) {
+      EXPECT_GE(seen[i].cycle, seen[i - 1].cycle);
+    }
+    if (i) {
+      EXPECT_GE(seen[i].mmas, seen[i - 1].mmas);
+    }
   }
 }
 

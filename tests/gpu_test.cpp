@@ -6,7 +6,7 @@
 
 #include "TestSupport.hpp"
 #include "bwsim/core/Error.hpp"
-#include "bwsim/hw/Gpu.hpp"
+#include "bwsim/hw/sm/Gpu.hpp"
 
 namespace bwsim {
 namespace {
@@ -47,7 +47,9 @@ TEST(GpuTest, ClustersStayInsideOneGpcWithPairsOnOneTpc) {
   for (std::uint32_t cta = 0; cta < 128; ++cta) {
     const std::uint32_t cluster = cta / 16, rank = cta % 16;
     EXPECT_EQ(where.at(cta).sm, first[cluster] + rank) << "CTA " << cta;
-    if (rank % 2 == 1) EXPECT_EQ(where.at(cta).sm / 2, where.at(cta - 1).sm / 2) << "pair of CTA " << cta;
+    if (rank % 2 == 1) {
+      EXPECT_EQ(where.at(cta).sm / 2, where.at(cta - 1).sm / 2) << "pair of CTA " << cta;
+    }
   }
 }
 

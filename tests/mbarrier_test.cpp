@@ -1,5 +1,5 @@
 // The mbarrier rules of reference/ptx-semantics.md, one test each, on the state machine alone.
-#include "bwsim/hw/MBarrier.hpp"
+#include "bwsim/hw/sm/MBarrier.hpp"
 
 #include <gtest/gtest.h>
 

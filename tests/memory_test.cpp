@@ -1,4 +1,4 @@
-// The memory system (L2 residency and bandwidth, HBM bandwidth and latency), the tile scheduler
+// The memory system (L2 bandwidth, HBM bandwidth and latency), the tile scheduler
 // that decides L2 reuse, and the CUDA-core pipes.
 #include <gtest/gtest.h>
 
@@ -6,7 +6,6 @@
 #include <nlohmann/json.hpp>
 
 #include "TestSupport.hpp"
-#include "bwsim/hw/L2Cache.hpp"
 #include "bwsim/kernels/Gemm.hpp"
 #include "bwsim/kernels/TileScheduler.hpp"
 #include "bwsim/kernels/TmaStream.hpp"
@@ -14,37 +13,28 @@
 namespace bwsim {
 namespace {
 
-TEST(L2CacheTest, EvictsTheLeastRecentlyUsedBlock) {
-  L2Cache l2(2);
-  EXPECT_FALSE(l2.access(0xa00).hit);  // [a]
-  EXPECT_FALSE(l2.access(0xb00).hit);  // [b a]
-  EXPECT_TRUE(l2.access(0xa00).hit);   // [a b]
-  EXPECT_FALSE(l2.access(0xc00).hit);  // evicts b: [c a]
-  EXPECT_TRUE(l2.access(0xa00).hit);   // [a c]
-  EXPECT_FALSE(l2.access(0xb00).hit);  // evicts c: [b a]
-  EXPECT_FALSE(l2.access(0xc00).hit);  // evicts a: [c b]
-  EXPECT_TRUE(l2.access(0xb00).hit);
-  EXPECT_EQ(l2.resident_blocks(), 2u);
-}
-
-TEST(L2CacheTest, ManyKeysThroughASmallCacheKeepExactlyTheNewest) {
-  L2Cache l2(100);
-  for (std::uint64_t k = 0; k < 10000; ++k) l2.access(k * 1024).hit;
-  for (std::uint64_t k = 9900; k < 10000; ++k) EXPECT_TRUE(l2.access(k * 1024).hit) << k;
-  EXPECT_FALSE(l2.access(9899 * 1024).hit);
-}
-
 TEST(TileSchedulerTest, RasterAndSwizzleOrderTheTilesAsTheHandTable) {
   // 4 x 3 tiles along M with swizzle 2: bands of 2 n-columns, m moving fastest within the band.
-  const TileScheduler s{4, 3, Raster::AlongM, 2};
+  const auto s = tile_schedulers().at("static_persistent").make(TileGrid{4, 3, Raster::AlongM, 2});
   const std::vector<std::pair<std::uint32_t, std::uint32_t>> expect{
       {0, 0}, {0, 1}, {1, 0}, {1, 1}, {2, 0}, {2, 1}, {3, 0}, {3, 1}, {0, 2}, {1, 2}, {2, 2}, {3, 2}};
-  for (std::uint32_t t = 0; t < s.tiles(); ++t) EXPECT_EQ(s.tile(t), expect[t]) << t;
+  for (std::uint32_t t = 0; t < s->tiles(); ++t) EXPECT_EQ(s->tile(t), expect[t]) << t;
   // Along N, swizzle 1: n fastest.
-  const TileScheduler n{2, 3, Raster::AlongN, 1};
+  const StaticPersistentScheduler n{TileGrid{2, 3, Raster::AlongN, 1}};
   EXPECT_EQ(n.tile(0), (std::pair<std::uint32_t, std::uint32_t>{0, 0}));
   EXPECT_EQ(n.tile(2), (std::pair<std::uint32_t, std::uint32_t>{0, 2}));
   EXPECT_EQ(n.tile(3), (std::pair<std::uint32_t, std::uint32_t>{1, 0}));
+  // Worker 2 of 5 takes units 2, 7, 12 (past the 12 tiles: done).
+  EXPECT_EQ(s->work_unit(2, 5, 0), 2u);
+  EXPECT_EQ(s->work_unit(2, 5, 1), 7u);
+  EXPECT_GE(s->work_unit(2, 5, 2), s->tiles());
+}
+
+TEST(TileSchedulerTest, AnUnknownSchedulerIsBadInputListingTheValidOnes) {
+  test::expect_bad_input("run gemm_persistent --m 256 --n 256 --k 256 --tile-scheduler stream_k",
+                         "--tile-scheduler: unknown model 'stream_k'; the valid names are static_persistent");
+  test::expect_bad_input("run gemm_sm90 --config " BWSIM_SOURCE_DIR "/sim_configs/h100.yaml --tile-scheduler dynamic",
+                         "the valid names are static_persistent");
 }
 
 // One warp loads a 4 KiB box twice, one after the other, on the unit-test machine with a 500-cycle
@@ -166,7 +156,7 @@ TEST(MemorySystemTest, TheCriticalLineNamesTheSaturatedLink) {
       test::bwsim("run tma_stream --config " BWSIM_SOURCE_DIR "/sim_configs/b200.yaml --loads 64");
   ASSERT_EQ(o.exit_code, 0) << o.output;
   EXPECT_NE(o.output.find("(HBM-bandwidth-bound)"), std::string::npos) << o.output;
-  EXPECT_NE(o.output.find("L2        read 296.00 MiB (hit rate 0.0%)"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find(" 296.00 MiB,"), std::string::npos) << "64 loads of 32 KiB on 148 SMs\n" << o.output;
 }
 
 }  // namespace

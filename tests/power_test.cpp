@@ -7,6 +7,7 @@
 
 #include "bwsim/core/Csv.hpp"
 #include "bwsim/core/Error.hpp"
+#include "bwsim/kernel/ModelChoices.hpp"
 #include "bwsim/kernels/GemmSm90.hpp"
 #include "bwsim/power/PowerModel.hpp"
 
@@ -21,8 +22,8 @@ TEST(PowerModelTest, EnergyOfARunIsItsCountsTimesTheConfigEnergies) {
   run.cycles = 1000;
   run.wgmma.flops = 1e6;
   run.wgmma.f8_flops = 2e5;  // of those
-  run.pipe_busy[static_cast<std::size_t>(CorePipe::Fma)] = 100;  // 128 lanes: 100 warp instructions
-  run.pipe_busy[static_cast<std::size_t>(CorePipe::Alu)] = 100;  // 64 lanes: 50
+  run.pipes.fma_busy_cycles = 100;  // 128 lanes: 100 warp instructions
+  run.pipes.alu_busy_cycles = 100;  // 64 lanes: 50
   run.memory.l2_read_bytes = 100000;
   run.memory.hbm_read_bytes = 10000;
   run.tma.loads = 10;
@@ -58,6 +59,7 @@ TEST(PowerModelTest, TheControllerStepsDownUntilThePowerIsWithinTheLimitAndStays
   p.min_clock_ghz = 0.5;
   p.step_mhz = 100;
   p.period_ms = 10;
+  p.clock_controller = "limit_step";
   p.energy_scale = {{2.0, 1.0}, {1.0, 1.0}};
   KernelEnergy e;
   e.sm_pj_per_cycle = 1e5;
@@ -77,6 +79,40 @@ TEST(PowerModelTest, TheControllerStepsDownUntilThePowerIsWithinTheLimitAndStays
   EXPECT_NEAR(r.clock_ghz, (1.2 + 1.1 + 5 * 1.0) / 7, 1e-9);
   // Kernels of 1e6 cycles: 1 ms each at 1.0 GHz ... per-period count ghz x 10 ms / 1 ms.
   EXPECT_NEAR(r.kernel_seconds, 0.07 / ((1.2 + 1.1 + 5.0) * 10), 1e-12);
+}
+
+// The same load under the "fixed" controller: the start clock throughout, over the limit.
+TEST(PowerModelTest, TheFixedControllerHoldsTheStartClockOverTheLimit) {
+  HardwareConfig::Power p;
+  p.limit_w = 200;
+  p.idle_w = 100;
+  p.max_clock_ghz = p.tensor_clock_ghz = 2.0;
+  p.min_clock_ghz = 0.5;
+  p.step_mhz = 100;
+  p.period_ms = 10;
+  p.clock_controller = "fixed";
+  p.energy_scale = {{2.0, 1.0}, {1.0, 1.0}};
+  KernelEnergy e;
+  e.sm_pj_per_cycle = 1e5;
+  e.cycles = 1'000'000;
+  const SustainedRun r = sustain(e, p, 0.05);
+  ASSERT_EQ(r.trace.size(), 5u);
+  for (const ClockSample& s : r.trace) EXPECT_DOUBLE_EQ(s.clock_ghz, 2.0);
+  EXPECT_NEAR(r.power_w, 300, 1e-9);
+  EXPECT_NEAR(r.seconds_at_start_clock, 0.05, 1e-12);
+  EXPECT_DOUBLE_EQ(r.seconds_limited, 0.0);
+  EXPECT_NEAR(r.kernel_seconds, 0.5e-3, 1e-12);  // 1e6 cycles at 2 GHz
+}
+
+TEST(PowerModelTest, AnUnknownClockControllerIsRejectedWithTheValidNames) {
+  try {
+    model_choices(load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml", {"power.clock_controller=pid"}));
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("power.clock_controller: unknown model 'pid'; the valid names are limit_step, fixed"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(PowerModelTest, AConfigWithABadPowerSectionIsRejectedNamingTheKey) {

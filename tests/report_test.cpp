@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "TestSupport.hpp"
+#include "bwsim/kernel/StatRegistry.hpp"
 
 namespace bwsim {
 namespace {
@@ -37,6 +38,11 @@ TEST(ReportTest, HtmlReportRendersInHeadlessChromium) {
   EXPECT_NE(page.find("w1 MMA"), std::string::npos);
   EXPECT_NE(page.find("<svg id=\"tensor\""), std::string::npos);
   EXPECT_NE(page.find("<svg id=\"bandwidth\""), std::string::npos);
+  // Every declared statistic, one row each with its description.
+  const std::string stats = page.substr(page.find("<table id=\"stats\">"));
+  EXPECT_EQ(count(stats.substr(0, stats.find("</table>")), "<tr>"), stat_registry().entries().size());
+  for (const StatRegistry::Entry& e : stat_registry().entries())
+    EXPECT_NE(stats.find("<td>" + e.info.name + "</td>"), std::string::npos) << e.info.name;
   EXPECT_FALSE(std::filesystem::exists(html + ".trace.json")) << "the report's own trace is removed";
 
   const std::string chromium = "chromium --headless --no-sandbox --disable-gpu --hide-scrollbars ";

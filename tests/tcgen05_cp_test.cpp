@@ -8,7 +8,7 @@
 
 #include "TestSupport.hpp"
 #include "bwsim/core/Error.hpp"
-#include "bwsim/hw/NumberFormats.hpp"
+#include "bwsim/hw/numeric/NumberFormats.hpp"
 #include "bwsim/kernel/Simulator.hpp"
 
 namespace bwsim {

@@ -7,7 +7,7 @@
 
 #include "TestSupport.hpp"
 #include "bwsim/core/Error.hpp"
-#include "bwsim/hw/TensorCopy.hpp"
+#include "bwsim/hw/memory/TensorCopy.hpp"
 
 namespace bwsim {
 namespace {

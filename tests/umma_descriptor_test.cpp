@@ -6,8 +6,8 @@
 #include <cmath>
 
 #include "bwsim/core/Error.hpp"
-#include "bwsim/hw/NumberFormats.hpp"
-#include "bwsim/hw/UmmaDescriptor.hpp"
+#include "bwsim/hw/numeric/NumberFormats.hpp"
+#include "bwsim/hw/tensor/sm100/UmmaDescriptor.hpp"
 
 namespace bwsim {
 namespace {

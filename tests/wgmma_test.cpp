@@ -7,8 +7,8 @@
 #include <cstring>
 
 #include "TestSupport.hpp"
-#include "bwsim/hw/NumberFormats.hpp"
-#include "bwsim/hw/Swizzle.hpp"
+#include "bwsim/hw/numeric/NumberFormats.hpp"
+#include "bwsim/hw/memory/Swizzle.hpp"
 #include "bwsim/testing/SimTesting.hpp"
 
 namespace bwsim {

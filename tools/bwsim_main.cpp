@@ -18,12 +18,14 @@
 #include <map>
 
 #include "bwsim/core/Error.hpp"
+#include "bwsim/kernel/ModelChoices.hpp"
 #include "bwsim/kernel/KernelRegistry.hpp"
 #include "bwsim/kernel/StallReport.hpp"
 #include "bwsim/power/PowerReport.hpp"
 #include "bwsim/kernels/GemmSm90Compare.hpp"
 #include "bwsim/kernels/Ubench.hpp"
 #include "bwsim/report/HtmlReport.hpp"
+#include "bwsim/report/StatsOutput.hpp"
 
 namespace {
 
@@ -55,109 +57,45 @@ struct RunFlags {
   std::map<std::string, std::map<std::string, std::string>> params;  // per kernel: flag -> value
 };
 
-std::string human_bytes(double b) {
-  if (b >= 1 << 30) return fmt::format("{:.2f} GiB", b / (1 << 30));
-  if (b >= 1 << 20) return fmt::format("{:.2f} MiB", b / (1 << 20));
-  if (b >= 1 << 10) return fmt::format("{:.1f} KiB", b / (1 << 10));
-  return fmt::format("{:.0f} B", b);
-}
-
-nlohmann::json summary_json(const bwsim::KernelReport& r, const bwsim::HardwareConfig& cfg, const RunFlags& f) {
-  const auto& run = r.run;
+// What ran, where and how, and the check: the summary's lines that are not statistics.
+// `power`: the power model's figures (null without a power section).
+nlohmann::json run_metadata(const bwsim::KernelReport& r, const bwsim::HardwareConfig& cfg, const RunFlags& f,
+                            const nlohmann::json& power) {
   nlohmann::json j;
   j["kernel"] = r.kernel;
   j["problem"] = r.problem;
   j["config"] = cfg.name;
   j["mode"] = f.functional ? "functional" : "timing";
-  j["cycles"] = run.cycles;
-  j["time_us"] = static_cast<double>(run.cycles) / (cfg.clock_ghz * 1e3);
-  j["events"] = run.events;
-  j["wall_seconds"] = run.wall_seconds;
-  j["events_per_second"] = run.wall_seconds > 0 ? static_cast<double>(run.events) / run.wall_seconds : 0.0;
-  j["sms_used"] = run.sms_used;
-  j["ctas"] = run.ctas;
-  j["tma"] = {{"loads", run.tma.loads},           {"load_bytes", run.tma.load_bytes},
-              {"delivered_bytes", run.tma.delivered_bytes},
-              {"stores", run.tma.stores},         {"store_bytes", run.tma.store_bytes},
-              {"prefetches", run.tma.prefetches}, {"busy_fraction", run.tma_busy_fraction()}};
-  j["mma"] = {{"mmas", run.mma.mmas},
-              {"flops", run.mma.flops},
-              {"busy_fraction", run.mma_busy_fraction()},
-              {"copies", run.mma.copies},
-              {"copy_bytes", run.mma.copy_bytes}};
-  j["wgmma"] = {{"mmas", run.wgmma.mmas}, {"flops", run.wgmma.flops}};
-  const bwsim::MemoryStats& m = run.memory;
-  const double seconds = static_cast<double>(run.cycles) / (cfg.clock_ghz * 1e9);
-  auto per_second = [&](std::uint64_t bytes) { return seconds > 0 ? static_cast<double>(bytes) / seconds / 1e9 : 0.0; };
-  auto busy = [&](bwsim::Cycle c) { return run.cycles ? static_cast<double>(c) / static_cast<double>(run.cycles) : 0.0; };
-  j["memory"] = {{"l2_read_bytes", m.l2_read_bytes},
-                 {"l2_hit_rate", m.l2_hit_rate()},
-                 {"l2_write_bytes", m.l2_write_bytes},
-                 {"l2_gbytes_per_second", per_second(m.l2_read_bytes + m.l2_write_bytes)},
-                 {"l2_busy_fraction", busy(m.l2_busy_cycles)},
-                 {"hbm_read_bytes", m.hbm_read_bytes},
-                 {"hbm_write_bytes", m.hbm_write_bytes},
-                 {"hbm_gbytes_per_second", per_second(m.hbm_read_bytes + m.hbm_write_bytes)},
-                 {"hbm_busy_fraction", busy(m.hbm_busy_cycles)}};
-  j["bytes_per_cycle"] =
-      run.cycles ? static_cast<double>(run.tma.load_bytes + run.tma.store_bytes) / static_cast<double>(run.cycles) : 0.0;
   j["check"] = r.checked ? nlohmann::json{{"passed", r.check_passed}, {"detail", r.check_detail}} : nlohmann::json(nullptr);
   if (!f.trace.empty()) j["trace"] = f.trace;
-  if (nlohmann::json p = bwsim::power_json(run, cfg, f.sustained); !p.is_null()) j["power"] = std::move(p);
+  if (!power.is_null()) j["power"] = power;
+  return j;
+}
+
+// --json: the metadata, every declared statistic and the kernel's own figures, in one object.
+nlohmann::json summary_json(const bwsim::KernelReport& r, const std::vector<bwsim::StatSample>& stats,
+                            const bwsim::HardwareConfig& cfg, const RunFlags& f, const nlohmann::json& power) {
+  nlohmann::json j = run_metadata(r, cfg, f, power);
+  j.update(bwsim::stats_json(stats));
   for (const auto& [k, v] : r.figures.items()) j[k] = v;
   return j;
 }
 
-void print_summary(const bwsim::KernelReport& r, const bwsim::HardwareConfig& cfg, const RunFlags& f) {
+void print_summary(const bwsim::KernelReport& r, const std::vector<bwsim::StatSample>& stats,
+                   const bwsim::HardwareConfig& cfg, const RunFlags& f, const nlohmann::json& power) {
   const auto& run = r.run;
-  const double us = static_cast<double>(run.cycles) / (cfg.clock_ghz * 1e3);
   fmt::print("kernel    {}\n", r.kernel);
   fmt::print("problem   {}\n", r.problem);
   fmt::print("config    {} ({}), {} mode\n", cfg.name, f.config, f.functional ? "functional" : "timing");
-  fmt::print("cycles    {}  ({:.3f} us at {} GHz)\n", run.cycles, us, cfg.clock_ghz);
-  fmt::print("simulated {} events in {:.3f} s ({:.2f} M events/s)\n", run.events, run.wall_seconds,
-             run.wall_seconds > 0 ? static_cast<double>(run.events) / run.wall_seconds / 1e6 : 0.0);
-  const double moved = static_cast<double>(run.tma.load_bytes + run.tma.store_bytes);
-  fmt::print("bytes     loaded {} in {} TMA loads, stored {} in {} TMA stores; {:.2f} B/cycle moved\n",
-             human_bytes(static_cast<double>(run.tma.load_bytes)), run.tma.loads,
-             human_bytes(static_cast<double>(run.tma.store_bytes)), run.tma.stores,
-             run.cycles ? moved / static_cast<double>(run.cycles) : 0.0);
-  if (run.tma.delivered_bytes != run.tma.load_bytes)
-    fmt::print("multicast {} read from L2 landed as {} in SMEM ({:.2f}x)\n",
-               human_bytes(static_cast<double>(run.tma.load_bytes)), human_bytes(static_cast<double>(run.tma.delivered_bytes)),
-               run.tma.load_bytes ? static_cast<double>(run.tma.delivered_bytes) / static_cast<double>(run.tma.load_bytes) : 0.0);
-  {
-    const bwsim::MemoryStats& m = run.memory;
-    const double seconds = static_cast<double>(run.cycles) / (cfg.clock_ghz * 1e9);
-    const double cyc = run.cycles ? static_cast<double>(run.cycles) : 1.0;
-    fmt::print("L2        read {} (hit rate {:.1f}%), written {}; {:.0f} GB/s, link busy {:.1f}%\n",
-               human_bytes(static_cast<double>(m.l2_read_bytes)), 100.0 * m.l2_hit_rate(),
-               human_bytes(static_cast<double>(m.l2_write_bytes)),
-               seconds > 0 ? static_cast<double>(m.l2_read_bytes + m.l2_write_bytes) / seconds / 1e9 : 0.0,
-               100.0 * static_cast<double>(m.l2_busy_cycles) / cyc);
-    fmt::print("HBM       read {}, written {}; {:.0f} GB/s, busy {:.1f}%\n", human_bytes(static_cast<double>(m.hbm_read_bytes)),
-               human_bytes(static_cast<double>(m.hbm_write_bytes)),
-               seconds > 0 ? static_cast<double>(m.hbm_read_bytes + m.hbm_write_bytes) / seconds / 1e9 : 0.0,
-               100.0 * static_cast<double>(m.hbm_busy_cycles) / cyc);
-  }
-  fmt::print("units     TMA busy {:.1f}%, tensor pipe busy {:.1f}% (over {} SM{})\n", 100.0 * run.tma_busy_fraction(),
-             100.0 * run.mma_busy_fraction(), run.sms_used, run.sms_used == 1 ? "" : "s");
-  if (run.mma.mmas)
-    fmt::print("mma       {} tcgen05.mma, {:.1f} TFLOP/s at {} GHz\n", run.mma.mmas,
-               run.cycles ? run.mma.flops / (static_cast<double>(run.cycles) / (cfg.clock_ghz * 1e9)) / 1e12 : 0.0,
-               cfg.clock_ghz);
-  if (run.wgmma.mmas)
-    fmt::print("wgmma     {} wgmma.mma_async (per warpgroup), {:.1f} TFLOP/s at {} GHz\n", run.wgmma.mmas,
-               run.cycles ? run.wgmma.flops / (static_cast<double>(run.cycles) / (cfg.clock_ghz * 1e9)) / 1e12 : 0.0,
-               cfg.clock_ghz);
+  fmt::print("{}", bwsim::stats_summary(stats));
   for (const auto& [k, v] : r.figures.items()) {
     if (v.is_number_float())
       fmt::print("  {:<24} {:.4g}\n", k, v.get<double>());
     else
       fmt::print("  {:<24} {}\n", k, v.dump());
   }
-  fmt::print("{}", bwsim::power_text(bwsim::power_json(run, cfg, f.sustained)));
-  fmt::print("\n{}\n", bwsim::stall_table(run, cfg.clock_ghz));
+  fmt::print("{}", bwsim::power_text(power));
+  fmt::print("\n{}\n", bwsim::stall_table(run));
   if (r.checked) fmt::print("check     {}: {}\n", r.check_passed ? "PASSED" : "FAILED", r.check_detail);
   if (!f.report.empty()) fmt::print("report    {} (a self-contained HTML page)\n", f.report);
   if (!f.trace.empty())
@@ -197,6 +135,7 @@ bwsim::KernelRequest make_request(const bwsim::KernelInfo& k, const bwsim::Hardw
 
 int run_kernel(const bwsim::KernelInfo& k, RunFlags& f) {
   const bwsim::HardwareConfig cfg = bwsim::load_config(f.config, f.overrides);
+  bwsim::model_choices(cfg);  // an unknown model name fails before the run, not after it
   // A report is drawn from a trace: the user's, or one written next to the report.
   const bool own_trace = !f.report.empty() && f.trace.empty();
   if (own_trace) f.trace = f.report + ".trace.json";
@@ -204,9 +143,13 @@ int run_kernel(const bwsim::KernelInfo& k, RunFlags& f) {
   // The report's own trace covers the whole run (its plots); --trace-window picks the timeline.
   if (own_trace) req.options.trace_filter.window_begin = 0, req.options.trace_filter.window_end = ~bwsim::Cycle{0};
   const bwsim::KernelReport r = k.run(req);
+  const std::vector<bwsim::StatSample> stats = bwsim::stat_registry().sample(r.run);
+  const nlohmann::json power = bwsim::power_json(r.run, cfg, f.sustained);
   if (!f.report.empty()) {
-    bwsim::ReportInput in{f.trace, summary_json(r, cfg, f), bwsim::stall_table(r.run, cfg.clock_ghz), r.run.cycles};
-    if (own_trace) in.summary.erase("trace");
+    nlohmann::json summary = run_metadata(r, cfg, f, power);
+    if (own_trace) summary.erase("trace");
+    for (const auto& [key, v] : r.figures.items()) summary[key] = v;
+    bwsim::ReportInput in{f.trace, summary, stats, bwsim::stall_table(r.run), r.run.cycles};
     unsigned long long b = 0, e = 0;
     char colon = 0;
     const bool window = std::sscanf(f.trace_window.c_str(), "%llu%c%llu", &b, &colon, &e) == 3;
@@ -223,14 +166,21 @@ int run_kernel(const bwsim::KernelInfo& k, RunFlags& f) {
     std::ofstream out(f.stats);
     if (!out) throw bwsim::InputError(fmt::format("--stats {}: cannot write the file", f.stats));
     nlohmann::json j = bwsim::stall_json(r.run);
-    j["summary"] = summary_json(r, cfg, f);
+    j["summary"] = summary_json(r, stats, cfg, f, power);
+    j["per_sm"] = bwsim::per_sm_json(stats);
     out << j.dump(1) << "\n";
   }
   if (f.json)
-    fmt::print("{}\n", summary_json(r, cfg, f).dump());
+    fmt::print("{}\n", summary_json(r, stats, cfg, f, power).dump());
   else
-    print_summary(r, cfg, f);
+    print_summary(r, stats, cfg, f, power);
   return r.checked && !r.check_passed ? kExitCheckFailed : 0;
+}
+
+// A number in a sweep table: integers as they are, reals to 6 significant digits.
+std::string table_cell(const bwsim::StatValue& v) {
+  return std::holds_alternative<double>(v) ? fmt::format("{:.6g}", std::get<double>(v))
+                                           : std::to_string(std::get<std::uint64_t>(v));
 }
 
 // bwsim sweep: every combination of the --param lists, one run each; a table and a CSV.
@@ -265,13 +215,12 @@ int sweep_kernel(const bwsim::KernelInfo& k, RunFlags& f) {
         if (v.is_number()) figures.push_back(key);
     std::vector<std::string> row;
     for (std::size_t i = 0; i < axes.size(); ++i) row.push_back(axes[i].second[at[i]]);
-    row.push_back(std::to_string(r.run.cycles));
-    row.push_back(fmt::format("{:.3f}", static_cast<double>(r.run.cycles) / (cfg.clock_ghz * 1e3)));
+    for (const bwsim::StatSample& s : bwsim::stat_registry().sample(r.run))
+      if (s.info->headline) row.push_back(table_cell(s.value));
     for (const std::string& key : figures) {
       const auto& v = r.figures.value(key, nlohmann::json(0));
       row.push_back(v.is_number_float() ? fmt::format("{:.4g}", v.get<double>()) : v.dump());
     }
-    row.push_back(fmt::format("{:.3f}", r.run.wall_seconds));
     if (r.checked) row.push_back(r.check_passed ? "passed" : "FAILED");
     rows.push_back(std::move(row));
     more = false;  // odometer over the axes, the last fastest
@@ -283,9 +232,9 @@ int sweep_kernel(const bwsim::KernelInfo& k, RunFlags& f) {
       at[i] = 0;
     }
   }
-  header.insert(header.end(), {"cycles", "time_us"});
+  for (const bwsim::StatRegistry::Entry& e : bwsim::stat_registry().entries())
+    if (e.info.headline) header.push_back(e.info.name);
   header.insert(header.end(), figures.begin(), figures.end());
-  header.push_back("wall_s");
   if (f.check) header.push_back("check");
   std::vector<std::size_t> width(header.size());
   for (std::size_t c = 0; c < header.size(); ++c) {
@@ -322,15 +271,20 @@ int sweep_kernel(const bwsim::KernelInfo& k, RunFlags& f) {
 // exceeds the 5% target.
 int compare_kernels(const RunFlags& f, const bwsim::HardwareConfig& cfg) {
   const auto rows = bwsim::compare_gemm_sm90_with_hardware(cfg, f.measured_csv, f.tolerances);
-  fmt::print("{:<16} {:<52} {:>6} {:>10} {:>10} {:>8}  {:>6} {:>6} {:>6}  {:>4}\n", "shape", "variant", "MHz", "measured",
-             "predicted", "error", "tensor", "L2", "HBM", "tol");
+  // The busy fractions of each row's critical-path line, one column each.
+  std::string busy_header;
+  if (!rows.empty())
+    for (const bwsim::StatSample& s : rows.front().busy) busy_header += fmt::format(" {:>11}", s.info->critical.label);
+  fmt::print("{:<16} {:<52} {:>6} {:>10} {:>10} {:>8} {}  {:>4}\n", "shape", "variant", "MHz", "measured", "predicted",
+             "error", busy_header, "tol");
   int outside = 0, within_target = 0;
   for (const auto& r : rows) {
     outside += r.within() ? 0 : 1;
     within_target += std::fabs(r.error) <= 0.10 ? 1 : 0;
-    fmt::print("{:<16} {:<52} {:>6.0f} {:>10} {:>10} {:>+7.1f}%  {:>5.0f}% {:>5.0f}% {:>5.0f}%  {:>3.0f}% {}{}\n", r.shape,
-               r.variant, r.clock_mhz, r.measured, r.predicted, 100.0 * r.error, 100.0 * r.tensor_busy,
-               100.0 * r.l2_busy, 100.0 * r.hbm_busy, 100.0 * r.tolerance, r.within() ? "ok" : "OUTSIDE",
+    std::string busy;
+    for (const bwsim::StatSample& s : r.busy) busy += fmt::format(" {:>10.0f}%", 100.0 * bwsim::as_double(s.value));
+    fmt::print("{:<16} {:<52} {:>6.0f} {:>10} {:>10} {:>+7.1f}% {}  {:>3.0f}% {}{}\n", r.shape, r.variant, r.clock_mhz,
+               r.measured, r.predicted, 100.0 * r.error, busy, 100.0 * r.tolerance, r.within() ? "ok" : "OUTSIDE",
                r.reason.empty() ? "" : "  (" + r.reason + ")");
   }
   const double mae = bwsim::mean_absolute_error(rows);
@@ -360,9 +314,11 @@ int compare_hardware(const RunFlags& f) {
   return outside ? kExitCheckFailed : 0;
 }
 
-// bwsim describe-config FILE: the validated values, one dotted key per line.
+// bwsim describe-config FILE: the validated values, one dotted key per line; a key that chooses a
+// model by name also lists the names it accepts.
 int describe_config(const RunFlags& f) {
-  bwsim::load_config(f.config, f.overrides);  // validates (throws ConfigError naming the key)
+  const bwsim::HardwareConfig cfg = bwsim::load_config(f.config, f.overrides);  // throws ConfigError naming the key
+  const std::vector<bwsim::ModelChoice> choices = bwsim::model_choices(cfg);
   const YAML::Node root = YAML::LoadFile(f.config);
   std::function<void(const YAML::Node&, const std::string&)> walk = [&](const YAML::Node& n, const std::string& path) {
     if (n.IsMap()) {
@@ -375,6 +331,8 @@ int describe_config(const RunFlags& f) {
     std::string value = n.IsSequence() ? flow.c_str() : n.as<std::string>();
     for (const std::string& o : f.overrides)
       if (o.rfind(path + "=", 0) == 0) value = o.substr(path.size() + 1) + "  (--set)";
+    for (const bwsim::ModelChoice& c : choices)
+      if (c.setting == path) value += fmt::format("  (models: {})", c.names);
     fmt::print("{:<36} {}\n", path, value);
   };
   walk(root, "");
@@ -395,6 +353,8 @@ int main(int argc, char** argv) {
   sweep->require_subcommand(1);
   auto* describe = app.add_subcommand("describe-config", "print a config's validated values, one key per line");
   auto* compare = app.add_subcommand("compare", "simulate the calibration microbenchmarks and compare with a hardware CSV");
+  auto* stats_table = app.add_subcommand("stats-table", "print every statistic's name, unit and description "
+                                                         "(docs/stats.md)");
 
   RunFlags flags;
   describe->add_option("config", flags.config, "hardware config YAML")->required();
@@ -464,6 +424,10 @@ int main(int argc, char** argv) {
         fmt::print("{}\n  {}\n", k.name, k.summary);
         for (const auto& p : k.params) fmt::print("    --{:<16} {} (default {})\n", p.name, p.help, p.default_value);
       }
+      return 0;
+    }
+    if (stats_table->parsed()) {
+      fmt::print("{}", bwsim::stats_markdown(bwsim::stat_registry()));
       return 0;
     }
     if (describe->parsed()) return describe_config(flags);

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "bwsim/hw/Cta.hpp"
+#include "bwsim/hw/sm/Cta.hpp"
 
 namespace bwsim::races {
 namespace {

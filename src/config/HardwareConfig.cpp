@@ -156,6 +156,7 @@ void read_power(StrictMap p, HardwareConfig& c) {
   p.read("min_clock_ghz", w.min_clock_ghz, 0.1, 10.0);
   p.read("step_mhz", w.step_mhz, 1.0, 1000.0);
   p.read("period_ms", w.period_ms, 0.01, 1e4);
+  p.read<std::string>("clock_controller", w.clock_controller, "", "");  // checked where it is built (power/)
   p.read_pairs("energy_scale", w.energy_scale, 0.1, 10.0, 0.01, 10.0);
   p.finish();
   if (w.tensor_clock_ghz > w.max_clock_ghz) p.fail("power.tensor_clock_ghz", "exceeds power.max_clock_ghz");
@@ -165,6 +166,7 @@ void read_power(StrictMap p, HardwareConfig& c) {
 
 HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   HardwareConfig c;
+  c.source = origin;
   StrictMap top(root, "", origin);
   top.read<std::string>("name", c.name, "", "");
   top.read("clock_ghz", c.clock_ghz, 0.1, 10.0);
@@ -194,6 +196,7 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   pipes.finish();
 
   StrictMap l2 = top.section("l2");
+  l2.read<std::string>("policy", c.l2.policy, "", "");  // the name is checked where the model is built (hw/)
   l2.read<std::uint64_t>("bytes", c.l2.bytes, 1024, 1ull << 40);
   l2.read<std::uint32_t>("line_bytes", c.l2.line_bytes, 16, 4096);
   l2.read("gbytes_per_second", c.l2.gbytes_per_second, 1.0, 1e9);
@@ -204,6 +207,7 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
     top.fail("l2.bytes", "more than 2^31 residency blocks (8 lines each): a smaller L2 or longer lines");
 
   StrictMap hbm = top.section("hbm");
+  hbm.read<std::string>("model", c.hbm.model, "", "");
   hbm.read("gbytes_per_second", c.hbm.gbytes_per_second, 1.0, 1e9);
   hbm.read<Cycle>("latency", c.hbm.latency, 0, kMaxLatency);
   hbm.finish();

@@ -7,10 +7,10 @@
 #include <deque>
 
 #include "bwsim/core/Error.hpp"
-#include "bwsim/hw/Cta.hpp"
-#include "bwsim/hw/Gpu.hpp"
-#include "bwsim/hw/MemorySystem.hpp"
-#include "bwsim/hw/Sm.hpp"
+#include "bwsim/hw/sm/Cta.hpp"
+#include "bwsim/hw/sm/Gpu.hpp"
+#include "bwsim/hw/memory/MemorySystem.hpp"
+#include "bwsim/hw/sm/Sm.hpp"
 
 namespace bwsim {
 
@@ -268,32 +268,19 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
   r.events = l.ctx.engine.events_processed();
   r.sms_used = l.gpu.sms_used();
   r.ctas = lc.grid_ctas;
+  r.clock_ghz = config_.clock_ghz;
   r.memory = memory_->stats();
   for (std::uint32_t i = 0; i < l.gpu.sm_count(); ++i) {
     const Sm& sm = l.gpu.sm(i);
-    const TmaStats& s = sm.tma().stats();
-    r.tma.loads += s.loads;
-    r.tma.load_bytes += s.load_bytes;
-    r.tma.delivered_bytes += s.delivered_bytes;
-    r.tma.stores += s.stores;
-    r.tma.store_bytes += s.store_bytes;
-    r.tma.prefetches += s.prefetches;
-    r.tma.prefetch_bytes += s.prefetch_bytes;
-    r.tma.busy_cycles += s.busy_cycles;
-    for (std::size_t pipe = 0; pipe < r.pipe_busy.size(); ++pipe) r.pipe_busy[pipe] += sm.pipe_busy(static_cast<CorePipe>(pipe));
-    const MmaStats& m = sm.mma().stats();
-    r.mma.mmas += m.mmas;
-    r.mma.flops += m.flops;
-    r.mma.f8_flops += m.f8_flops;
-    r.mma.busy_cycles += m.busy_cycles;
-    r.mma.copies += m.copies;
-    r.mma.copy_bytes += m.copy_bytes;
-    const WgmmaStats& g = sm.wgmma().stats();
-    r.wgmma.mmas += g.mmas;
-    r.wgmma.flops += g.flops;
-    r.wgmma.f8_flops += g.f8_flops;
-    r.wgmma.busy_cycles += g.busy_cycles;
+    r.tma_per_sm.push_back(sm.tma().stats());
+    r.mma_per_sm.push_back(sm.mma().stats());
+    r.wgmma_per_sm.push_back(sm.wgmma().stats());
+    r.pipes_per_sm.push_back(sm.pipe_stats());
   }
+  r.tma = TmaStats::declared().total(r.tma_per_sm);
+  r.mma = MmaStats::declared().total(r.mma_per_sm);
+  r.wgmma = WgmmaStats::declared().total(r.wgmma_per_sm);
+  r.pipes = CorePipeStats::declared().total(r.pipes_per_sm);
   r.warps = std::move(l.warps);
   r.phase_flips = std::move(flips);
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

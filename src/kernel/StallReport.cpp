@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <map>
 
+#include "bwsim/kernel/StatRegistry.hpp"
+
 namespace bwsim {
 namespace {
 constexpr std::size_t kActivities = static_cast<std::size_t>(Activity::kCount);
@@ -41,7 +43,8 @@ std::vector<RoleStalls> stalls_by_role(const RunResult& run) {
   return roles;
 }
 
-std::string stall_table(const RunResult& run, double clock_ghz) {
+std::string stall_table(const RunResult& run) {
+  const double clock_ghz = run.clock_ghz;
   const std::vector<RoleStalls> roles = stalls_by_role(run);
   std::array<bool, kActivities> used{};
   for (const RoleStalls& r : roles)
@@ -67,15 +70,21 @@ std::string stall_table(const RunResult& run, double clock_ghz) {
     }
     out += "\n";
   }
-  out += fmt::format("critical  tensor pipe busy {:.1f}%, TMA busy {:.1f}%", 100.0 * run.mma_busy_fraction(),
-                     100.0 * run.tma_busy_fraction());
-  // A memory link busy most of the run is the limit the warps' barrier waits are queueing behind.
-  const double cycles = run.cycles ? static_cast<double>(run.cycles) : 1.0;
-  const double l2 = static_cast<double>(run.memory.l2_busy_cycles) / cycles;
-  const double hbm = static_cast<double>(run.memory.hbm_busy_cycles) / cycles;
-  if (l2 > 0.5 || hbm > 0.5)
-    out += fmt::format(", L2 link busy {:.1f}%, HBM busy {:.1f}%{}", 100.0 * l2, 100.0 * hbm,
-                       std::max(l2, hbm) > 0.9 ? (l2 >= hbm ? " (L2-bandwidth-bound)" : " (HBM-bandwidth-bound)") : "");
+  // The units' busy fractions; the memory links' too when one is busy most of the run, and a link
+  // busy over 90% of it is the limit the warps' barrier waits are queueing behind.
+  const std::vector<StatSample> busy = critical_path(run);
+  const StatSample* busiest_link = nullptr;
+  for (const StatSample& s : busy)
+    if (s.info->critical.bound && (!busiest_link || as_double(s.value) > as_double(busiest_link->value))) busiest_link = &s;
+  const bool show_links = busiest_link && as_double(busiest_link->value) > 0.5;
+  std::string line;
+  for (const bool links : {false, true})  // the units first, then the links
+    for (const StatSample& s : busy)
+      if ((s.info->critical.bound != nullptr) == links && (!links || show_links))
+        line += fmt::format("{}{} busy {:.1f}%", line.empty() ? "" : ", ", s.info->critical.label,
+                            100.0 * as_double(s.value));
+  out += "critical  " + line;
+  if (show_links && as_double(busiest_link->value) > 0.9) out += fmt::format(" ({}-bound)", busiest_link->info->critical.bound);
   if (most_blocked)
     out += fmt::format("; {} waited {:.2f} us per warp on {}", most_blocked->role,
                        static_cast<double>(most_blocked_cycles) / (clock_ghz * 1e3), most_blocked->barrier_wait.front().first);

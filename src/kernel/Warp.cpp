@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "bwsim/hw/Sm.hpp"
+#include "bwsim/hw/sm/Sm.hpp"
 
 namespace bwsim {
 
@@ -203,7 +203,7 @@ void Warp::execute(std::span<const PipeWork> work) {
     const Cycle occupancy = std::max<Cycle>(issue, (32 + per_sub_partition - 1) / per_sub_partition);
     Cycle& free = cta_.sm().pipe_free(ws_.index % kSubPartitions, w.pipe);
     free = std::max(ws_.ready, free) + w.instructions * occupancy;
-    cta_.sm().pipe_busy(w.pipe) += w.instructions * occupancy;
+    cta_.sm().pipe_stats().busy_cycles(w.pipe) += w.instructions * occupancy;
     end = std::max(end, free - occupancy + issue);  // the last instruction issues when its pipe takes it
     issue_slots += w.instructions * issue;
     ws_.instructions += w.instructions;

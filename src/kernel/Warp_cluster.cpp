@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "bwsim/hw/Cluster.hpp"
+#include "bwsim/hw/sm/Cluster.hpp"
 #include "bwsim/kernel/Warp.hpp"
 
 namespace bwsim {

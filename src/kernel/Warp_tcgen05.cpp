@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "bwsim/hw/Cluster.hpp"
-#include "bwsim/hw/Sm.hpp"
+#include "bwsim/hw/sm/Cluster.hpp"
+#include "bwsim/hw/sm/Sm.hpp"
 #include "bwsim/kernel/Warp.hpp"
 
 namespace bwsim {

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "bwsim/hw/Sm.hpp"
+#include "bwsim/hw/sm/Sm.hpp"
 #include "bwsim/kernel/Warp.hpp"
 
 namespace bwsim {

@@ -10,7 +10,7 @@
 
 #include "bwsim/core/Bits.hpp"
 #include "bwsim/core/Error.hpp"
-#include "bwsim/hw/NumberFormats.hpp"
+#include "bwsim/hw/numeric/NumberFormats.hpp"
 #include "bwsim/kernel/Pipeline.hpp"
 
 namespace bwsim {
@@ -477,7 +477,6 @@ FmhaResult run_fmha(const HardwareConfig& config, const SimOptions& options, con
                                   .registers_per_thread = 128},
                      [&kernel](Warp& w) { return kernel(w); });
   for (std::uint32_t len : pr.lens) r.flops += 4.0 * p.heads * len * static_cast<double>(len) * d * (p.causal ? 0.5 : 1.0);
-  r.mufu_busy_cycles = r.run.pipe_busy[static_cast<std::size_t>(CorePipe::Mufu)];
 
   if (check && sim.gmem().holds_data()) {
     auto floats = [&](GmemAddr base, std::uint64_t bytes) {
@@ -577,11 +576,10 @@ KernelReport run_from_cli(const KernelRequest& req) {
   rep.check_passed = r.matches;
   rep.check_detail = r.checked ? r.detail : "not checked";
   const double seconds = static_cast<double>(r.run.cycles) / (req.config.clock_ghz * 1e9);
-  const double sub_partition_cycles = static_cast<double>(r.run.cycles) * r.run.sms_used * kSubPartitions;
   rep.figures = {{"tflops", seconds > 0 ? r.flops / seconds / 1e12 : 0.0},
                  {"flops", r.flops},
                  {"tensor_busy_fraction", r.run.mma_busy_fraction()},
-                 {"mufu_busy_fraction", sub_partition_cycles > 0 ? static_cast<double>(r.mufu_busy_cycles) / sub_partition_cycles : 0.0},
+                 {"mufu_busy_fraction", CorePipeStats::busy_fraction(r.run.pipes.mufu_busy_cycles, r.run.context())},
                  {"stages", r.stages}};
   return rep;
 }

@@ -11,9 +11,9 @@
 
 #include "bwsim/core/Bits.hpp"
 #include "bwsim/core/Error.hpp"
-#include "bwsim/hw/Cluster.hpp"
-#include "bwsim/hw/NumberFormats.hpp"
-#include "bwsim/hw/Gpu.hpp"
+#include "bwsim/hw/sm/Cluster.hpp"
+#include "bwsim/hw/numeric/NumberFormats.hpp"
+#include "bwsim/hw/sm/Gpu.hpp"
 #include "bwsim/kernel/Pipeline.hpp"
 #include "bwsim/kernels/GemmReference.hpp"
 
@@ -152,11 +152,15 @@ struct Kernel {
   const TensorMap& d_map;
   Layout layout;
   ClusterGeometry g;
-  TileScheduler scheduler;  // over the cluster tiles
+  const TileScheduler& scheduler;  // over the cluster tiles, a cluster its worker
   std::uint32_t k_tiles, tmem_columns;
   InstrDescriptor idesc;
 
   std::uint32_t tiles() const { return scheduler.tiles(); }
+  // The k-th cluster tile of w's cluster (tiles() when it has no more).
+  std::uint32_t unit(const Warp& w, std::uint32_t k) const {
+    return scheduler.work_unit(w.cluster_idx(), w.num_clusters(), k);
+  }
   // The first row / column of CTA (x, y)'s block of cluster tile t.
   std::int32_t m0(std::uint32_t t, std::uint32_t x) const {
     return static_cast<std::int32_t>((scheduler.tile(t).first * g.cl_m + x) * kTileM);
@@ -206,7 +210,6 @@ struct Kernel {
     }
     co_await cluster_sync(w);  // every CTA's barriers initialised before any peer signals them
     const TmemAddr tmem{w.ld_shared_u32(tmem_slot)};
-    const std::uint32_t first = w.cluster_idx(), step = w.num_clusters();
 
     if (w.warp_idx() == 0) {
       w.set_role("TMA producer");
@@ -217,7 +220,7 @@ struct Kernel {
       const TmaLoadFlags b_flags{.multicast_mask = g.b_mask(x, y), .cta_group_2 = g.pair == 2};
       PipelineState st = p.bug == GemmBug::WrongProducerPhase ? make_consumer_start_state(layout.stages)
                                                                : make_producer_start_state(layout.stages);
-      for (std::uint32_t t = first; t < tiles(); t += step)
+      for (std::uint32_t i = 0, t = unit(w, 0); t < tiles(); t = unit(w, ++i))
         for (std::uint32_t kt = 0; kt < k_tiles; ++kt, ++st) {
           co_await mainloop.producer_acquire(w, st);
           if (p.bug == GemmBug::MissingExpectTx && leader) w.mbarrier_arrive(mainloop.producer_get_barrier(st));
@@ -235,7 +238,7 @@ struct Kernel {
       PipelineState st = make_consumer_start_state(layout.stages);
       PipelineState acc = make_producer_start_state(kAccStages);
       const MmaKind kind = kind_for(p.ab_type);
-      for (std::uint32_t t = first; t < tiles(); t += step, ++acc) {
+      for (std::uint32_t i = 0, t = unit(w, 0); t < tiles(); t = unit(w, ++i), ++acc) {
         co_await accum.producer_acquire(w, acc);
         w.tcgen05_fence_after_thread_sync();
         const TmemAddr d = tmem + acc.index * p.tile_n;
@@ -300,7 +303,7 @@ struct Kernel {
     std::vector<std::byte> staged(layout.staging_bytes);
     PipelineState acc = make_consumer_start_state(kAccStages);
     std::uint32_t chunk_count = 0;
-    for (std::uint32_t t = w.cluster_idx(); t < tiles(); t += w.num_clusters(), ++acc) {
+    for (std::uint32_t i = 0, t = unit(w, 0); t < tiles(); t = unit(w, ++i), ++acc) {
       if (p.bug != GemmBug::EarlyEpilogueRead) co_await accum.consumer_wait(w, acc);
       w.tcgen05_fence_after_thread_sync();
       const std::uint32_t chunks = p.tile_n / kEpilogueCols;
@@ -377,9 +380,10 @@ GemmResult run_gemm(const HardwareConfig& config, const SimOptions& options, con
   }
 
   const Layout layout = make_layout(p, g.b_rows(p.tile_n), config.sm.max_smem_per_cta);
-  TileScheduler scheduler{(p.m + kTileM * g.cl_m - 1) / (kTileM * g.cl_m), (p.n + p.tile_n * g.cl_n - 1) / (p.tile_n * g.cl_n),
-                          p.raster, p.swizzle};
-  if (p.auto_raster) scheduler.raster = scheduler.tiles_m > scheduler.tiles_n ? Raster::AlongN : Raster::AlongM;
+  TileGrid grid{(p.m + kTileM * g.cl_m - 1) / (kTileM * g.cl_m), (p.n + p.tile_n * g.cl_n - 1) / (p.tile_n * g.cl_n),
+                p.raster, p.swizzle};
+  if (p.auto_raster) grid.raster = grid.tiles_m > grid.tiles_n ? Raster::AlongN : Raster::AlongM;
+  const std::unique_ptr<TileScheduler> scheduler = tile_schedulers().at(p.tile_scheduler).make(grid);
   const std::uint32_t tmem_columns = std::bit_ceil(kAccStages * p.tile_n);
   if (config.tmem.columns == 0)
     throw InputError(fmt::format("the {} config has no tensor memory and no tcgen05 (tmem.columns = 0): the gemm "
@@ -394,14 +398,14 @@ GemmResult run_gemm(const HardwareConfig& config, const SimOptions& options, con
                       d_map,
                       layout,
                       g,
-                      scheduler,
+                      *scheduler,
                       (p.k + tile_k - 1) / tile_k,
                       tmem_columns,
                       encode(kind_for(p.ab_type), InstrDescriptorFields{.a_type = p.ab_type, .b_type = p.ab_type,
                                                                         .d_type = DataType::F32, .m = kTileM * g.pair,
                                                                         .n = p.tile_n})};
   GemmResult r;
-  r.raster = scheduler.raster;
+  r.raster = grid.raster;
   r.stages = layout.stages;
   r.tiles = kernel.tiles() * g.size();
   r.flops = 2.0 * p.m * p.n * p.k;
@@ -427,7 +431,7 @@ GemmResult run_gemm(const HardwareConfig& config, const SimOptions& options, con
 
 namespace {
 // gemm_persistent's own flags: the 1-SM or 2-SM variant, its cluster (auto: 2x1 pairs or 1x1),
-// a grid of as many clusters as run at once (ctas 0), raster order and swizzle.
+// a grid of as many clusters as run at once (ctas 0), the tile scheduler, raster order and swizzle.
 struct PersistentChoice {
   bool two_sm = true;
   std::string cluster;
@@ -446,6 +450,7 @@ PersistentChoice persistent_choice(const KernelArgs& a, GemmParams& p) {
   p.auto_raster = raster == "auto";
   p.swizzle = static_cast<std::uint32_t>(a.integer("swizzle", 1, 8));
   if (std::popcount(p.swizzle) != 1) throw InputError(fmt::format("--swizzle {}: expected 1, 2, 4 or 8", p.swizzle));
+  p.tile_scheduler = a.text("tile-scheduler");
   return c;
 }
 
@@ -551,6 +556,8 @@ std::vector<KernelParam> persistent_params() {
     if (k.name == "cluster") k.help = "cluster shape MxN in CTAs; auto: 2x1 for --variant 2sm, 1x1 for 1sm";
   }
   ps.push_back({"variant", "2sm: 256 x tile-n MMAs on CTA pairs (cta_group::2); 1sm: 128 x tile-n per CTA", "2sm"});
+  ps.push_back({"tile-scheduler", "which cluster tile each cluster computes next: " + tile_schedulers().names(),
+                "static_persistent"});
   ps.push_back({"raster", "order of the tiles: m (M fastest), n, or auto (along N when M has more tiles)", "auto"});
   ps.push_back({"swizzle", "tiles per raster band: 1, 2, 4 or 8 (L2 reuse of the operands)", "1"});
   return ps;

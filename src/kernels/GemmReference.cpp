@@ -6,7 +6,7 @@
 #include <cmath>
 #include <vector>
 
-#include "bwsim/hw/NumberFormats.hpp"
+#include "bwsim/hw/numeric/NumberFormats.hpp"
 
 namespace bwsim {
 

@@ -11,8 +11,8 @@
 
 #include "bwsim/core/Bits.hpp"
 #include "bwsim/core/Error.hpp"
-#include "bwsim/hw/NumberFormats.hpp"
-#include "bwsim/hw/Swizzle.hpp"
+#include "bwsim/hw/numeric/NumberFormats.hpp"
+#include "bwsim/hw/memory/Swizzle.hpp"
 #include "bwsim/kernel/Pipeline.hpp"
 #include "bwsim/kernels/GemmReference.hpp"
 
@@ -72,8 +72,11 @@ struct Kernel {
   const TensorMap& b_map;
   const TensorMap& d_map;
   Layout layout;
-  TileScheduler scheduler;
+  const TileScheduler& scheduler;  // a CTA is its worker
   std::uint32_t k_tiles;
+
+  // The k-th tile of w's CTA (scheduler.tiles() when it has no more).
+  std::uint32_t unit(const Warp& w, std::uint32_t k) const { return scheduler.work_unit(w.cta_idx(), w.grid_ctas(), k); }
 
   bool pingpong() const { return p.schedule == Sm90Schedule::Pingpong; }
   std::uint32_t fragments() const { return p.rows_per_wg / kWgmmaM; }
@@ -106,7 +109,7 @@ struct Kernel {
   Task producer(Warp& w, const PipelineTmaAsync& mainloop) const {
     w.set_role("Producer (TMA)");
     PipelineState st = make_producer_start_state(layout.stages);
-    for (std::uint32_t t = w.cta_idx(); t < scheduler.tiles(); t += w.grid_ctas()) {
+    for (std::uint32_t i = 0, t = unit(w, 0); t < scheduler.tiles(); t = unit(w, ++i)) {
       const auto [tm, tn] = scheduler.tile(t);
       for (std::uint32_t kb = 0; kb < k_tiles; ++kb, ++st) {
         co_await mainloop.producer_acquire(w, st);  // empty, then arrive.expect_tx on full
@@ -132,9 +135,8 @@ struct Kernel {
     if (pingpong() && g == 1) skip_tile();
     std::uint32_t mma_turns = 0, epi_turns = 0, chunk = 0;
     const std::uint32_t step = pingpong() ? kConsumers : 1;
-    std::uint32_t local = pingpong() ? g : 0;
-    for (std::uint32_t t = w.cta_idx() + local * w.grid_ctas(); t < scheduler.tiles();
-         t += step * w.grid_ctas(), local += step) {
+    for (std::uint32_t local = pingpong() ? g : 0, t = unit(w, local); t < scheduler.tiles();
+         local += step, t = unit(w, local)) {
       // Mainloop: one k-block of wgmmas stays in flight; the stage before it is released.
       if (pingpong() && local > 0) co_await w.mbarrier_wait(layout.mma_turn(g), mma_turns++ & 1u);
       w.wgmma_fence();
@@ -249,12 +251,12 @@ GemmSm90Result run_gemm_sm90(const HardwareConfig& config, const SimOptions& opt
     fill_random(sim.gmem().bytes(a, static_cast<std::uint64_t>(ab_pitch) * p.m), kAb, p.m, p.k, ab_pitch, 1);
     fill_random(sim.gmem().bytes(b, static_cast<std::uint64_t>(ab_pitch) * p.n), kAb, p.n, p.k, ab_pitch, 2);
   }
-  const TileScheduler scheduler{(p.m + layout.tile_m - 1) / layout.tile_m, (p.n + p.tile_n - 1) / p.tile_n, p.raster,
-                                p.swizzle};
-  const Kernel kernel{p, a_map, b_map, d_map, layout, scheduler, (p.k + kTileK - 1) / kTileK};
+  const std::unique_ptr<TileScheduler> scheduler = tile_schedulers().at(p.tile_scheduler).make(
+      TileGrid{(p.m + layout.tile_m - 1) / layout.tile_m, (p.n + p.tile_n - 1) / p.tile_n, p.raster, p.swizzle});
+  const Kernel kernel{p, a_map, b_map, d_map, layout, *scheduler, (p.k + kTileK - 1) / kTileK};
   GemmSm90Result r;
   r.stages = layout.stages;
-  r.tiles = scheduler.tiles();
+  r.tiles = scheduler->tiles();
   r.tile_m = layout.tile_m;
   r.grid = p.grid ? p.grid : std::min(r.tiles, config.sm.count);
   r.flops = 2.0 * p.m * p.n * p.k;
@@ -300,6 +302,7 @@ GemmSm90Params params_from(const KernelArgs& a) {
   if (raster != "m" && raster != "n") throw InputError(fmt::format("--raster: expected m or n, got '{}'", raster));
   p.raster = raster == "n" ? Raster::AlongN : Raster::AlongM;
   p.swizzle = static_cast<std::uint32_t>(a.integer("swizzle", 1, 8));
+  p.tile_scheduler = a.text("tile-scheduler");
   p.warmup = static_cast<std::uint32_t>(a.integer("warmup", 0, 8));
   return p;
 }
@@ -347,6 +350,7 @@ KernelInfo gemm_sm90_kernel_info() {
        {"tile-n", "tile columns: 64, 128, 192 or 256", "256"},
        {"stages", "mainloop SMEM stages; 0: as many as fit", "0"},
        {"grid", "CTAs (persistent); 0: min(tiles, SMs)", "0"},
+       {"tile-scheduler", "which tile each CTA computes next: " + tile_schedulers().names(), "static_persistent"},
        {"raster", "tile order: m (M fastest) or n", "m"},
        {"swizzle", "tiles per raster band: 1, 2, 4 or 8", "1"},
        {"warmup", "launches before the measured one (they leave the operands in the L2, as on hardware)", "0"}},

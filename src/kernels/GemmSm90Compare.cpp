@@ -9,6 +9,7 @@
 #include "bwsim/core/Csv.hpp"
 #include "bwsim/core/Error.hpp"
 #include "bwsim/kernel/KernelRegistry.hpp"
+#include "bwsim/kernel/StatRegistry.hpp"
 #include "bwsim/kernels/GemmSm90.hpp"
 
 namespace bwsim {
@@ -78,10 +79,7 @@ std::vector<KernelComparison> compare_gemm_sm90_with_hardware(const HardwareConf
         c.reason = t[3];
         break;
       }
-    c.tensor_busy = r.run.mma_busy_fraction();
-    const double cycles = r.run.cycles ? static_cast<double>(r.run.cycles) : 1.0;
-    c.l2_busy = static_cast<double>(r.run.memory.l2_busy_cycles) / cycles;
-    c.hbm_busy = static_cast<double>(r.run.memory.hbm_busy_cycles) / cycles;
+    c.busy = critical_path(r.run);
     out.push_back(std::move(c));
   }
   return out;

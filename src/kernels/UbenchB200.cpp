@@ -19,7 +19,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "bwsim/hw/UmmaDescriptor.hpp"
+#include "bwsim/hw/tensor/sm100/UmmaDescriptor.hpp"
 #include "bwsim/kernels/Ubench.hpp"
 #include "bwsim/kernels/UbenchPrograms.hpp"
 

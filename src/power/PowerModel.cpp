@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "bwsim/kernel/Simulator.hpp"
+#include "bwsim/power/ClockController.hpp"
 
 namespace bwsim {
 
@@ -18,7 +19,7 @@ KernelEnergy energy_of(const RunResult& run, const HardwareConfig& c) {
   // A warp instruction on a pipe of L lanes per SM (L / 4 per sub-partition) occupies it for
   // 32 / (L / 4) cycles: busy cycles x L / 128 instructions.
   auto instructions = [&](CorePipe pipe, std::uint32_t lanes) {
-    return static_cast<double>(run.pipe_busy[static_cast<std::size_t>(pipe)]) * lanes / 128.0;
+    return static_cast<double>(run.pipes.busy_cycles(pipe)) * lanes / 128.0;
   };
   const double sm_pj = f16 * p.tensor_f16_flop_pj + f8 * p.tensor_f8_flop_pj +
                        instructions(CorePipe::Fma, c.pipes.fma_lanes) * p.fma_instruction_pj +
@@ -54,7 +55,8 @@ SustainedRun sustain(const KernelEnergy& a, const HardwareConfig::Power& p, doub
   const PowerModel model(p);
   SustainedRun r;
   r.seconds = seconds;
-  const double top = model.start_clock_ghz(a), step = p.step_mhz * 1e-3, period = p.period_ms * 1e-3;
+  const std::unique_ptr<ClockController> controller = clock_controllers().at(p.clock_controller).make(p);
+  const double top = model.start_clock_ghz(a), period = p.period_ms * 1e-3;
   double ghz = top;
   double steady_time = 0, steady_kernels = 0, steady_clock = 0, steady_energy = 0;
   const auto periods = static_cast<std::uint64_t>(std::ceil(seconds / period - 1e-9));
@@ -72,11 +74,7 @@ SustainedRun sustain(const KernelEnergy& a, const HardwareConfig::Power& p, doub
       steady_clock += ghz * dt;
       steady_energy += watts * dt;
     }
-    // The next period's clock: one step down while over the limit, one up while that stays under.
-    if (watts > p.limit_w && ghz - step >= p.min_clock_ghz - 1e-9)
-      ghz -= step;
-    else if (ghz + step <= top + 1e-9 && model.power_w(a, ghz + step) <= p.limit_w)
-      ghz += step;
+    ghz = controller->next_clock_ghz(ghz, watts, top, a, model);
   }
   if (steady_time > 0) {
     r.clock_ghz = steady_clock / steady_time;

@@ -140,6 +140,10 @@ void write_html_report(const std::string& html_path, const ReportInput& in) {
                              escape(v.is_string()         ? v.get<std::string>()
                                     : v.is_number_float() ? fmt::format("{:.4g}", v.get<double>())
                                                           : v.dump()));
+  std::string stats;
+  for (const StatSample& s : in.stats)
+    stats += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n", escape(s.info->name),
+                         escape(format_value(s.info->unit, s.value)), escape(s.info->description));
 
   std::ofstream out(html_path);
   if (!out) throw InputError(fmt::format("--report {}: cannot write the file", html_path));
@@ -148,12 +152,13 @@ void write_html_report(const std::string& html_path, const ReportInput& in) {
       "<style>body{{font-family:sans-serif;margin:16px}} td{{padding:1px 10px}} pre{{background:#f6f6f6;padding:8px}}"
       "</style></head><body>\n<h1>bwsim: {}</h1>\n<p>{}</p>\n<table>{}</table>\n<h2>Where the time went</h2>\n"
       "<pre>{}</pre>\n<h2>SM 0 timeline ({} spans; orange: issue, grey: waits, blue: TMA, green: MMA)</h2>\n{}{}{}"
-      "</body></html>\n",
+      "<h2>Statistics</h2>\n<table id=\"stats\">{}</table>\n</body></html>\n",
       escape(in.summary.value("kernel", "")), escape(in.summary.value("kernel", "")),
       escape(in.summary.value("problem", "")), figures, escape(in.stall_table), drawn, timeline,
       plot("tensor", "Tensor-pipe utilisation (traced SMs)", mma_busy, 1.0, "busy", in.cycles),
       plot("bandwidth", "TMA bytes per cycle per SM (traced SMs)", tma_bytes,
-           std::max(1.0, *std::max_element(tma_bytes.begin(), tma_bytes.end())), "B/cycle", in.cycles));
+           std::max(1.0, *std::max_element(tma_bytes.begin(), tma_bytes.end())), "B/cycle", in.cycles),
+      stats);
 }
 
 }  // namespace bwsim

@@ -12,6 +12,7 @@ namespace bwsim {
 
 struct HardwareConfig {
   std::string name;
+  std::string source;    // the file (or text origin) it was read from, for messages
   double clock_ghz = 0;  // SM clock used to turn cycles into seconds and FLOP/s
 
   struct Sm {
@@ -40,6 +41,7 @@ struct HardwareConfig {
   } pipes;
 
   struct L2 {
+    std::string policy;            // the replacement policy, by name (hw/memory/L2Policy: lru, clock)
     std::uint64_t bytes = 0;       // capacity
     std::uint32_t line_bytes = 0;  // line size
     // Aggregate bandwidth of the L2's data arrays to the SMs (all SMs together), in bytes per ns:
@@ -53,6 +55,7 @@ struct HardwareConfig {
   } l2;
 
   struct Hbm {
+    std::string model;             // the model, by name (hw/memory/HbmModel: fifo_link)
     double gbytes_per_second = 0;  // achievable bandwidth, reads and writes together
     Cycle latency = 0;             // added to an L2 hit's latency for bytes that miss
   } hbm;
@@ -150,6 +153,7 @@ struct HardwareConfig {
     double min_clock_ghz = 0;           // the controller's floor
     double step_mhz = 0;                // the controller's clock step
     double period_ms = 0;               // the controller's period (one step per period)
+    std::string clock_controller;       // its model (power/ClockController): limit_step, fixed
     // (SM clock GHz, dynamic energy factor) in descending clocks: the factor at a clock between
     // two points is interpolated, beyond the last point extrapolated along the last segment.
     std::vector<std::pair<double, double>> energy_scale;

@@ -12,10 +12,12 @@
 
 #include "bwsim/config/HardwareConfig.hpp"
 #include "bwsim/core/Task.hpp"
-#include "bwsim/hw/Cluster.hpp"
-#include "bwsim/hw/SimContext.hpp"
-#include "bwsim/hw/MmaPipe.hpp"
-#include "bwsim/hw/TmaUnit.hpp"
+#include "bwsim/hw/sm/Cluster.hpp"
+#include "bwsim/hw/sm/CorePipes.hpp"
+#include "bwsim/hw/sm/SimContext.hpp"
+#include "bwsim/hw/tensor/sm100/MmaPipe.hpp"
+#include "bwsim/hw/memory/TmaUnit.hpp"
+#include "bwsim/hw/tensor/sm90/WgmmaPipe.hpp"
 #include "bwsim/kernel/Warp.hpp"
 
 namespace bwsim {
@@ -63,30 +65,33 @@ struct WarpSummary {
   Cycle cycles(Activity a) const { return activity[static_cast<std::size_t>(a)]; }
 };
 
+// What a run leaves: its length, the units' counters (declared in kernel/StatRegistry, which every
+// output renders from), the warps' stall accounting.
 struct RunResult {
   Cycle cycles = 0;               // launch to last CTA finished
   std::uint64_t events = 0;       // engine events processed
   double wall_seconds = 0;        // host time the simulation took
   std::uint32_t sms_used = 0;
   std::uint32_t ctas = 0;
-  TmaStats tma;                   // summed over SMs
+  double clock_ghz = 0;           // the config's SM clock (for rates)
+  // Per SM (every SM of the chip, index = SM), and their sums.
+  std::vector<TmaStats> tma_per_sm;
+  std::vector<MmaStats> mma_per_sm;
+  std::vector<WgmmaStats> wgmma_per_sm;  // SM90 configs
+  std::vector<CorePipeStats> pipes_per_sm;
+  TmaStats tma;
+  MmaStats mma;
+  WgmmaStats wgmma;
+  CorePipeStats pipes;
   MemoryStats memory;             // L2 and HBM traffic
-  // Cycles the CUDA-core pipes were taken, per CorePipe, summed over SMs and sub-partitions.
-  std::array<Cycle, static_cast<std::size_t>(CorePipe::kCount)> pipe_busy{};
-  MmaStats mma;                   // summed over SMs
-  WgmmaStats wgmma;               // summed over SMs (SM90 configs)
   std::vector<WarpSummary> warps;
   std::vector<PhaseFlip> phase_flips;  // every mbarrier phase completion, in order (record_phase_flips)
+  // What the statistics' formulas see: the run's length over the SMs used.
+  StatContext context() const { return StatContext{cycles, sms_used, clock_ghz}; }
   // Fraction of (cycles x SMs used) the TMA units spent streaming.
-  double tma_busy_fraction() const {
-    return cycles && sms_used ? static_cast<double>(tma.busy_cycles) / (static_cast<double>(cycles) * sms_used) : 0.0;
-  }
+  double tma_busy_fraction() const { return context().busy_fraction(tma.busy_cycles); }
   // Fraction of (cycles x SMs used) the tensor pipes (tcgen05 and wgmma) were occupied.
-  double mma_busy_fraction() const {
-    return cycles && sms_used ? static_cast<double>(mma.busy_cycles + wgmma.busy_cycles) /
-                                    (static_cast<double>(cycles) * sms_used)
-                              : 0.0;
-  }
+  double mma_busy_fraction() const { return context().busy_fraction(mma.busy_cycles + wgmma.busy_cycles); }
 };
 
 // A warp program: called once per warp of every CTA; branch on w.warp_idx() for roles.

@@ -20,8 +20,8 @@ struct RoleStalls {
 std::vector<RoleStalls> stalls_by_role(const RunResult& run);
 
 // One line per role with the share of its warps' time per activity, and the barrier it waited
-// on most; then the critical-path summary line.
-std::string stall_table(const RunResult& run, double clock_ghz);
+// on most; then the critical-path line (kernel/StatRegistry's critical_path).
+std::string stall_table(const RunResult& run);
 
 // {"roles": [...], "warps": [...]}: every warp's activity cycles and per-barrier waits.
 nlohmann::json stall_json(const RunResult& run);

@@ -10,15 +10,15 @@
 #include <span>
 #include <string_view>
 
-#include "bwsim/hw/Cluster.hpp"
-#include "bwsim/hw/Cta.hpp"
-#include "bwsim/hw/TensorMap.hpp"
-#include "bwsim/hw/MmaPipe.hpp"
-#include "bwsim/hw/Sm.hpp"
-#include "bwsim/hw/Tmem.hpp"
-#include "bwsim/hw/TmemAccess.hpp"
-#include "bwsim/hw/UmmaDescriptor.hpp"
-#include "bwsim/hw/Wgmma.hpp"
+#include "bwsim/hw/sm/Cluster.hpp"
+#include "bwsim/hw/sm/Cta.hpp"
+#include "bwsim/hw/memory/TensorMap.hpp"
+#include "bwsim/hw/tensor/sm100/MmaPipe.hpp"
+#include "bwsim/hw/sm/Sm.hpp"
+#include "bwsim/hw/tensor/sm100/Tmem.hpp"
+#include "bwsim/hw/tensor/sm100/TmemAccess.hpp"
+#include "bwsim/hw/tensor/sm100/UmmaDescriptor.hpp"
+#include "bwsim/hw/tensor/sm90/Wgmma.hpp"
 #include "bwsim/kernel/WgmmaAccumulator.hpp"
 
 namespace bwsim {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "bwsim/hw/DataType.hpp"
+#include "bwsim/hw/numeric/DataType.hpp"
 #include "bwsim/kernel/KernelRegistry.hpp"
 
 namespace bwsim {
@@ -34,7 +34,6 @@ struct FmhaResult {
   bool checked = false, matches = false;
   std::string detail;
   double max_error = 0;
-  Cycle mufu_busy_cycles = 0;  // summed over SMs and sub-partitions
   std::uint64_t rescales = 0;  // O rescales by the correction warps (per warp and Q tile)
 };
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "bwsim/hw/DataType.hpp"
+#include "bwsim/hw/numeric/DataType.hpp"
 #include "bwsim/kernel/KernelRegistry.hpp"
 #include "bwsim/kernels/TileScheduler.hpp"
 
@@ -47,8 +47,9 @@ struct GemmParams {
   // along M run 256 x tile_n cta_group::2 MMAs. ctas must be a multiple of the cluster size.
   std::uint32_t cluster_m = 1, cluster_n = 1;
   bool two_sm = false;
-  // The order cluster tiles are handed out (TileScheduler); auto_raster: along N when there are
-  // more tiles along M than along N, else along M.
+  // Which cluster tile each cluster computes next (tile_schedulers(), by name) and its order;
+  // auto_raster: along N when there are more tiles along M than along N, else along M.
+  std::string tile_scheduler = "static_persistent";
   Raster raster = Raster::AlongM;
   bool auto_raster = false;
   std::uint32_t swizzle = 1;

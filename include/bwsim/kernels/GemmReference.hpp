@@ -6,7 +6,7 @@
 #include <span>
 #include <string>
 
-#include "bwsim/hw/DataType.hpp"
+#include "bwsim/hw/numeric/DataType.hpp"
 
 namespace bwsim {
 

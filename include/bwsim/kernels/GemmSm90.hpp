@@ -11,7 +11,7 @@
 //     two turn barriers so one WG's epilogue overlaps the other's mainloop;
 //   - epilogue from registers: 64 x 64 chunks converted to bf16 into two 128B-swizzled SMEM
 //     buffers per WG, stored with TMA (bulk groups, wait_group.read before reusing a buffer);
-//   - a static persistent tile scheduler (TileScheduler: raster, swizzle) over a grid of at most
+//   - a tile scheduler (TileScheduler, by default the static persistent one: raster, swizzle) over a grid of at most
 //     one CTA per SM.
 #include <cstdint>
 #include <string>
@@ -30,6 +30,7 @@ struct GemmSm90Params {
   std::uint32_t tile_n = 256;      // a multiple of 64 in 64..256
   std::uint32_t stages = 0;        // 0: as many as fit
   std::uint32_t grid = 0;          // CTAs; 0: min(tiles, SMs)
+  std::string tile_scheduler = "static_persistent";  // tile_schedulers(), by name
   Raster raster = Raster::AlongM;
   std::uint32_t swizzle = 1;
   std::uint32_t warmup = 0;        // launches before the measured one (they warm the L2, as on hardware)

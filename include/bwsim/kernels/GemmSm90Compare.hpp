@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bwsim/config/HardwareConfig.hpp"
+#include "bwsim/core/Stats.hpp"
 
 namespace bwsim {
 
@@ -20,8 +21,8 @@ struct KernelComparison {
   double error = 0;       // (predicted - measured) / measured
   double tolerance = 0.10;
   std::string reason;     // why the tolerance is wider than the 10% target, if it is
-  // What bounds the prediction: tensor pipe, L2 link and HBM busy fractions.
-  double tensor_busy = 0, l2_busy = 0, hbm_busy = 0;
+  // What bounds the prediction: the busy fractions of the critical-path line (tensor pipe, links).
+  std::vector<StatSample> busy;
   bool within() const { return error <= tolerance && -error <= tolerance; }
 };
 

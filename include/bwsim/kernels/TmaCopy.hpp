@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
-#include "bwsim/hw/DataType.hpp"
-#include "bwsim/hw/Swizzle.hpp"
+#include "bwsim/hw/numeric/DataType.hpp"
+#include "bwsim/hw/memory/Swizzle.hpp"
 #include "bwsim/kernel/KernelRegistry.hpp"
 
 namespace bwsim {

@@ -6,10 +6,9 @@
 // kernel's time at a clock is its cycles / the clock.
 //
 // The clock: a kernel with tensor work starts at power.tensor_clock_ghz (the most the SM gives
-// while a tensor pipe works), others at power.max_clock_ghz. Run back to back (`sustain`), a
-// controller lowers the clock one step per period while the board's power is over the limit and
-// raises it while one step up stays under, between min_clock_ghz and that start clock: the
-// steady state is the highest step whose power is within the limit.
+// while a tensor pipe works), others at power.max_clock_ghz. Run back to back (`sustain`), the
+// config's clock controller (power/ClockController) sets each period's clock from the last
+// period's power; with "limit_step" the steady state is the highest step within the limit.
 #include <cstdint>
 #include <vector>
 

@@ -1,0 +1,25 @@
+#pragma once
+// A link of `bytes_per_cycle` (fractional) that requests reserve in the order they arrive (a
+// fluid FIFO: a request's bytes occupy the link for bytes / rate cycles after it is free), so many
+// SMs streaming at once share its rate.
+#include <cstdint>
+
+#include "bwsim/core/Cycle.hpp"
+
+namespace bwsim {
+
+class BandwidthLink {
+ public:
+  explicit BandwidthLink(double bytes_per_cycle) : bytes_per_cycle_(bytes_per_cycle) {}
+  void reset() { free_ = busy_ = 0; }
+  // Moves `bytes` starting no earlier than `arrival`; returns the cycle the last byte is through.
+  Cycle transfer(Cycle arrival, std::uint64_t bytes);
+  Cycle busy_cycles() const { return static_cast<Cycle>(busy_); }
+
+ private:
+  double bytes_per_cycle_;
+  double free_ = 0;  // the link is free from this (fractional) cycle on
+  double busy_ = 0;
+};
+
+}  // namespace bwsim

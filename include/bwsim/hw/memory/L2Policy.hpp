@@ -1,0 +1,47 @@
+#pragma once
+// Which parts of GMEM the L2 holds, for the hit/miss decision of every TMA access; config
+// l2.policy chooses how it replaces blocks. Residency is tracked per block of 8 rows x one
+// 128-byte line of a tensor (1 KiB for a full box row width): coarse enough to cost a handful of
+// lookups per TMA box, fine enough that a tile read by one CTA and then by another hits. One
+// shared L2: the two die halves of a B200 are not told apart.
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "bwsim/core/Cycle.hpp"
+#include "bwsim/core/Error.hpp"
+#include "bwsim/core/ModelRegistry.hpp"
+
+namespace bwsim {
+
+// What touching one block found.
+struct L2Touch {
+  bool hit = false;
+  Cycle in_flight_until = 0;    // when the block's last transfer towards an SM ends (0 for a miss)
+  Cycle* in_flight = nullptr;   // where the caller records a new transfer (valid until the next access)
+};
+
+class L2Policy {
+ public:
+  virtual ~L2Policy() = default;
+  // Touches the blocks `keys` (their GMEM addresses) in order, one result each into `out`: a
+  // missing block is brought in, evicting one when the L2 is full. One call per TMA box, so the
+  // virtual call is paid per box and the per-block work stays inside the policy.
+  virtual void access(std::span<const std::uint64_t> keys, std::span<L2Touch> out) = 0;
+  virtual std::uint64_t resident_blocks() const = 0;
+  // A new launch restarts the clock: no transfer is in flight any more.
+  virtual void clear_in_flight() = 0;
+
+  L2Touch access_one(std::uint64_t key) {
+    L2Touch t;
+    access({&key, 1}, {&t, 1});
+    return t;
+  }
+};
+
+// "lru" (exact least-recently-used, the default) and "clock" (second chance); the factory takes
+// the capacity in blocks.
+using L2PolicyRegistry = ModelRegistry<ConfigError, std::unique_ptr<L2Policy>, std::uint64_t>;
+const L2PolicyRegistry& l2_policies();
+
+}  // namespace bwsim

@@ -1,0 +1,83 @@
+#pragma once
+// One SM's TMA unit: tiled tensor loads (GMEM -> SMEM, completing through complete_tx on an
+// mbarrier; multicast into several CTAs of a cluster), stores (SMEM -> GMEM, tracked by the issuing warp's bulk async-groups) and L2
+// prefetches. Requests stream through the unit one after another at tma.bytes_per_cycle, then
+// take tma.load_latency / tma.store_latency to complete.
+#include <cstdint>
+#include <vector>
+
+#include "bwsim/core/SlotPool.hpp"
+#include "bwsim/core/Stats.hpp"
+#include "bwsim/hw/sm/SimContext.hpp"
+#include "bwsim/hw/memory/TensorMap.hpp"
+
+namespace bwsim {
+
+class Cta;
+struct WarpState;
+
+// Where a load lands: the cluster ranks whose SMEM receives the box (one bit each), and whether
+// complete_tx goes to each destination's pair leader (cta_group::2) instead of the destination.
+struct TmaDestinations {
+  std::uint16_t ranks = 0;
+  bool to_pair_leader = false;
+};
+
+struct TmaStats {
+  std::uint64_t loads = 0, load_bytes = 0;    // requests and bytes read from L2 (once per multicast)
+  std::uint64_t delivered_bytes = 0;          // bytes written into SMEM (once per destination CTA)
+  std::uint64_t stores = 0, store_bytes = 0;  // bytes actually written (clipped)
+  std::uint64_t prefetches = 0, prefetch_bytes = 0;
+  Cycle busy_cycles = 0;  // cycles the unit spent streaming
+  static const StatGroup<TmaStats>& declared();  // "tma.*", per SM
+};
+
+class TmaUnit {
+ public:
+  TmaUnit(SimContext& ctx, int sm_index);
+
+  // Each is issued by `ws` at cycle `at` (the warp's issue clock); operands already validated.
+  void load(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCoords& coords, std::uint32_t smem,
+            std::uint32_t barrier, TmaDestinations dests, Cycle at);
+  void store(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCoords& coords, std::uint32_t smem, Cycle at);
+  void prefetch(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCoords& coords, Cycle at);
+
+  const TmaStats& stats() const { return stats_; }
+
+ private:
+  enum class Kind : std::uint8_t { Load, Store };
+  struct Request {
+    Kind kind;
+    Cta* cta;
+    WarpState* warp;
+    const TensorMap* map;
+    TensorCoords coords;
+    std::uint32_t smem;
+    std::uint32_t barrier;
+    TmaDestinations dests;
+    std::uint64_t group;
+    std::uint64_t id;
+    Cycle issued;
+    Cycle l2_taken;  // stores: when the L2 has taken the bytes
+  };
+  // When a request issued at `at` can start: the unit free, and the tensor map's descriptor
+  // fetched (tma.descriptor_fetch_latency, the first time this launch uses it on this SM).
+  Cycle start_of(const TensorMap& map, Cycle at);
+  // Reserves the unit for `cycles` from `start` (when it is free); returns the stream's end.
+  Cycle stream(Cycle start, Cycle cycles);
+  static void on_load_done(void* unit, std::uint64_t slot);
+  static void on_store_read(void* unit, std::uint64_t slot);
+  static void on_store_written(void* unit, std::uint64_t slot);
+  void trace_request(const Request& r, const char* what, Cycle issue, Cycle start, Cycle end, Cycle done,
+                     std::uint32_t bytes);
+
+  SimContext& ctx_;
+  int sm_;
+  Cycle free_at_ = 0;
+  std::uint64_t next_id_ = 0;
+  std::vector<const TensorMap*> known_maps_;  // descriptors fetched this launch
+  SlotPool<Request> requests_;
+  TmaStats stats_;
+};
+
+}  // namespace bwsim

@@ -1,0 +1,194 @@
+#pragma once
+// One resident CTA: its SMEM, its mbarriers (by SMEM offset), named barriers, warps, and the
+// rules that turn barrier outcomes into wake-ups or located errors.
+#include <array>
+#include <coroutine>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bwsim/core/Error.hpp"
+#include "bwsim/core/ZeroedArray.hpp"
+#include "bwsim/hw/sm/MBarrier.hpp"
+#include "bwsim/hw/sm/SimContext.hpp"
+#include "bwsim/hw/sm/Smem.hpp"
+#include "bwsim/hw/sm/WarpState.hpp"
+#include "bwsim/hw/tensor/sm90/WgmmaPipe.hpp"
+
+namespace bwsim {
+
+class Sm;
+class Cluster;
+
+// mbarrier operations that land on the barrier some cycles after a warp issues them.
+enum class BarrierOp : std::uint8_t {
+  Arrive,
+  ArriveToken,
+  ArriveExpectTx,
+  ExpectTx,
+  CompleteTx,
+  Inval,
+  NamedArrive,
+  CommitArrive,  // tcgen05.commit's arrival: an arrive that also orders the warp's earlier tcgen05 ops
+};
+
+inline constexpr std::uint32_t kNamedBarriers = 16;  // bar.sync ids 0..15 (PTX)
+
+class Cta {
+ public:
+  // `sm_slot`: which of the CTAs resident on the SM together this is (its warps' trace tracks).
+  Cta(SimContext& ctx, Sm& sm, Cluster& cluster, std::uint32_t id, std::uint32_t smem_bytes,
+      std::uint32_t block_threads, std::uint32_t registers_per_thread, std::uint32_t sm_slot = 0);
+  Cta(const Cta&) = delete;
+  Cta& operator=(const Cta&) = delete;
+
+  SimContext& ctx() const { return ctx_; }
+  Tracer* tracer() const;  // this CTA's SM's tracer, or nullptr
+  Sm& sm() const { return sm_; }
+  std::uint32_t id() const { return id_; }
+  Cluster& cluster() const { return cluster_; }
+  std::uint32_t rank() const { return rank_; }  // %cluster_ctarank
+  Smem& smem() { return smem_; }
+  std::uint32_t block_threads() const { return block_threads_; }
+  std::uint32_t num_warps() const { return static_cast<std::uint32_t>(warps_.size()); }
+  WarpState& warp(std::uint32_t i) { return warps_[i]; }
+  const WarpState& warp(std::uint32_t i) const { return warps_[i]; }
+
+  // --- mbarriers -------------------------------------------------------------------------
+  void barrier_init(WarpState& ws, std::uint32_t offset, std::uint32_t count, std::string name);
+  // Lands `op` on this CTA's barrier at cycle `at` (>= now) through an event. `ws` is the issuing
+  // warp, of this CTA or (a remote arrive, a multicast commit) of a peer in the cluster.
+  void barrier_op_at(WarpState& ws, Cycle at, BarrierOp op, std::uint32_t offset, std::uint32_t value);
+  // Applies `op` now. `ws` is the acting warp, or the issuing warp of a TMA for complete_tx.
+  void barrier_apply(WarpState& ws, BarrierOp op, std::uint32_t offset, std::uint32_t value, const char* opname);
+  // The barrier at `offset`, or nullptr if none was ever initialised there.
+  const MBarrier* find_barrier(std::uint32_t offset) const;
+  // The live barrier at `offset`; a located error if it is misaligned, uninitialised or invalid,
+  // or (when `ws` is a peer's warp) if its init has not been made visible to the cluster.
+  MBarrier& live_barrier(WarpState& ws, std::uint32_t offset, const char* op);
+  // fence.mbarrier_init by `ws`: its inits so far are released to the cluster.
+  void fence_barrier_inits(const WarpState& ws);
+  // A barrier.cluster phase completed: inits released before it become visible to peers.
+  void publish_barrier_inits();
+
+  // --- blocking ---------------------------------------------------------------------------
+  // Awaitable protocol: set ws.wait* first, then ready_now() from await_ready and park() from
+  // await_suspend.
+  bool ready_now(WarpState& ws);
+  void park(WarpState& ws, std::coroutine_handle<> handle);
+  // Resumes a parked warp at cycle `at`.
+  void wake(WarpState& ws, Cycle at);
+  // A bulk async-group of `ws` made progress: wake it if its wait_group is now satisfied.
+  void bulk_progress(WarpState& ws);
+
+  // --- tensor memory (Cta_tmem.cpp) ----------------------------------------------------------
+  // tcgen05.alloc for ws.wait_value columns: allocates if they fit, writes the address to SMEM at
+  // ws.wait_slot and into ws.token_result; false if the warp must wait.
+  bool tmem_try_alloc(WarpState& ws);
+  // tcgen05.dealloc landing at cycle `at`; blocked allocations are retried then.
+  void tmem_dealloc_at(WarpState& ws, Cycle at, std::uint32_t column, std::uint32_t ncols);
+  void tmem_relinquish(WarpState& ws);
+  // A located error unless lanes [lane, lane + lanes) x columns [column, column + ncols) are
+  // allocated to this CTA and (if `quadrant` is set) lie in the warp's 32-lane quadrant.
+  void tmem_check_access(WarpState& ws, const char* op, std::uint32_t lane, std::uint32_t lanes, std::uint32_t column,
+                         std::uint32_t ncols, bool quadrant);
+  void tmem_check_alloc_size(WarpState& ws, const char* op, std::uint32_t ncols);
+  void trace_tmem_in_use() const;  // the SM's "TMEM columns in use" counter, now
+
+  // A located cluster-peer-exited error if this CTA has exited (a peer's access by `ws` is undefined).
+  void check_resident_for(WarpState& ws, const char* op) const;
+
+  // --- register pool (setmaxnreg) --------------------------------------------------------------
+  // Validates setmaxnreg by `ws` to `n` registers per thread and that its warpgroup agrees.
+  void setmaxnreg_check(WarpState& ws, const char* op, std::uint32_t n, bool inc);
+  // .dec: returns the warp's registers above `n` to the pool (and retries blocked .inc).
+  void registers_release(WarpState& ws, std::uint32_t n);
+  std::uint32_t registers_free() const { return registers_free_; }
+
+  // --- wgmma: what each warpgroup's warps issue together (kernel/Warp_wgmma.cpp) ------------------
+  WarpgroupWgmmas& warpgroup_wgmmas(std::uint32_t warpgroup) { return wgmma_groups_[warpgroup]; }
+
+  // --- race checking (check/RaceChecker) ----------------------------------------------------
+  bool checks_races() const { return ctx_.check_races; }
+  std::vector<AsyncAccess>& race_records() { return race_records_; }
+
+  // --- checks -----------------------------------------------------------------------------
+  void check_smem(WarpState& ws, const char* op, std::uint64_t offset, std::uint64_t len, std::uint32_t align);
+  // A located barrier-clobbered error if [offset, offset + len) overlaps a live mbarrier (a write
+  // over it, or a bulk copy of it).
+  void check_no_live_barrier(WarpState& ws, const char* op, std::uint32_t offset, std::uint32_t len);
+  [[noreturn]] void fail(Rule rule, WarpState& ws, const char* op, std::string what, std::string hint) const;
+  SimLocation where(const WarpState& ws, const char* op) const;
+  std::string describe(const MBarrier& b) const;
+  std::string barrier_label(std::uint32_t offset) const;
+
+  // --- lifetime ---------------------------------------------------------------------------
+  // Starts every warp's coroutine at cycle `at`; `handles[i]` is warp i's program.
+  void start(Cycle at);
+  void warp_finished(WarpState& ws);
+  void async_begin() { ++async_outstanding_; }
+  void async_end();
+  bool finished() const { return finished_; }
+  // A located error if the finished CTA still holds TMEM columns (called when it retires, from an
+  // event: the last warp finishes inside a coroutine's final suspend, which must not throw).
+  void check_tmem_released();
+  Cycle finish_cycle() const { return finish_cycle_; }
+  // Every unfinished warp's wait and the state of the barriers involved.
+  std::string wait_report() const;
+
+ private:
+  struct NamedBarrier {
+    std::uint32_t expected = 0;
+    std::uint32_t arrived = 0;
+    WarpState* waiters = nullptr;
+  };
+  bool satisfied(WarpState& ws);
+  // The phases of `b` the warp saw complete at its last passing wait (nullptr: never waited on it).
+  ObservedPhases* observed(WarpState& ws, const MBarrier& b) const;
+  // The same without creating a record: nullptr if the warp never saw this barrier's generation.
+  const ObservedPhases* seen(const WarpState& ws, const MBarrier& b) const;
+  void note_observed(WarpState& ws, const MBarrier& b) const;
+  void check_stale_parity(WarpState& ws, const MBarrier& b);
+  bool tmem_try_pair_alloc(WarpState& ws);
+  bool try_take_registers(WarpState& ws);
+  void tmem_alloc_done(WarpState& ws, std::uint32_t column);
+  void enlist(WarpState& ws);
+  void named_arrive(WarpState& ws, std::uint32_t id, std::uint32_t threads, bool wait);
+  void phase_completed(MBarrier& b);
+  void check_finished();
+  static void on_sync(void* ws, std::uint64_t);
+  static void on_resume(void* ws, std::uint64_t);
+  static void on_barrier_op(void* ws, std::uint64_t packed);
+  static void on_tmem_dealloc(void* ws, std::uint64_t packed);
+  MBarrier* barrier_slot(std::uint32_t offset);
+
+  SimContext& ctx_;
+  Sm& sm_;
+  Cluster& cluster_;
+  std::uint32_t id_;
+  std::uint32_t rank_;
+  std::uint32_t block_threads_;
+  Smem smem_;
+  std::vector<WarpState> warps_;
+  std::vector<MBarrier> barriers_;
+  ZeroedArray<std::uint32_t> barrier_index_;  // per 8-byte SMEM word: 1 + index into barriers_, or 0
+  std::vector<std::uint32_t> live_offsets_;  // sorted, for clobber checks
+  std::vector<AsyncAccess> race_records_;
+  std::uint32_t registers_free_ = 0;
+  std::vector<WarpState*> register_waiters_;  // blocked setmaxnreg.inc, oldest first
+  struct SetmaxnregRound {
+    std::uint32_t n;
+    bool inc;
+  };
+  std::vector<std::vector<SetmaxnregRound>> warpgroup_rounds_;  // per warpgroup, per instruction
+  std::vector<WarpgroupWgmmas> wgmma_groups_;                    // per warpgroup
+  std::array<NamedBarrier, kNamedBarriers> named_{};
+  std::uint32_t warps_running_ = 0;
+  std::uint32_t async_outstanding_ = 0;
+  bool finished_ = false;
+  bool tmem_relinquished_ = false;
+  WarpState* last_warp_ = nullptr;  // the last warp to finish (where an exit-time error is reported)
+  Cycle finish_cycle_ = 0;
+};
+
+}  // namespace bwsim

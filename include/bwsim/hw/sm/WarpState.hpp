@@ -1,0 +1,130 @@
+#pragma once
+// The hardware's view of one resident warp: its clock, its coroutine, what it waits on,
+// its bulk async-groups and its statistics. The kernel-facing handle is kernel/Warp.
+#include <array>
+#include <coroutine>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "bwsim/core/Cycle.hpp"
+#include "bwsim/check/RaceChecker.hpp"
+#include "bwsim/hw/sm/BulkGroups.hpp"
+
+namespace bwsim {
+
+class Cta;
+
+enum class WaitKind : std::uint8_t {
+  None,
+  BarrierParity,   // mbarrier try_wait.parity loop
+  BarrierToken,    // mbarrier try_wait with a state token
+  NamedBarrier,    // bar.sync
+  BulkGroups,      // cp.async.bulk.wait_group
+  BulkGroupsRead,  // cp.async.bulk.wait_group.read
+  Delay,           // compute / sleep / waiting for an own operation to land
+  TmemAlloc,       // tcgen05.alloc waiting for free columns (or for the pair's partner)
+  ClusterBarrier,  // barrier.cluster.wait
+  RegisterPool,    // setmaxnreg.inc waiting for the CTA's pool
+};
+const char* wait_kind_name(WaitKind k);
+
+// Where a warp's cycles went: every cycle from its start to its finish is in exactly one.
+enum class Activity : std::uint8_t {
+  Issue,           // issue slots of its instructions
+  Compute,         // modeled computation (advance) and sleeps
+  MbarrierWait,    // blocked on mbarriers (per barrier in WarpState::barrier_wait)
+  NamedBarrier,    // bar.sync
+  ClusterBarrier,  // barrier.cluster.wait
+  BulkGroups,      // cp.async.bulk.wait_group(.read)
+  TmemAlloc,       // tcgen05.alloc (blocked and the allocation itself)
+  TmemWait,        // tcgen05.wait::ld / wait::st
+  Registers,       // setmaxnreg.inc
+  Latency,         // own operations' latency: arrive-with-token, test_wait, DSMEM loads
+  WgmmaWait,       // wgmma.wait_group
+  kCount,
+};
+const char* activity_name(Activity a);
+// Why a Delay wait (WaitKind::Delay, in wait_slot) waits: its activity.
+inline constexpr std::uint32_t kDelaySleep = 0, kDelayTmem = 1, kDelayLatency = 2, kDelayWgmma = 3;
+
+// How many phases of one mbarrier a warp has seen complete (at its last passing wait on it).
+struct ObservedPhases {
+  const Cta* cta = nullptr;
+  std::uint32_t offset = 0;
+  std::uint32_t generation = 0;  // the barrier's init count: a re-initialised barrier starts over
+  std::uint64_t completed = 0;
+  std::uint64_t release_seq = 0;  // the warp's release count when it saw them (race checking)
+};
+
+struct WarpState {
+  Cta* cta = nullptr;
+  std::uint32_t index = 0;
+  std::uint32_t trace_tid = 0;  // its track in the SM's trace process (see kWarpTracksPerCta)
+  std::string role;  // set by the kernel; names the trace track
+
+  // The warp's issue clock: always >= engine.now() while the warp runs. Operations that do
+  // not block advance it by their issue cost; a blocking wait first lets the engine catch up.
+  Cycle ready = 0;
+  std::coroutine_handle<> handle;
+  bool done = false;
+
+  WaitKind wait = WaitKind::None;
+  std::uint32_t wait_slot = 0;   // barrier offset, named barrier id
+  std::uint64_t wait_value = 0;  // parity, token phase, group count
+  Cycle wait_since = 0;
+  bool registered = false;  // parked on a barrier/group list, not just syncing its clock
+  WarpState* next_waiter = nullptr;
+  std::uint64_t token_result = 0;  // phase returned by the last arrive-with-token
+  std::vector<ObservedPhases> observed;  // per barrier this warp has waited on
+  // Race checking: the arrivals this warp issued (latest kReleasesKept) and their count.
+  std::uint64_t release_seq = 0;
+  std::deque<ReleaseEntry> releases;
+
+  BulkGroups bulk;
+
+  // barrier.cluster: arrived and not yet waited, and the cluster phase the arrival belongs to.
+  bool cluster_arrived = false;
+  bool cluster_arrive_release = false;  // the last arrive was .release (it publishes mbarrier inits)
+  std::uint64_t cluster_arrive_phase = 0;
+
+  // tcgen05: completion of this warp's async MMA/cp (what tcgen05.commit waits for) and of its
+  // outstanding tcgen05.ld / st (what wait::ld / wait::st wait for).
+  Cycle tcgen05_done = 0;
+  Cycle tmem_ld_done = 0;
+  Cycle tmem_st_done = 0;
+  bool pair_alloc = false;  // the pending tcgen05.alloc is cta_group::2
+  // tcgen05.ld results not yet delivered (functional mode): the destination registers hold
+  // poison until tcgen05.wait::ld copies these values in, as they are undefined before it.
+  struct PendingLoad {
+    std::uint32_t* dst;
+    std::uint32_t count;
+  };
+  std::vector<PendingLoad> ld_pending;
+  std::vector<std::uint32_t> ld_values;
+
+  // wgmma (SM90): instructions issued; whether a group is open and when its instructions' last
+  // accumulator lands; committed groups' completion cycles not yet retired by wait_group (oldest
+  // first); groups committed and retired so far; wgmma.fence count; accumulator registers held.
+  std::uint64_t wgmma_issued = 0;
+  bool wgmma_open = false;
+  Cycle wgmma_open_done = 0;
+  std::deque<Cycle> wgmma_pending;
+  std::uint64_t wgmma_committed = 0, wgmma_retired = 0;
+  std::uint64_t wgmma_fences = 0;
+  std::uint32_t accumulator_registers = 0;
+
+  std::uint32_t registers = 0;        // per thread (launch value, then setmaxnreg)
+  std::uint32_t setmaxnreg_count = 0; // setmaxnreg instructions executed (the warpgroup's round)
+
+  // Statistics.
+  Cycle start = 0;
+  Cycle finish = 0;
+  std::uint64_t instructions = 0;
+  std::array<Cycle, static_cast<std::size_t>(Activity::kCount)> activity{};
+  std::vector<std::pair<std::uint32_t, Cycle>> barrier_wait;  // mbarrier offset -> cycles blocked on it
+  void account(Activity a, Cycle cycles) { activity[static_cast<std::size_t>(a)] += cycles; }
+};
+
+}  // namespace bwsim

@@ -1,0 +1,103 @@
+#pragma once
+// One SM's tensor-core pipe (tcgen05.mma, tcgen05.cp). Instructions enter in issue order; each
+// occupies the pipe for its initiation interval, the larger of its math time (2*128*N*K FLOP at
+// the kind's rate: M = 64 uses the same time at half the FLOP) and its SMEM operand time (A and B
+// bytes at mma.smem_bytes_per_cycle; B only when A is in TMEM). D is complete the math time plus
+// the pipe latency after the instruction starts. A tcgen05.cp reads its source at the same SMEM
+// rate through the same pipe (so it stays ordered with the thread's MMAs) and its data is in TMEM
+// tmem.access_latency after the read ends. Functional mode moves the real SMEM and TMEM bytes
+// when the instruction starts (the cycle it reads its operands).
+#include <cstdint>
+
+#include "bwsim/core/SlotPool.hpp"
+#include "bwsim/core/Stats.hpp"
+#include "bwsim/hw/sm/SimContext.hpp"
+#include "bwsim/hw/tensor/sm100/Tmem.hpp"
+#include "bwsim/hw/tensor/sm100/TmemAccess.hpp"
+#include "bwsim/hw/tensor/sm100/UmmaDescriptor.hpp"
+
+namespace bwsim {
+
+class Cta;
+struct WarpState;
+
+// A decoded, validated tcgen05.mma.
+struct MmaInstr {
+  MmaKind kind = MmaKind::F16;
+  InstrDescriptorFields f;
+  SmemDescriptorFields a, b;  // `a` unused when A comes from TMEM
+  bool a_from_tmem = false;
+  TmemAddr a_tmem, d;
+  bool accumulate = false;  // enable-input-d
+  bool pair = false;        // cta_group::2: issued by the pair's leader, runs on both SMs
+};
+
+// A decoded, validated tcgen05.cp.
+struct TmemCopyInstr {
+  TmemCopyShape shape = TmemCopyShape::S128x256b;
+  SmemDescriptorFields src;
+  TmemAddr dst;
+};
+
+struct MmaStats {
+  std::uint64_t mmas = 0;
+  double flops = 0;          // useful FLOP (2*M*N*K per instruction)
+  double f8_flops = 0;       // of those, kind::f8f6f4
+  Cycle busy_cycles = 0;     // cycles the pipe was occupied
+  std::uint64_t copies = 0;  // tcgen05.cp
+  std::uint64_t copy_bytes = 0;
+  static const StatGroup<MmaStats>& declared();  // "mma.*", per SM
+};
+
+class MmaPipe {
+ public:
+  MmaPipe(SimContext& ctx, int sm_index, Tmem& tmem);
+
+  // Enters `instr`, issued at cycle `at`, into the pipe; returns the cycle D is complete.
+  Cycle issue(Cta& cta, WarpState& ws, const MmaInstr& instr, Cycle at);
+  // Enters a tcgen05.cp issued at `at`; returns the cycle its data is in TMEM.
+  Cycle issue(Cta& cta, WarpState& ws, const TmemCopyInstr& instr, Cycle at);
+  // Math and SMEM cycles of `instr` (its initiation interval is their maximum).
+  Cycle math_cycles(const MmaInstr& instr) const;
+  Cycle smem_cycles(const MmaInstr& instr) const;
+  Cycle latency(const MmaInstr& instr) const;
+
+  const MmaStats& stats() const { return stats_; }
+
+ private:
+  template <class Instr>
+  struct Pending {
+    Instr instr;
+    Cta* cta;
+  };
+  // Reserves the pipe (and the pair's other pipe, if any) for `interval` cycles from the first
+  // cycle after issue at `at` that both are free; returns the start.
+  Cycle reserve(Cycle at, Cycle interval, MmaPipe* peer);
+  template <class Instr>
+  static void on_start(void* pipe, std::uint64_t slot);
+  void execute(const MmaInstr& instr, Cta& cta);
+  void execute(const TmemCopyInstr& instr, Cta& cta);
+  SlotPool<Pending<MmaInstr>>& pending(const MmaInstr*) { return pending_mma_; }
+  SlotPool<Pending<TmemCopyInstr>>& pending(const TmemCopyInstr*) { return pending_copy_; }
+  template <class Instr>
+  void schedule_execute(Cta& cta, const Instr& instr, Cycle start);
+
+  SimContext& ctx_;
+  int sm_;
+  Tmem& tmem_;
+  Cycle free_at_ = 0;
+  std::uint64_t next_id_ = 0;
+  SlotPool<Pending<MmaInstr>> pending_mma_;
+  SlotPool<Pending<TmemCopyInstr>> pending_copy_;
+  MmaStats stats_;
+};
+
+// The TMEM lane that holds row m of an M-row cta_group::1 accumulator (M = 128: lane m; M = 64:
+// rows 16q..16q+15 in lanes 32q..32q+15 of quadrant q).
+std::uint32_t accumulator_lane(std::uint32_t m, std::uint32_t rows);
+// Where D[m][n] of `instr` lives relative to its D address, m counted within one CTA's rows:
+// cta_group::1 as above; cta_group::2 M = 256 lane m, column n; M = 128 (PTX Layout B, per
+// CUTLASS tmem_frg_2sm) lane m + 64 * (n / (N/2)), column n % (N/2).
+TmemCell accumulator_cell(const MmaInstr& instr, std::uint32_t m, std::uint32_t n);
+
+}  // namespace bwsim

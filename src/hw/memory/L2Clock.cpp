@@ -1,0 +1,34 @@
+#include "bwsim/hw/memory/L2Clock.hpp"
+
+namespace bwsim {
+
+void L2Clock::access(std::span<const std::uint64_t> keys, std::span<L2Touch> out) {
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const std::uint64_t key = keys[i];
+    std::uint64_t slot;
+    std::uint32_t n = blocks_.find(key, slot);
+    const bool hit = n != kNoBlock;
+    if (hit) {
+      blocks_[n].referenced = true;
+    } else if (!blocks_.full()) {
+      n = blocks_.add(Node{key, 0, false}, slot);
+    } else {
+      const auto ring = static_cast<std::uint32_t>(blocks_.size());
+      while (blocks_[hand_].referenced) {
+        blocks_[hand_].referenced = false;
+        hand_ = (hand_ + 1) % ring;
+      }
+      n = hand_;
+      hand_ = (hand_ + 1) % ring;
+      blocks_.rekey(n, key);
+      blocks_[n].in_flight_until = 0;
+    }
+    out[i] = L2Touch{hit, blocks_[n].in_flight_until, &blocks_[n].in_flight_until};
+  }
+}
+
+void L2Clock::clear_in_flight() {
+  for (Node& n : blocks_.nodes()) n.in_flight_until = 0;
+}
+
+}  // namespace bwsim

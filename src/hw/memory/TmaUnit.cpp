@@ -1,0 +1,179 @@
+#include "bwsim/hw/memory/TmaUnit.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+#include "bwsim/hw/sm/Cluster.hpp"
+#include "bwsim/hw/sm/Cta.hpp"
+#include "bwsim/hw/sm/Sm.hpp"
+#include "bwsim/hw/memory/TensorCopy.hpp"
+
+namespace bwsim {
+namespace {
+std::string coords_text(const TensorMap& map, const TensorCoords& c) {
+  std::string s = "(";
+  for (std::uint32_t i = 0; i < map.rank(); ++i) s += fmt::format("{}{}", i ? "," : "", c[i]);
+  return s + ")";
+}
+}  // namespace
+
+const StatGroup<TmaStats>& TmaStats::declared() {
+  static const StatGroup<TmaStats> group = [] {
+    StatGroup<TmaStats> g("tma");
+    g.counter("loads", StatUnit::Count, "tensor loads issued (a multicast load once)", &TmaStats::loads)
+        .counter("load_bytes", StatUnit::Bytes, "bytes the loads read from the L2 (a multicast load once)",
+                 &TmaStats::load_bytes)
+        .counter("delivered_bytes", StatUnit::Bytes, "bytes the loads wrote into SMEM (once per destination CTA)",
+                 &TmaStats::delivered_bytes)
+        .counter("stores", StatUnit::Count, "tensor stores issued", &TmaStats::stores)
+        .counter("store_bytes", StatUnit::Bytes, "bytes the stores wrote to GMEM (clipped to the tensor)",
+                 &TmaStats::store_bytes)
+        .counter("prefetches", StatUnit::Count, "L2 prefetches issued", &TmaStats::prefetches)
+        .counter("prefetch_bytes", StatUnit::Bytes, "bytes of the prefetched boxes", &TmaStats::prefetch_bytes)
+        .counter("busy_cycles", StatUnit::Cycles, "cycles the units spent streaming requests", &TmaStats::busy_cycles)
+        .formula("busy_fraction", StatUnit::Fraction, "busy_cycles over the used SMs' cycles",
+                 [](const TmaStats& s, const StatContext& c) -> StatValue { return c.busy_fraction(s.busy_cycles); },
+                 {"TMA"});
+    return g;
+  }();
+  return group;
+}
+
+TmaUnit::TmaUnit(SimContext& ctx, int sm_index) : ctx_(ctx), sm_(sm_index) {}
+
+Cycle TmaUnit::start_of(const TensorMap& map, Cycle at) {
+  Cycle start = std::max(at + ctx_.config.tma.issue_cycles, free_at_);
+  if (std::find(known_maps_.begin(), known_maps_.end(), &map) == known_maps_.end()) {
+    known_maps_.push_back(&map);
+    start += ctx_.config.tma.descriptor_fetch_latency;
+  }
+  return start;
+}
+
+Cycle TmaUnit::stream(Cycle start, Cycle cycles) {
+  free_at_ = start + cycles;
+  stats_.busy_cycles += cycles;
+  return free_at_;
+}
+
+void TmaUnit::trace_request(const Request& r, const char* what, Cycle issue, Cycle start, Cycle end, Cycle done,
+                            std::uint32_t bytes) {
+  Tracer* t = ctx_.tracer_for(sm_);
+  const std::string name = fmt::format("{} {}", what, coords_text(*r.map, r.coords));
+  const std::string args = fmt::format(R"("bytes":{},"smem":{},"warp":{},"cta":{},"issue":{},"done":{})", bytes,
+                                       r.smem, r.warp->index, r.cta->id(), issue, done);
+  t->span(sm_, kTmaTrack, name, start, end - start, args);
+  t->async_span(sm_, "tma", what, r.id, issue, done, args);
+}
+
+void TmaUnit::load(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCoords& coords, std::uint32_t smem,
+                   std::uint32_t barrier, TmaDestinations dests, Cycle at) {
+  const std::uint32_t bytes = map.box_bytes();
+  // The box streams in as the L2 sends it: done once the unit and the L2 link (and the HBM link for
+  // the bytes that missed) have moved it, plus the L2-hit latency. Bytes that missed reach the L2
+  // hbm.latency after the request and stream on at the unit's slower miss rate; the unit itself
+  // is held only for the streaming, so other requests overlap a miss's latency.
+  const Cycle start = start_of(map, at);
+  const MemoryRead from_memory = ctx_.memory.read(map, coords, start);
+  const Cycle from_l2 = from_memory.ready;
+  const std::uint64_t miss = std::min<std::uint64_t>(from_memory.miss_bytes, bytes);
+  const double cycles = static_cast<double>(bytes - miss) / ctx_.config.tma.bytes_per_cycle +
+                        static_cast<double>(miss) / ctx_.config.tma.miss_bytes_per_cycle;
+  const Cycle end = stream(start, static_cast<Cycle>(std::ceil(cycles)));
+  const Cycle misses_in =
+      miss ? start + ctx_.config.hbm.latency +
+                 static_cast<Cycle>(std::ceil(static_cast<double>(miss) / ctx_.config.tma.miss_bytes_per_cycle))
+           : 0;
+  const bool multicast = dests.ranks != (1u << cta.rank());
+  const Cycle done = std::max({end, from_l2, misses_in}) + ctx_.config.tma.load_latency +
+                     (multicast ? ctx_.config.tma.multicast_extra_latency : 0);
+  Request r{Kind::Load, &cta, &ws, &map, coords, smem, barrier, dests, 0, next_id_++, at, 0};
+  if (ctx_.tracer_for(sm_)) trace_request(r, multicast ? "tma.load.multicast" : "tma.load", at, start, end, done, bytes);
+  ++stats_.loads;
+  stats_.load_bytes += bytes;
+  stats_.delivered_bytes += static_cast<std::uint64_t>(bytes) * std::popcount(dests.ranks);
+  cta.async_begin();
+  ctx_.engine.schedule(done, &TmaUnit::on_load_done, this, requests_.put(r));
+}
+
+// The box lands at the same offset in every destination CTA; each signals complete_tx with the
+// bytes that landed in it on its own barrier, or on its pair leader's.
+void TmaUnit::on_load_done(void* unit, std::uint64_t slot) {
+  auto& self = *static_cast<TmaUnit*>(unit);
+  const Request r = self.requests_.take(slot);
+  const std::uint32_t bytes = r.map->box_bytes();
+  const Cluster& cluster = r.cta->cluster();
+  const char* op = "tma.load (data landing)";
+  for (std::uint32_t rank = 0; rank < cluster.size(); ++rank) {
+    if (!(r.dests.ranks >> rank & 1u)) continue;
+    Cta& dest = cluster.cta(rank);
+    if (&dest != r.cta) dest.check_resident_for(*r.warp, op);
+    dest.check_no_live_barrier(*r.warp, op, r.smem, bytes);
+    if (self.ctx_.functional()) copy_box_to_smem(*r.map, r.coords, self.ctx_.gmem, dest.smem().bytes(r.smem, bytes));
+    Cta& signalled = r.dests.to_pair_leader ? cluster.cta(rank & ~1u) : dest;
+    if (&signalled != r.cta) signalled.check_resident_for(*r.warp, op);
+    const MBarrier& b = signalled.live_barrier(*r.warp, r.barrier, op);
+    const std::uint64_t phase = b.phase();
+    if (self.ctx_.check_races)
+      races::tma_landed(dest, *r.warp, r.smem, ReleaseToken{&signalled, r.barrier, b.generation(), phase});
+    signalled.barrier_apply(*r.warp, BarrierOp::CompleteTx, r.barrier, bytes, "tma.load complete_tx");
+    if (b.phase() != phase)  // this load completed the phase: an arrow from its issue to the flip
+      if (Tracer* t = self.ctx_.tracer_for(signalled.sm().index()))
+        t->flow(static_cast<int>(r.cta->sm().index()), static_cast<int>(r.warp->trace_tid), r.issued,
+                static_cast<int>(signalled.sm().index()), kBarrierTrack, self.ctx_.now(), "tma.load -> phase");
+  }
+  r.cta->async_end();
+}
+
+void TmaUnit::store(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCoords& coords, std::uint32_t smem,
+                    Cycle at) {
+  const std::uint32_t bytes = map.box_bytes();
+  const std::uint32_t bpc = ctx_.config.tma.bytes_per_cycle;
+  const Cycle start = start_of(map, at);
+  const Cycle end = stream(start, (bytes + bpc - 1) / bpc);
+  // The L2 takes the bytes as the unit reads them out of SMEM; the SMEM read counts as done
+  // (wait_group.read) store_latency after the streaming, as the write does after the L2 took them
+  // (our H100 store rows: the .read and the full wait take the same time).
+  Request r{Kind::Store, &cta, &ws, &map, coords, smem, 0, {}, ws.bulk.add_op(), next_id_++, at,
+            ctx_.memory.write(map, coords, start)};
+  const Cycle read = end + ctx_.config.tma.store_latency;
+  if (ctx_.tracer_for(sm_))
+    trace_request(r, "tma.store", at, start, end, std::max(read, r.l2_taken + ctx_.config.tma.store_latency), bytes);
+  ++stats_.stores;
+  stats_.store_bytes += in_bounds_elements(map, coords) * size_of(map.dtype());
+  cta.async_begin();
+  ctx_.engine.schedule(read, &TmaUnit::on_store_read, this, requests_.put(r));
+}
+
+void TmaUnit::on_store_read(void* unit, std::uint64_t slot) {
+  auto& self = *static_cast<TmaUnit*>(unit);
+  const Request& r = self.requests_[slot];
+  if (self.ctx_.functional())
+    copy_box_to_gmem(*r.map, r.coords, r.cta->smem().bytes(r.smem, r.map->box_bytes()), self.ctx_.gmem);
+  r.warp->bulk.read_done(r.group);
+  r.cta->bulk_progress(*r.warp);
+  self.ctx_.engine.schedule(std::max(self.ctx_.now(), r.l2_taken + self.ctx_.config.tma.store_latency),
+                            &TmaUnit::on_store_written, unit, slot);
+}
+
+void TmaUnit::on_store_written(void* unit, std::uint64_t slot) {
+  auto& self = *static_cast<TmaUnit*>(unit);
+  const Request r = self.requests_.take(slot);
+  r.warp->bulk.write_done(r.group);
+  r.cta->bulk_progress(*r.warp);
+  r.cta->async_end();
+}
+
+void TmaUnit::prefetch(Cta&, WarpState& ws, const TensorMap& map, const TensorCoords& coords, Cycle at) {
+  ctx_.memory.prefetch(map, coords, at + ctx_.config.tma.issue_cycles);
+  ++stats_.prefetches;
+  stats_.prefetch_bytes += map.box_bytes();
+  if (ctx_.tracer_for(sm_))
+    ctx_.tracer_for(sm_)->instant(sm_, kTmaTrack, fmt::format("tma.prefetch {}", coords_text(map, coords)), at,
+                         fmt::format(R"("bytes":{},"warp":{})", map.box_bytes(), ws.index));
+}
+
+}  // namespace bwsim

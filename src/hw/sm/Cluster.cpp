@@ -1,0 +1,83 @@
+#include "bwsim/hw/sm/Cluster.hpp"
+
+#include <algorithm>
+
+#include "bwsim/hw/sm/Cta.hpp"
+
+namespace bwsim {
+
+Cluster::Cluster(SimContext& ctx, std::uint32_t id, ClusterShape shape)
+    : ctx_(ctx), id_(id), shape_(shape), pair_alloc_(shape.size() / 2 + 1, nullptr) {
+  ctas_.reserve(shape.size());
+}
+
+bool Cluster::finished() const {
+  for (const Cta* c : ctas_)
+    if (!c->finished()) return false;
+  return true;
+}
+
+void Cluster::barrier_arrive(WarpState& ws, Cycle ready_at) {
+  ws.cluster_arrived = true;
+  ws.cluster_arrive_phase = phase_;
+  ready_at_ = std::max(ready_at_, ready_at);
+  ++arrived_;
+  complete_phase_if_done();
+}
+
+void Cluster::warp_exited(WarpState& ws) {
+  --live_warps_;
+  if (ws.cluster_arrived && ws.cluster_arrive_phase == phase_) --arrived_;  // its arrival leaves with it
+  complete_phase_if_done();
+}
+
+void Cluster::add_barrier_waiter(WarpState& ws) {
+  ws.next_waiter = waiters_;
+  waiters_ = &ws;
+}
+
+void Cluster::complete_phase_if_done() {
+  if (arrived_ == 0 || arrived_ < live_warps_) return;
+  ++phase_;
+  arrived_ = 0;
+  for (Cta* c : ctas_) {
+    c->publish_barrier_inits();
+    if (ctx_.check_races) races::barrier_synced(*c);
+  }
+  wake_at_ = std::max(ctx_.now(), ready_at_) + ctx_.config.cluster.barrier_latency;
+  ready_at_ = 0;
+  for (WarpState* w = waiters_; w;) {
+    WarpState* next = w->next_waiter;
+    w->next_waiter = nullptr;
+    w->cta->wake(*w, wake_at_);
+    w = next;
+  }
+  waiters_ = nullptr;
+}
+
+void Cluster::dsmem_store_at(WarpState& ws, Cycle at, std::uint32_t rank, std::uint32_t offset,
+                             std::span<const std::byte> data) {
+  const std::uint32_t slot = stores_.acquire();
+  DsmemStore& s = stores_[slot];
+  s.ws = &ws;
+  s.rank = rank;
+  s.offset = offset;
+  s.bytes.assign(data.begin(), data.end());
+  ws.cta->async_begin();  // the storing CTA (and so the cluster) stays until the bytes land
+  ctx_.engine.schedule(at, &Cluster::on_dsmem_store, this, slot);
+}
+
+void Cluster::on_dsmem_store(void* cluster, std::uint64_t slot) {
+  auto& self = *static_cast<Cluster*>(cluster);
+  DsmemStore& s = self.stores_[slot];
+  const char* op = "st.shared::cluster (bytes landing)";
+  Cta& target = self.cta(s.rank);
+  const auto len = static_cast<std::uint32_t>(s.bytes.size());
+  if (&target != s.ws->cta) target.check_resident_for(*s.ws, op);
+  target.check_no_live_barrier(*s.ws, op, s.offset, len);
+  std::copy(s.bytes.begin(), s.bytes.end(), target.smem().bytes(s.offset, len).begin());
+  self.stores_.release(slot);
+  s.ws->cta->async_end();
+}
+
+}  // namespace bwsim

@@ -1,0 +1,209 @@
+#include "bwsim/hw/tensor/sm100/MmaPipe.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <vector>
+
+#include "bwsim/hw/sm/Cluster.hpp"
+#include "bwsim/hw/sm/Cta.hpp"
+#include "bwsim/hw/sm/Sm.hpp"
+#include "bwsim/hw/numeric/NumberFormats.hpp"
+
+namespace bwsim {
+
+std::uint32_t accumulator_lane(std::uint32_t m, std::uint32_t rows) {
+  return rows == 64 ? (m / 16) * 32 + m % 16 : m;
+}
+
+TmemCell accumulator_cell(const MmaInstr& in, std::uint32_t m, std::uint32_t n) {
+  if (!in.pair) return {accumulator_lane(m, in.f.m), n};
+  if (in.f.m == 256) return {m, n};  // Layout A: each CTA's 128 rows in its 128 lanes
+  const std::uint32_t half = in.f.n / 2;  // Layout B: 64 rows per CTA, N folded over two lane halves
+  return {m + 64 * (n / half), n % half};
+}
+
+const StatGroup<MmaStats>& MmaStats::declared() {
+  static const StatGroup<MmaStats> group = [] {
+    StatGroup<MmaStats> g("mma");
+    g.counter("mmas", StatUnit::Count, "tcgen05.mma instructions (a cta_group::2 one once)", &MmaStats::mmas)
+        .counter("flops", StatUnit::Flop, "useful FLOP of the tcgen05.mma instructions (2 M N K each)", &MmaStats::flops)
+        .counter("f8_flops", StatUnit::Flop, "of flops, those of kind::f8f6f4 instructions", &MmaStats::f8_flops)
+        .formula("tflops", StatUnit::TflopsPerSecond, "flops per second at the config's clock",
+                 [](const MmaStats& m, const StatContext& c) -> StatValue { return c.per_second(m.flops, 1e12); })
+        .counter("busy_cycles", StatUnit::Cycles, "cycles the tcgen05 pipes were occupied", &MmaStats::busy_cycles)
+        .counter("copies", StatUnit::Count, "tcgen05.cp instructions", &MmaStats::copies)
+        .counter("copy_bytes", StatUnit::Bytes, "bytes tcgen05.cp copied from SMEM into TMEM", &MmaStats::copy_bytes);
+    return g;
+  }();
+  return group;
+}
+
+MmaPipe::MmaPipe(SimContext& ctx, int sm_index, Tmem& tmem) : ctx_(ctx), sm_(sm_index), tmem_(tmem) {}
+
+// Per SM. cta_group::1: the datapath processes 128 rows whatever M is (M = 64 takes the M = 128
+// time). cta_group::2: each SM computes its M/2 rows at the full rate (HF §2.2: M = 128 over a
+// pair has II N/4, M = 256 N/2).
+Cycle MmaPipe::math_cycles(const MmaInstr& in) const {
+  const auto& c = ctx_.config.mma;
+  const std::uint32_t rate = in.kind == MmaKind::F16    ? c.f16_flops_per_cycle
+                             : in.kind == MmaKind::TF32 ? c.tf32_flops_per_cycle
+                                                        : c.f8f6f4_flops_per_cycle;
+  const std::uint32_t rows = in.pair ? in.f.m / 2 : 128;
+  const std::uint64_t flops = 2ull * rows * in.f.n * mma_k(in.kind);
+  return (flops + rate - 1) / rate;
+}
+
+// Per SM: its rows of A (unless in TMEM) and of B, 32 bytes of K each; a pair splits both.
+Cycle MmaPipe::smem_cycles(const MmaInstr& in) const {
+  constexpr std::uint32_t kBytesOfK = 32;  // every kind reads 32 bytes of K per row
+  const std::uint32_t split = in.pair ? 2 : 1;
+  const std::uint64_t bytes = (in.a_from_tmem ? 0 : in.f.m / split * kBytesOfK) + in.f.n / split * kBytesOfK;
+  const std::uint32_t bw = ctx_.config.mma.smem_bytes_per_cycle;
+  return (bytes + bw - 1) / bw;
+}
+
+Cycle MmaPipe::latency(const MmaInstr& in) const {
+  const auto& c = ctx_.config.mma;
+  if (in.pair) {
+    if (in.a_from_tmem) return in.f.m == 128 ? c.latency_2cta_ts_m128 : c.latency_2cta_ts;
+    return in.f.m == 128 ? c.latency_2cta_ss_m128 : c.latency_2cta_ss;
+  }
+  if (in.a_from_tmem) return c.latency_ts;
+  return in.f.m == 64 ? c.latency_ss_m64 : c.latency_ss;
+}
+
+Cycle MmaPipe::reserve(Cycle at, Cycle interval, MmaPipe* peer) {
+  Cycle start = std::max(at + ctx_.config.mma.issue_cycles, free_at_);
+  if (peer) start = std::max(start, peer->free_at_);
+  free_at_ = start + interval;
+  if (peer) {
+    peer->free_at_ = free_at_;
+    peer->stats_.busy_cycles += interval;
+  }
+  return start;
+}
+
+template <class Instr>
+void MmaPipe::schedule_execute(Cta& cta, const Instr& instr, Cycle start) {
+  if (!ctx_.functional()) return;
+  cta.async_begin();
+  ctx_.engine.schedule(start, &MmaPipe::on_start<Instr>, this, pending(&instr).put(Pending<Instr>{instr, &cta}));
+}
+
+template <class Instr>
+void MmaPipe::on_start(void* pipe, std::uint64_t slot) {
+  auto& self = *static_cast<MmaPipe*>(pipe);
+  const Pending<Instr> p = self.pending(static_cast<const Instr*>(nullptr)).take(slot);
+  self.execute(p.instr, *p.cta);
+  p.cta->async_end();
+}
+
+Cycle MmaPipe::issue(Cta& cta, WarpState& ws, const MmaInstr& in, Cycle at) {
+  const Cycle math = math_cycles(in);
+  const Cycle interval = std::max(math, smem_cycles(in));
+  MmaPipe* peer = in.pair ? &cta.cluster().cta(cta.rank() + 1).sm().mma() : nullptr;
+  const Cycle start = reserve(at, interval, peer);
+  const Cycle done = start + math + latency(in);
+  ++stats_.mmas;
+  const double flops = 2.0 * in.f.m * in.f.n * mma_k(in.kind);
+  stats_.flops += flops;
+  if (in.kind == MmaKind::F8F6F4) stats_.f8_flops += flops;
+  stats_.busy_cycles += interval;
+  if (Tracer* t = ctx_.tracer_for(sm_)) {
+    const std::string name = fmt::format("mma.{}{} {}x{}x{} {}", in.pair ? "2cta." : "", in.a_from_tmem ? "ts" : "ss",
+                                         in.f.m, in.f.n, mma_k(in.kind), name_of(in.f.a_type));
+    const std::string args = fmt::format(R"("d_col":{},"accumulate":{},"warp":{},"issue":{},"done":{})",
+                                         in.d.column(), in.accumulate, ws.index, at, done);
+    t->span(sm_, kMmaTrack, name, start, interval, args);
+    t->async_span(sm_, "mma", "mma", next_id_, at, done, args);
+  }
+  ++next_id_;
+  schedule_execute(cta, in, start);
+  return done;
+}
+
+Cycle MmaPipe::issue(Cta& cta, WarpState& ws, const TmemCopyInstr& in, Cycle at) {
+  const std::uint32_t bytes = tmem_copy_rows(in.shape) * tmem_copy_columns(in.shape) * 4;
+  const std::uint32_t bw = ctx_.config.mma.smem_bytes_per_cycle;
+  const Cycle interval = (bytes + bw - 1) / bw;
+  const Cycle start = reserve(at, interval, nullptr);
+  const Cycle done = start + interval + ctx_.config.tmem.access_latency;
+  ++stats_.copies;
+  stats_.copy_bytes += bytes;
+  if (Tracer* t = ctx_.tracer_for(sm_))
+    t->span(sm_, kMmaTrack, fmt::format("tcgen05.cp.{}", name_of(in.shape)), start, interval,
+            fmt::format(R"("lane":{},"col":{},"smem":{},"warp":{},"issue":{},"done":{})", in.dst.lane(),
+                        in.dst.column(), in.src.start_address, ws.index, at, done));
+  schedule_execute(cta, in, start);
+  return done;
+}
+
+// D[m][n] (+)= sum_k A[m][k] * B[n][k]: products of the narrow inputs are exact in fp32; the
+// K products of one instruction are summed in fp32 in k order, then added to D. A cta_group::2
+// MMA computes each CTA's M/2 rows from its own A and TMEM, with B rows 0..N/2-1 from the
+// leader's SMEM and N/2..N-1 from the peer's.
+void MmaPipe::execute(const MmaInstr& in, Cta& cta) {
+  const std::uint32_t ctas = in.pair ? 2 : 1;
+  const std::uint32_t M = in.f.m / ctas, N = in.f.n, K = mma_k(in.kind);
+  const std::uint32_t ea = size_of(in.f.a_type), eb = size_of(in.f.b_type);
+  const float sa = in.f.negate_a ? -1.0f : 1.0f, sb = in.f.negate_b ? -1.0f : 1.0f;
+  thread_local std::vector<float> a, b;
+  a.resize(static_cast<std::size_t>(M) * K);
+  b.resize(static_cast<std::size_t>(N) * K);
+  const std::uint32_t b_rows = N / ctas;
+  for (std::uint32_t n = 0; n < N; ++n) {
+    Smem& smem = cta.cluster().cta(cta.rank() + n / b_rows).smem();
+    for (std::uint32_t k = 0; k < K; ++k)
+      b[n * K + k] =
+          sb * load_as_float(in.f.b_type, smem.bytes(operand_address(in.b, in.f.b_major, eb, n % b_rows, k), eb).data());
+  }
+  for (std::uint32_t c = 0; c < ctas; ++c) {
+    Cta& dc = cta.cluster().cta(cta.rank() + c);
+    Tmem& tmem = dc.sm().tmem();
+    for (std::uint32_t m = 0; m < M; ++m)
+      for (std::uint32_t k = 0; k < K; ++k) {
+        float v;
+        if (in.a_from_tmem) {
+          // A in TMEM: row m in its accumulator lane, K packed into 32-bit columns, low bytes first.
+          const std::uint32_t byte = k * ea;
+          const std::uint32_t word = tmem.cell(in.a_tmem.lane() + accumulator_lane(m, M), in.a_tmem.column() + byte / 4);
+          const auto* bytes = reinterpret_cast<const std::byte*>(&word);
+          v = load_as_float(in.f.a_type, bytes + byte % 4);
+        } else {
+          v = load_as_float(in.f.a_type, dc.smem().bytes(operand_address(in.a, in.f.a_major, ea, m, k), ea).data());
+        }
+        a[m * K + k] = sa * v;
+      }
+    for (std::uint32_t m = 0; m < M; ++m) {
+      const float* ar = &a[m * K];
+      for (std::uint32_t n = 0; n < N; ++n) {
+        const float* br = &b[n * K];
+        float sum = 0.0f;
+        for (std::uint32_t k = 0; k < K; ++k) sum += ar[k] * br[k];
+        const TmemCell at = accumulator_cell(in, m, n);
+        std::uint32_t& cell = tmem.cell(in.d.lane() + at.lane, in.d.column() + at.column);
+        const float prev = in.accumulate ? std::bit_cast<float>(cell) : 0.0f;
+        cell = std::bit_cast<std::uint32_t>(prev + sum);
+      }
+    }
+  }
+}
+
+// Row r's 32-bit words, read from the K-major canonical layout, land in the row's lanes.
+void MmaPipe::execute(const TmemCopyInstr& in, Cta& cta) {
+  Smem& smem = cta.smem();
+  const std::uint32_t words = tmem_copy_columns(in.shape);
+  for (std::uint32_t r = 0; r < tmem_copy_rows(in.shape); ++r) {
+    const TmemCopyLanes lanes = tmem_copy_lanes(in.shape, r);
+    for (std::uint32_t j = 0; j < words; ++j) {
+      std::uint32_t v;
+      std::memcpy(&v, smem.bytes(operand_address(in.src, Major::K, 4, r, j), 4).data(), 4);
+      for (std::uint32_t i = 0; i < lanes.count; ++i) tmem_.cell(in.dst.lane() + lanes.lane[i], in.dst.column() + j) = v;
+    }
+  }
+}
+
+}  // namespace bwsim

@@ -1,0 +1,119 @@
+// The L2 replacement policies (config l2.policy), each chosen by name, on access patterns whose
+// hits are worked out by hand.
+#include <gtest/gtest.h>
+
+#include "TestSupport.hpp"
+#include "bwsim/hw/memory/L2Policy.hpp"
+#include "bwsim/kernel/ModelChoices.hpp"
+
+namespace bwsim {
+namespace {
+
+std::unique_ptr<L2Policy> policy(const char* name, std::uint64_t blocks) { return l2_policies().at(name).make(blocks); }
+
+// Hits of `keys` (block numbers, 1 KiB apart) touched one by one.
+std::uint32_t hits(L2Policy& l2, std::initializer_list<char> keys) {
+  std::uint32_t n = 0;
+  for (const char k : keys) n += l2.access_one(static_cast<std::uint64_t>(k) * 1024).hit ? 1 : 0;
+  return n;
+}
+
+TEST(L2PolicyTest, LruEvictsTheLeastRecentlyUsedBlock) {
+  const auto l2 = policy("lru", 2);
+  EXPECT_FALSE(l2->access_one(0xa00).hit);  // [a]
+  EXPECT_FALSE(l2->access_one(0xb00).hit);  // [b a]
+  EXPECT_TRUE(l2->access_one(0xa00).hit);   // [a b]
+  EXPECT_FALSE(l2->access_one(0xc00).hit);  // evicts b: [c a]
+  EXPECT_TRUE(l2->access_one(0xa00).hit);   // [a c]
+  EXPECT_FALSE(l2->access_one(0xb00).hit);  // evicts c: [b a]
+  EXPECT_FALSE(l2->access_one(0xc00).hit);  // evicts a: [c b]
+  EXPECT_TRUE(l2->access_one(0xb00).hit);
+  EXPECT_EQ(l2->resident_blocks(), 2u);
+}
+
+TEST(L2PolicyTest, ManyKeysThroughASmallLruKeepExactlyTheNewest) {
+  const auto l2 = policy("lru", 100);
+  for (std::uint64_t k = 0; k < 10000; ++k) l2->access_one(k * 1024);
+  for (std::uint64_t k = 9900; k < 10000; ++k) EXPECT_TRUE(l2->access_one(k * 1024).hit) << k;
+  EXPECT_FALSE(l2->access_one(9899 * 1024).hit);
+}
+
+// A B C C A D E C A on 3 blocks.
+//
+// lru (most recent first):            clock (ring f0 f1 f2, * = reference bit, ^ = hand):
+//   A miss [A]                           A miss  ^A  .  .
+//   B miss [B A]                         B miss  ^A  B  .
+//   C miss [C B A]                       C miss  ^A  B  C    (full: the hand at the oldest, A)
+//   C hit  [C B A]                       C hit   ^A  B  C*
+//   A hit  [A C B]                       A hit   ^A* B  C*
+//   D miss, evicts B: [D A C]            D miss: A* loses its bit, B is clear: evicts B   A  D ^C*
+//   E miss, evicts C: [E D A]            E miss: C* loses its bit, A is clear: evicts A   E ^D  C
+//   C miss, evicts A: [C E D]            C hit (C stayed: its second chance)            E ^D  C*
+//   A miss, evicts D: [A C E]            A miss: D is clear: evicts D                   E  A ^C*
+// lru: 2 hits (C, A); clock: 3 (C, A, C). LRU judges C by its last use (before A's), so E evicts
+// it; clock only knows C was used since the hand last passed, so E evicts A, whose bit the D
+// sweep had just cleared.
+TEST(L2PolicyTest, LruAndClockHitTheHandCountsOnAPatternWhereTheyDiffer) {
+  const auto lru = policy("lru", 3);
+  const auto clock = policy("clock", 3);
+  EXPECT_EQ(hits(*lru, {'A', 'B', 'C', 'C', 'A', 'D', 'E', 'C', 'A'}), 2u);
+  EXPECT_EQ(hits(*clock, {'A', 'B', 'C', 'C', 'A', 'D', 'E', 'C', 'A'}), 3u);
+  // Then F E A. lru [A C E]: F evicts E, E evicts C, A hits (1). clock E A ^C*: F clears C's bit
+  // and evicts E (F ^A C), E evicts A (F E ^C), A misses (0).
+  EXPECT_EQ(hits(*lru, {'F', 'E', 'A'}), 1u);
+  EXPECT_EQ(hits(*clock, {'F', 'E', 'A'}), 0u);
+}
+
+// The same pattern through the simulator, the policy chosen in the config: one warp loads nine
+// 1 KiB boxes (8 rows of 128 bytes: one block each) one after the other from a tensor of five
+// row groups, on an L2 of 3 blocks. Each hit is 1 KiB of l2_hit_bytes.
+TEST(L2PolicyTest, TheConfigChoosesThePolicyTheMemorySystemUses) {
+  for (const auto& [name, expect_hits] : {std::pair{"lru", 2u}, std::pair{"clock", 3u}}) {
+    const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml",
+                                           {"l2.bytes=3072", std::string("l2.policy=") + name});
+    Simulator sim(cfg, SimOptions{.mode = Mode::Timing});
+    const TensorMap map = TensorMap::tiled({.dtype = DataType::U8, .address = sim.gmem().alloc(5 * 1024),
+                                            .dims = {128, 40}, .strides = {128}, .box = {128, 8}});
+    const RunResult r = sim.launch(
+        "l2", LaunchConfig{.grid_ctas = 1, .block_threads = 32, .dynamic_smem_bytes = 4096}, [&](Warp& w) -> Task {
+          const MBarrierRef bar{0};
+          w.mbarrier_init(bar, 1);
+          std::uint32_t phase = 0;
+          for (const int block : {0, 1, 2, 2, 0, 3, 4, 2, 0}) {  // A B C C A D E C A
+            w.mbarrier_arrive_expect_tx(bar, 1024);
+            w.tma_load(map, SmemAddr{1024}, bar, {0, 8 * block});
+            co_await w.mbarrier_wait(bar, phase);
+            phase ^= 1;
+          }
+        });
+    EXPECT_EQ(r.memory.l2_read_bytes, 9u * 1024) << name;
+    EXPECT_EQ(r.memory.l2_hit_bytes, expect_hits * 1024) << name;
+  }
+}
+
+TEST(L2PolicyTest, AnUnknownPolicyIsAConfigErrorListingTheValidOnes) {
+  const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml", {"l2.policy=mru"});
+  try {
+    Simulator sim(cfg, SimOptions{});
+    FAIL() << "a simulator with an unknown L2 policy";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("unit_test.yaml: l2.policy: unknown model 'mru'; the valid names are lru, clock"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(model_choices(cfg), ConfigError);
+  test::expect_bad_input("run tma_copy --config " BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml --set hbm.model=banked",
+                         "hbm.model: unknown model 'banked'; the valid names are fifo_link");
+  test::expect_bad_input("describe-config " BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml --set l2.policy=mru",
+                         "the valid names are lru, clock");
+}
+
+TEST(L2PolicyTest, DescribeConfigShowsTheChosenModelsAndTheAlternatives) {
+  const test::Outcome o = test::bwsim("describe-config " BWSIM_SOURCE_DIR "/sim_configs/b200.yaml --set l2.policy=clock");
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find("clock  (--set)  (models: lru, clock)"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("fifo_link  (models: fifo_link)"), std::string::npos) << o.output;
+}
+
+}  // namespace
+}  // namespace bwsim
