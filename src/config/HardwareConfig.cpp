@@ -193,6 +193,11 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   pipes.read<std::uint32_t>("alu_lanes", c.pipes.alu_lanes, 4, 4096);
   pipes.read<std::uint32_t>("mufu_lanes", c.pipes.mufu_lanes, 4, 4096);
   pipes.read<std::uint32_t>("cvt_lanes", c.pipes.cvt_lanes, 4, 4096);
+  pipes.read<std::uint32_t>("fma_latency", c.pipes.fma_latency, 1, 1000);
+  pipes.read<std::uint32_t>("alu_latency", c.pipes.alu_latency, 1, 1000);
+  pipes.read<std::uint32_t>("mufu_latency", c.pipes.mufu_latency, 1, 1000);
+  pipes.read<std::uint32_t>("cvt_latency", c.pipes.cvt_latency, 1, 1000);
+  pipes.read("paired_fp32", c.pipes.paired_fp32, false, true);
   pipes.finish();
 
   StrictMap l2 = top.section("l2");

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <stdexcept>
 
 #include "bwsim/hw/sm/Sm.hpp"
 
@@ -213,10 +214,35 @@ void Warp::execute(std::span<const PipeWork> work) {
     }
   }
   end = std::max(end, ws_.ready + issue_slots);
+  cta_.sm().pipe_stats().issue_cycles += issue_slots;
   ws_.account(Activity::Issue, issue_slots);
   ws_.account(Activity::Compute, end - ws_.ready - issue_slots);
   if (cta_.tracer() && end > ws_.ready) trace_op(name, ws_.ready, end - ws_.ready);
   ws_.ready = end;
+}
+
+Warp::BlockAwaiter Warp::run(const CoreBlock& block) {
+  if (!block.finished())
+    throw std::logic_error(fmt::format("kernel {}: CoreBlock '{}' run before finish(config)", cta_.ctx().kernel, block.name()));
+  return BlockAwaiter{*this, block};
+}
+
+void Warp::BlockAwaiter::await_suspend(std::coroutine_handle<> h) {
+  start = w.ws_.ready;
+  w.ws_.wait = WaitKind::CoreBlock;
+  w.ws_.block = &block.profile();
+  w.cta_.park(w.ws_, h);
+}
+
+void Warp::BlockAwaiter::await_resume() const {
+  if (block.profile().instructions == 0) return;
+  if (w.cta_.tracer()) {
+    const CoreBlockProfile& p = block.profile();
+    w.trace_op(fmt::format("{}: {} instr (fma {} alu {} mufu {} cvt {})", block.name(), p.instructions,
+                           block.count(CoreOp::Fma) + block.count(CoreOp::Fma2), block.count(CoreOp::Alu),
+                           block.count(CoreOp::Mufu), block.count(CoreOp::Cvt)),
+               start, w.ws_.ready - start);
+  }
 }
 
 void Warp::st_shared(SmemAddr dst, std::span<const std::byte> data) {

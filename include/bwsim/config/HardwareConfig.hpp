@@ -38,6 +38,10 @@ struct HardwareConfig {
     std::uint32_t alu_lanes = 0;   // integer, logic, compare, min/max
     std::uint32_t mufu_lanes = 0;  // ex2, rcp, rsqrt, ... (multi-function unit)
     std::uint32_t cvt_lanes = 0;   // fp32 -> 16/8-bit conversions
+    // Dependent-issue latency of each pipe: a consumer issues this many cycles after its producer.
+    std::uint32_t fma_latency = 0, alu_latency = 0, mufu_latency = 0, cvt_latency = 0;
+    // FFMA2 / FADD2 / FMUL2 (SM100): one issue slot for two fp32 operations per lane.
+    bool paired_fp32 = false;
   } pipes;
 
   struct L2 {

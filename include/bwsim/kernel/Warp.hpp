@@ -19,6 +19,7 @@
 #include "bwsim/hw/tensor/sm100/TmemAccess.hpp"
 #include "bwsim/hw/tensor/sm100/UmmaDescriptor.hpp"
 #include "bwsim/hw/tensor/sm90/Wgmma.hpp"
+#include "bwsim/kernel/CoreBlock.hpp"
 #include "bwsim/kernel/WgmmaAccumulator.hpp"
 
 namespace bwsim {
@@ -230,6 +231,11 @@ class Warp {
     std::uint32_t instructions;
   };
   void execute(std::span<const PipeWork> work);
+  // Runs `block` (finished on this config) instruction by instruction as its schedule alone
+  // gives, sharing the sub-partition's issue slot and pipes with the other warps' blocks running
+  // there (hw/sm/SubPartition); resumes when its last result is written.
+  struct BlockAwaiter;
+  BlockAwaiter run(const CoreBlock& block);
 
   // --- time ---------------------------------------------------------------------------------
   // Suspends for `cycles` (a dependent computation, a nanosleep).
@@ -270,6 +276,14 @@ class Warp {
     bool await_ready() { return w.cta_.ready_now(w.ws_); }
     void await_suspend(std::coroutine_handle<> h) { w.cta_.park(w.ws_, h); }
     TmemAddr await_resume();
+  };
+  struct BlockAwaiter {
+    Warp& w;
+    const CoreBlock& block;
+    Cycle start = 0;
+    bool await_ready() const { return block.profile().instructions == 0; }
+    void await_suspend(std::coroutine_handle<> h);
+    void await_resume() const;
   };
   struct ArriveAwaiter {
     Warp& w;

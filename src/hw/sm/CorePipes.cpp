@@ -5,7 +5,13 @@ namespace bwsim {
 const StatGroup<CorePipeStats>& CorePipeStats::declared() {
   static const StatGroup<CorePipeStats> group = [] {
     StatGroup<CorePipeStats> g("pipes");
-    g.counter("fma_busy_cycles", StatUnit::Cycles, "cycles the fp32 FMA pipes were taken (summed over sub-partitions)",
+    g.counter("issue_cycles", StatUnit::Cycles,
+              "issue slots taken by CUDA-core instructions (summed over sub-partitions)", &CorePipeStats::issue_cycles)
+        .formula("issue_busy_fraction", StatUnit::Fraction, "issue_cycles over the used sub-partitions' cycles",
+                 [](const CorePipeStats& s, const StatContext& c) -> StatValue {
+                   return busy_fraction(s.issue_cycles, c);
+                 })
+        .counter("fma_busy_cycles", StatUnit::Cycles, "cycles the fp32 FMA pipes were taken (summed over sub-partitions)",
               &CorePipeStats::fma_busy_cycles)
         .formula("fma_busy_fraction", StatUnit::Fraction, "fma_busy_cycles over the used sub-partitions' cycles",
                  [](const CorePipeStats& s, const StatContext& c) -> StatValue {

@@ -58,6 +58,7 @@ Activity activity_of(const WarpState& ws) {
     case WaitKind::TmemAlloc: return Activity::TmemAlloc;
     case WaitKind::ClusterBarrier: return Activity::ClusterBarrier;
     case WaitKind::RegisterPool: return Activity::Registers;
+    case WaitKind::CoreBlock: return Activity::Compute;  // the issue slots are counted when it finishes
     case WaitKind::Delay:
       return ws.wait_slot == kDelaySleep ? Activity::Compute
              : ws.wait_slot == kDelayTmem  ? Activity::TmemWait
@@ -81,6 +82,7 @@ const char* wait_kind_name(WaitKind k) {
     case WaitKind::TmemAlloc: return "tcgen05.alloc";
     case WaitKind::ClusterBarrier: return "barrier.cluster.wait";
     case WaitKind::RegisterPool: return "setmaxnreg.inc";
+    case WaitKind::CoreBlock: return "CUDA-core block";
   }
   return "?";
 }
@@ -448,6 +450,7 @@ bool Cta::satisfied(WarpState& ws) {
     case WaitKind::ClusterBarrier:
       return cluster_.barrier_phase() > ws.wait_value && ctx_.now() >= cluster_.barrier_wake_at();
     case WaitKind::RegisterPool: return try_take_registers(ws);
+    case WaitKind::CoreBlock: return false;  // the sub-partition wakes it
     case WaitKind::NamedBarrier:
     case WaitKind::None: return false;
   }
@@ -489,6 +492,9 @@ void Cta::enlist(WarpState& ws) {
     case WaitKind::Delay:
       ctx_.engine.schedule(std::max<Cycle>(ws.wait_value, ctx_.now()), &Cta::on_resume, &ws);
       return;
+    case WaitKind::CoreBlock:
+      sm_.sub_partition(ws.index % kSubPartitions).start(*this, ws, *ws.block, sm_.pipe_stats());
+      return;
     default: break;
   }
   if (satisfied(ws)) {  // passes at once: costs its issue slot, as in ready_now()
@@ -522,7 +528,8 @@ void Cta::on_resume(void* wsp, std::uint64_t) {
   auto& ws = *static_cast<WarpState*>(wsp);
   Cta& cta = *ws.cta;
   const Cycle now = cta.ctx_.now();
-  if (cta.tracer() && now > ws.wait_since && ws.wait != WaitKind::Delay) {
+  // (Delays and blocks are traced by the operation that waited.)
+  if (cta.tracer() && now > ws.wait_since && ws.wait != WaitKind::Delay && ws.wait != WaitKind::CoreBlock) {
     std::string what = wait_kind_name(ws.wait);
     if (ws.wait == WaitKind::BarrierParity || ws.wait == WaitKind::BarrierToken)
       what = fmt::format("wait {} p{}", cta.barrier_label(ws.wait_slot), ws.wait_value);

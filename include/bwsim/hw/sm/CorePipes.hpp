@@ -13,6 +13,8 @@ inline constexpr std::uint32_t kSubPartitions = 4;  // per SM; warp w issues on 
 struct CorePipeStats {
   // Cycles each pipe was taken, summed over the SM's sub-partitions.
   Cycle fma_busy_cycles = 0, alu_busy_cycles = 0, mufu_busy_cycles = 0, cvt_busy_cycles = 0;
+  // Issue slots the CUDA-core instructions took (Warp::execute and Warp::run), summed likewise.
+  Cycle issue_cycles = 0;
   static constexpr Cycle CorePipeStats::*field(CorePipe pipe) {
     constexpr Cycle CorePipeStats::*kField[] = {&CorePipeStats::fma_busy_cycles, &CorePipeStats::alu_busy_cycles,
                                                 &CorePipeStats::mufu_busy_cycles, &CorePipeStats::cvt_busy_cycles};

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "bwsim/hw/sm/CorePipes.hpp"
+#include "bwsim/hw/sm/SubPartition.hpp"
 #include "bwsim/hw/tensor/sm100/MmaPipe.hpp"
 #include "bwsim/hw/sm/SimContext.hpp"
 #include "bwsim/hw/memory/TmaUnit.hpp"
@@ -24,7 +25,8 @@ class Sm {
         tma_(ctx, static_cast<int>(index)),
         tmem_(ctx.config.tmem.columns, ctx.functional()),
         mma_(ctx, static_cast<int>(index), tmem_),
-        wgmma_(ctx, static_cast<int>(index)) {}
+        wgmma_(ctx, static_cast<int>(index)),
+        sub_partitions_{SubPartition(ctx), SubPartition(ctx), SubPartition(ctx), SubPartition(ctx)} {}
   Sm(const Sm&) = delete;
   Sm& operator=(const Sm&) = delete;
   std::uint32_t index() const { return index_; }
@@ -41,6 +43,8 @@ class Sm {
   Cycle& pipe_free(std::uint32_t sub_partition, CorePipe pipe) {
     return pipe_free_[sub_partition][static_cast<std::size_t>(pipe)];
   }
+  // Sub-partition `i` (warp w issues on w % 4): its scheduler shared by the warps' CUDA-core blocks.
+  SubPartition& sub_partition(std::uint32_t i) { return sub_partitions_[i]; }
   CorePipeStats& pipe_stats() { return pipe_stats_; }
   const CorePipeStats& pipe_stats() const { return pipe_stats_; }
 
@@ -60,6 +64,7 @@ class Sm {
   WgmmaPipe wgmma_;
   Cycle tmem_port_free_[4] = {};
   Cycle pipe_free_[kSubPartitions][static_cast<std::size_t>(CorePipe::kCount)] = {};
+  SubPartition sub_partitions_[kSubPartitions];
   CorePipeStats pipe_stats_;
   FinishFn on_finished_ = nullptr;
   void* finish_context_ = nullptr;

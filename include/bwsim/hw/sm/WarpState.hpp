@@ -15,6 +15,7 @@
 namespace bwsim {
 
 class Cta;
+struct CoreBlockProfile;
 
 enum class WaitKind : std::uint8_t {
   None,
@@ -27,6 +28,7 @@ enum class WaitKind : std::uint8_t {
   TmemAlloc,       // tcgen05.alloc waiting for free columns (or for the pair's partner)
   ClusterBarrier,  // barrier.cluster.wait
   RegisterPool,    // setmaxnreg.inc waiting for the CTA's pool
+  CoreBlock,       // running a block of CUDA-core instructions on its sub-partition
 };
 const char* wait_kind_name(WaitKind k);
 
@@ -73,6 +75,7 @@ struct WarpState {
   WaitKind wait = WaitKind::None;
   std::uint32_t wait_slot = 0;   // barrier offset, named barrier id
   std::uint64_t wait_value = 0;  // parity, token phase, group count
+  const CoreBlockProfile* block = nullptr;  // WaitKind::CoreBlock: the block
   Cycle wait_since = 0;
   bool registered = false;  // parked on a barrier/group list, not just syncing its clock
   WarpState* next_waiter = nullptr;

@@ -1,0 +1,56 @@
+#pragma once
+// Straight-line CUDA-core code as a sub-partition issues it: instructions in program order, each
+// on its pipe, each waiting for the results it reads. A block is scheduled alone once, when it is
+// built (`schedule_alone`): that schedule gives what the sub-partition's fluid sharing
+// (hw/sm/SubPartition) needs, so a block costs the simulation O(1) events whatever its length.
+#include <array>
+#include <cstdint>
+#include <span>
+
+#include "bwsim/config/HardwareConfig.hpp"
+#include "bwsim/core/Cycle.hpp"
+#include "bwsim/hw/sm/CorePipes.hpp"
+
+namespace bwsim {
+
+// What an instruction does to the pipes: the pipe and its lanes' worth per lane.
+enum class CoreOp : std::uint8_t {
+  Fma,   // FFMA, FADD, FMUL, IMAD (fp32 pipe)
+  Fma2,  // FFMA2, FADD2, FMUL2 (SM100, pipes.paired_fp32): two operations per lane, one issue slot
+  Alu,   // FMNMX, LOP3, IADD3, SHF, FSETP, ISETP
+  Mufu,  // MUFU.EX2, MUFU.RCP, ...
+  Cvt,   // F2FP (fp32 pairs packed to bf16x2/f16x2), F2I, I2F
+};
+CorePipe pipe_of(CoreOp op);
+
+inline constexpr std::uint32_t kNoInput = ~0u;
+
+struct CoreInstr {
+  CoreOp op = CoreOp::Fma;
+  std::array<std::uint32_t, 3> inputs{kNoInput, kNoInput, kNoInput};  // producers' indices, or kNoInput
+};
+
+inline constexpr std::size_t kCorePipes = static_cast<std::size_t>(CorePipe::kCount);
+
+// A block's schedule when its warp has the sub-partition to itself.
+struct CoreBlockProfile {
+  std::uint32_t instructions = 0;
+  Cycle work = 0;   // from its first issue until its last issue slot and pipe cycle are used
+  Cycle drain = 0;  // then until its last result is written (no resources held)
+  Cycle issue_cycles = 0;  // issue slots taken
+  std::array<Cycle, kCorePipes> pipe_cycles{};  // cycles each pipe is taken
+  // Demand on each resource per cycle of `work` (at most 1): the issue slot, then the pipes.
+  std::array<double, kCorePipes + 1> demand{};
+};
+
+// Cycles a warp instruction of `op` holds its sub-partition's pipe: 32 lanes' work (64 for a
+// paired op) over the pipe's lanes per sub-partition, at least one issue slot.
+Cycle pipe_occupancy(CoreOp op, const HardwareConfig& config);
+
+// In-order issue of `code`, alone on a sub-partition: an instruction issues once the previous one
+// has (warp.issue_cycles later), its inputs' latencies (pipes.*_latency) have passed and its pipe
+// is free. Throws ConfigError for a paired op on a config without pipes.paired_fp32, and
+// std::invalid_argument for an input that is not an earlier instruction.
+CoreBlockProfile schedule_alone(std::span<const CoreInstr> code, const HardwareConfig& config);
+
+}  // namespace bwsim

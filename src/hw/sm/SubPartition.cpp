@@ -1,0 +1,95 @@
+#include "bwsim/hw/sm/SubPartition.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "bwsim/hw/sm/Cta.hpp"
+#include "bwsim/hw/sm/WarpState.hpp"
+
+namespace bwsim {
+
+namespace {
+// A block whose work is within this of done is done (rates are ratios of small integers).
+constexpr double kDone = 1e-6;
+}  // namespace
+
+void SubPartition::start(Cta& cta, WarpState& ws, const CoreBlockProfile& block, CorePipeStats& stats) {
+  for (std::size_t pipe = 0; pipe < kCorePipes; ++pipe) stats.busy_cycles(static_cast<CorePipe>(pipe)) += block.pipe_cycles[pipe];
+  stats.issue_cycles += block.issue_cycles;
+  advance();
+  running_.push_back({&cta, &ws, &block, static_cast<double>(block.work), 0.0});
+  plan();
+}
+
+void SubPartition::advance() {
+  const Cycle now = ctx_.now();
+  const auto elapsed = static_cast<double>(now - updated_);
+  for (Running& r : running_) r.remaining -= elapsed * r.rate;
+  updated_ = now;
+}
+
+void SubPartition::share() {
+  constexpr std::size_t kResources = kCorePipes + 1;
+  std::array<double, kResources> free;
+  free.fill(1.0);
+  for (Running& r : running_) r.rate = -1;  // rising
+  double level = 0;
+  for (;;) {
+    // The rising blocks' summed demand; the common rise until a resource is full or speed 1.
+    std::array<double, kResources> rising{};
+    bool any = false;
+    for (const Running& r : running_)
+      if (r.rate < 0) {
+        any = true;
+        for (std::size_t k = 0; k < kResources; ++k) rising[k] += r.block->demand[k];
+      }
+    if (!any) return;
+    double rise = 1 - level;
+    for (std::size_t k = 0; k < kResources; ++k)
+      if (rising[k] > 0) rise = std::min(rise, free[k] / rising[k]);
+    level += rise;
+    for (std::size_t k = 0; k < kResources; ++k) free[k] -= rise * rising[k];
+    const bool top = level >= 1 - kDone;
+    for (Running& r : running_) {
+      if (r.rate >= 0) continue;
+      bool stops = top;
+      for (std::size_t k = 0; k < kResources && !stops; ++k) stops = r.block->demand[k] > 0 && free[k] <= kDone;
+      if (stops) r.rate = level;
+    }
+  }
+}
+
+void SubPartition::plan() {
+  if (running_.empty()) return;
+  share();
+  double next = running_.front().remaining / running_.front().rate;
+  for (const Running& r : running_) next = std::min(next, r.remaining / r.rate);
+  const auto wait = static_cast<Cycle>(std::ceil(std::max(0.0, next - kDone)));
+  ctx_.engine.schedule(ctx_.now() + wait, &SubPartition::on_finish, this, ++generation_);
+}
+
+void SubPartition::on_finish(void* self, std::uint64_t generation) {
+  auto& sp = *static_cast<SubPartition*>(self);
+  if (generation != sp.generation_) return;  // a start or finish since has re-planned
+  sp.advance();
+  const Cycle now = sp.ctx_.now();
+  // Finished blocks leave in the order they started (a deterministic wake order); the others keep
+  // theirs.
+  std::size_t kept = 0;
+  for (Running& r : sp.running_) {
+    if (r.remaining > kDone) {
+      sp.running_[kept++] = r;
+      continue;
+    }
+    WarpState& ws = *r.ws;
+    // The warp's time in the block: its issue slots, the rest computing (on_resume adds that).
+    ws.account(Activity::Issue, r.block->issue_cycles);
+    ws.wait_since += r.block->issue_cycles;
+    ws.instructions += r.block->instructions - 1;  // on_resume counts one
+    r.cta->wake(ws, now + r.block->drain);
+  }
+  sp.running_.resize(kept);
+  sp.plan();
+}
+
+}  // namespace bwsim
