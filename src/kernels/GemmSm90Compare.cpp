@@ -74,7 +74,8 @@ std::vector<KernelComparison> compare_gemm_sm90_with_hardware(const HardwareConf
     std::string key = c.variant;  // the variant without its commas (the CSV's separator)
     std::erase(key, ',');
     for (const auto& t : tolerances)
-      if (t[0] == c.shape && key.rfind(t[1], 0) == 0) {
+      // The tolerance's variant is a prefix of whole words ("grid 32" is not "grid 320").
+      if (t[0] == c.shape && key.rfind(t[1], 0) == 0 && (key.size() == t[1].size() || key[t[1].size()] == ' ')) {
         c.tolerance = std::strtod(t[2].c_str(), nullptr);
         c.reason = t[3];
         break;
