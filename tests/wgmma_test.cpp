@@ -37,6 +37,11 @@ TEST(GmmaDescriptorTest, EncodesTheSm90BitPositions) {
   EXPECT_EQ(f.layout, GmmaLayout::Swizzle128B);
   EXPECT_EQ(operand_fields(f).layout, UmmaLayout::Swizzle128B);
   EXPECT_TRUE(decode(GmmaDescriptor{d.raw | (3ull << 49)}, f).has_value());  // base offset: not modeled
+  for (const unsigned bit : {14u, 15u, 30u, 31u, 46u, 47u, 48u, 52u, 61u}) {  // reserved
+    const auto err = decode(GmmaDescriptor{d.raw | (1ull << bit)}, f);
+    ASSERT_TRUE(err.has_value()) << bit;
+    EXPECT_NE(err->find("reserved bits"), std::string::npos) << *err;
+  }
 }
 
 TEST(GmmaFragmentTest, AccumulatorAndAFragmentsMatchTheHandTable) {
@@ -259,6 +264,18 @@ TEST(WgmmaMisuseTest, WgmmaNeedsAFenceAfterRegisterAccess) {
                       co_await w.wgmma_wait_group(0);
                       (void)acc.values();
                       w.wgmma(acc, desc(kA), desc(kB), WgmmaShape{.n = 64}, true);
+                    }),
+                    Rule::WgmmaMisuse);
+}
+
+// A in registers is K-major by definition (PTX: .trans-a applies to A in SMEM only).
+TEST(WgmmaMisuseTest, AInRegistersCannotBeMnMajor) {
+  EXPECT_SIM_MISUSE(run_group([](Warp& w) -> Task {
+                      WgmmaAccumulator acc(w, 64);
+                      const std::vector<std::uint32_t> a(32 * kWgmmaARegisters, 0);
+                      w.wgmma_fence();
+                      w.wgmma(acc, a, desc(kB), WgmmaShape{.n = 64, .a_major = Major::MN}, false);
+                      co_return;
                     }),
                     Rule::WgmmaMisuse);
 }

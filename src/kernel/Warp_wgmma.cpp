@@ -82,6 +82,9 @@ void Warp::issue_wgmma(WgmmaAccumulator& d, const GmmaDescriptor* a, std::span<c
     cta_.fail(Rule::WgmmaMisuse, ws_, op,
               "the accumulator was accessed (or created) after the warp's last wgmma.fence",
               "wgmma.fence between register accesses and the wgmma that uses the registers");
+  if (!a && shape.a_major != Major::K)
+    cta_.fail(Rule::WgmmaMisuse, ws_, op, "A in registers is K-major: its .trans-a immediate must be 0",
+              "transpose A when loading it into registers, or take A from SMEM");
   if (!a && a_regs.size() != 32 * kWgmmaARegisters)
     cta_.fail(Rule::WgmmaMisuse, ws_, op,
               fmt::format("A in registers takes 32 lanes x {} registers, got {}", kWgmmaARegisters, a_regs.size()), "");

@@ -9,6 +9,9 @@ constexpr std::uint64_t field(std::uint64_t raw, unsigned lo, unsigned bits) { r
 constexpr std::uint64_t put(std::uint64_t value, unsigned lo, unsigned bits) { return (value & ((1ull << bits) - 1)) << lo; }
 
 constexpr unsigned kStartLo = 0, kLboLo = 16, kSboLo = 32, kBaseLo = 49, kLayoutLo = 62;
+// The bits no field uses (PTX ISA, wgmma "Matrix Descriptor Format"; CUTLASS GmmaDescriptor's
+// unnamed bit-fields): 14-15, 30-31, 46-48 and 52-61.
+constexpr std::uint64_t kReservedBits = (3ull << 14) | (3ull << 30) | (7ull << 46) | (0x3ffull << 52);
 
 bool is_f8(DataType t) { return t == DataType::E4M3 || t == DataType::E5M2; }
 bool is_f16(DataType t) { return t == DataType::F16 || t == DataType::BF16; }
@@ -27,6 +30,8 @@ std::optional<std::string> decode(GmmaDescriptor d, GmmaDescriptorFields& out) {
   out.stride_byte_offset = static_cast<std::uint32_t>(field(d.raw, kSboLo, 14) << 4);
   out.base_offset = static_cast<std::uint32_t>(field(d.raw, kBaseLo, 3));
   out.layout = static_cast<GmmaLayout>(field(d.raw, kLayoutLo, 2));
+  if (d.raw & kReservedBits)
+    return fmt::format("GMMA descriptor {:#018x}: reserved bits {:#018x} are set", d.raw, d.raw & kReservedBits);
   if (out.base_offset != 0)
     return fmt::format("GMMA descriptor {:#018x}: base offset {} is not modeled", d.raw, out.base_offset);
   return std::nullopt;
