@@ -248,7 +248,7 @@ class Warp {
   }
 
   // --- awaitables ---------------------------------------------------------------------------
-  struct WaitAwaiter {
+  struct [[nodiscard("co_await it")]] WaitAwaiter {
     WarpState& ws;
     WaitKind kind;
     std::uint32_t slot;
@@ -262,7 +262,7 @@ class Warp {
     void await_suspend(std::coroutine_handle<> h) { ws.cta->park(ws, h); }
     void await_resume() const noexcept {}
   };
-  struct ProbeAwaiter {
+  struct [[nodiscard("co_await it")]] ProbeAwaiter {
     Warp& w;
     std::uint32_t barrier;
     bool by_parity;
@@ -271,13 +271,13 @@ class Warp {
     void await_suspend(std::coroutine_handle<> h) { w.cta_.park(w.ws_, h); }
     bool await_resume();
   };
-  struct AllocAwaiter {
+  struct [[nodiscard("co_await it")]] AllocAwaiter {
     Warp& w;
     bool await_ready() { return w.cta_.ready_now(w.ws_); }
     void await_suspend(std::coroutine_handle<> h) { w.cta_.park(w.ws_, h); }
     TmemAddr await_resume();
   };
-  struct BlockAwaiter {
+  struct [[nodiscard("co_await it")]] BlockAwaiter {
     Warp& w;
     const CoreBlock& block;
     Cycle start = 0;
@@ -285,7 +285,7 @@ class Warp {
     void await_suspend(std::coroutine_handle<> h);
     void await_resume() const;
   };
-  struct ArriveAwaiter {
+  struct [[nodiscard("co_await it")]] ArriveAwaiter {
     Warp& w;
     std::uint32_t barrier;
     bool await_ready() { return false; }
