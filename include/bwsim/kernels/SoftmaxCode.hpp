@@ -1,0 +1,39 @@
+#pragma once
+// The CUDA-core code of an attention softmax, one row per thread (one warp: 32 rows), as the
+// instructions it compiles to (kernel/CoreBlock): what FlashAttention-4's softmax warps and the
+// H100 softmax twin (tools/calibration/softmax_row.cuh) run per tile of S.
+//
+// Per row of `columns` scores s (registers, loaded from TMEM), as softmax_row.cuh writes it: the
+// row max with the running max (8 partial maxima and a tree: no serial chain over the row), -max *
+// scale_log2, the correction exp2 of the old max minus the new, x = s * scale_log2 - max *
+// scale_log2 (one FFMA per score), p = exp2(x) on the MUFU or, for the scores `emulate` picks, in
+// software (FlashAttention-4's trick: clamp to -127, floor by a round-down add of 1.5 x 2^23, the
+// fraction, a degree-3 polynomial by Horner, the integer part shifted and added to the exponent),
+// the running sum times the correction plus the row sum (8 partial sums and a tree), and the pairs
+// packed to bf16x2. On an SM with pipes.paired_fp32 the fp32 work of two scores is one FFMA2 /
+// FADD2.
+#include <cstdint>
+#include <functional>
+
+#include "bwsim/kernel/CoreBlock.hpp"
+
+namespace bwsim {
+
+struct SoftmaxRowCode {
+  std::uint32_t columns = 128;  // scores per row (even)
+  // Whether the exp2 of score i is emulated in software; null: none is. Paired code emulates
+  // both scores of a pair or neither.
+  std::function<bool(std::uint32_t score)> emulate;
+  bool paired = false;  // FFMA2 / FADD2 for two scores' fp32 work (SM100)
+};
+
+// FlashAttention-4's choice of emulated scores, by pairs: in each fragment of 32 scores, pair k
+// (0..15) when k % freq >= freq - res; the first `first_fragments` fragments and the last one use
+// the MUFU only.
+std::function<bool(std::uint32_t score)> fa4_emulated_pairs(std::uint32_t columns, std::uint32_t freq, std::uint32_t res,
+                                                            std::uint32_t first_fragments);
+
+// The block for one tile of rows on `config`.
+CoreBlock softmax_row_block(const SoftmaxRowCode& code, const HardwareConfig& config);
+
+}  // namespace bwsim

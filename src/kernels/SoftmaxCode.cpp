@@ -1,0 +1,121 @@
+#include "bwsim/kernels/SoftmaxCode.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <stdexcept>
+#include <vector>
+
+namespace bwsim {
+namespace {
+
+using Value = CoreBlock::Value;
+constexpr std::uint32_t kPartials = 8;  // partial maxima and sums per row
+
+// The fp32 work of a pair of scores (FFMA2/FADD2 for both when paired, else one op each), and
+// exp2 in software on it.
+struct PairWriter {
+  CoreBlock& b;
+  bool paired;
+  // One fp32 op per score reading a[k] and c[k] (c: an operand per score, or none).
+  std::array<Value, 2> fp32(std::array<Value, 2> a, std::array<Value, 2> c = {}) {
+    if (paired) {
+      const Value v = b.fma2({a[0], a[1], c[0]});
+      return {v, v};
+    }
+    return {b.fma({a[0], c[0]}), b.fma({a[1], c[1]})};
+  }
+  // exp2 of one score in software (unpaired).
+  Value exp2_one(Value x) {
+    const Value clamped = b.alu({x});                     // max(x, -127): FMNMX
+    const Value j = b.fma({clamped});                     // x + 1.5 x 2^23 rounded down: FADD.RM
+    const Value f = b.fma({clamped, b.fma({j})});         // x - (that - 1.5 x 2^23): 2 FADD
+    Value q = b.fma({f});                                 // 2^f on [0, 1) by Horner: 3 FFMA
+    q = b.fma({q, f});
+    q = b.fma({q, f});
+    return b.alu({b.alu({j}), q});                        // j << 23 added to the bits: SHF + IADD
+  }
+  // The same for a pair of scores, one paired op for both where it is fp32 work.
+  std::array<Value, 2> exp2(std::array<Value, 2> x) {
+    const std::array<Value, 2> clamped{b.alu({x[0]}), b.alu({x[1]})};
+    const std::array<Value, 2> j = fp32(clamped);
+    const std::array<Value, 2> f = fp32(clamped, fp32(j));
+    std::array<Value, 2> q = fp32(f);
+    q = fp32(q, f);
+    q = fp32(q, f);
+    return {b.alu({b.alu({j[0]}), q[0]}), b.alu({b.alu({j[1]}), q[1]})};
+  }
+};
+
+}  // namespace
+
+std::function<bool(std::uint32_t)> fa4_emulated_pairs(std::uint32_t columns, std::uint32_t freq, std::uint32_t res,
+                                                       std::uint32_t first_fragments) {
+  if (freq == 0 || res > freq) throw std::invalid_argument(fmt::format("emulation every {} pairs, {} of them", freq, res));
+  const std::uint32_t fragments = columns / 32;
+  return [=](std::uint32_t score) {
+    const std::uint32_t pair = score / 2, fragment = pair / 16, k = pair % 16;
+    if (fragment < first_fragments || fragment + 1 == fragments) return false;
+    return k % freq >= freq - res;
+  };
+}
+
+namespace {
+
+// 8 partial results over the row (i mod 8), then a tree of 7: no serial chain over the row. With
+// `second`, each element is a pair (row[i], second[i]) that one paired op takes.
+Value reduce(CoreBlock& b, const std::vector<Value>& row, CoreOp op, const std::vector<Value>* second = nullptr) {
+  std::array<Value, kPartials> part{};
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    // (A pair's first value stands for the pair: its two values come from adjacent instructions.)
+    const Value other = second ? (*second)[i] : Value{};
+    part[i % kPartials] = i < kPartials ? row[i] : b.op(op, {part[i % kPartials], row[i], other});
+  }
+  for (std::uint32_t w = kPartials / 2; w >= 1; w /= 2)
+    for (std::uint32_t k = 0; k < w; ++k) part[k] = b.op(op, {part[k], part[k + w]});
+  return second ? b.fma({part[0]}) : part[0];  // a pair's two halves added: one FADD
+}
+
+}  // namespace
+
+CoreBlock softmax_row_block(const SoftmaxRowCode& code, const HardwareConfig& config) {
+  if (code.columns < 2 * kPartials || code.columns % 2)
+    throw std::invalid_argument(fmt::format("a softmax row of {} scores: an even count of at least {} is needed",
+                                            code.columns, 2 * kPartials));
+  CoreBlock b(fmt::format("softmax row x{}", code.columns));
+  std::vector<Value> s(code.columns);
+  for (Value& v : s) v = b.input();
+  const Value m_old = b.input(), sum_old = b.input(), scale = b.input();
+  const Value m = b.alu({m_old, reduce(b, s, CoreOp::Alu)});
+  const Value neg_mc = b.fma({m, scale});                  // -(max * scale)
+  const Value corr = b.mufu({b.fma({m_old, scale, neg_mc})});  // exp2(m_old * scale - m * scale)
+  PairWriter pairs{b, code.paired};
+  std::vector<Value> p(code.columns);
+  for (std::uint32_t i = 0; i < code.columns; i += 2) {
+    const std::array<Value, 2> x = pairs.fp32({s[i], s[i + 1]}, {neg_mc, neg_mc});  // s * scale - m * scale
+    const bool soft[2] = {code.emulate && code.emulate(i), code.emulate && code.emulate(i + 1)};
+    if (code.paired && soft[0] != soft[1])
+      throw std::invalid_argument(fmt::format("paired softmax code emulates score {} but not {}", soft[0] ? i : i + 1,
+                                              soft[0] ? i + 1 : i));
+    std::array<Value, 2> e{};
+    if (code.paired && soft[0]) {
+      e = pairs.exp2(x);
+    } else {
+      for (std::uint32_t h = 0; h < 2; ++h) e[h] = soft[h] ? PairWriter{b, false}.exp2_one(x[h]) : b.mufu({x[h]});
+    }
+    p[i] = e[0];
+    p[i + 1] = e[1];
+  }
+  if (code.paired) {  // FADD2 over the pairs into 8 pairs of partial sums
+    std::vector<Value> even(code.columns / 2), odd(code.columns / 2);
+    for (std::uint32_t k = 0; k < code.columns / 2; ++k) even[k] = p[2 * k], odd[k] = p[2 * k + 1];
+    b.fma({sum_old, corr, reduce(b, even, CoreOp::Fma2, &odd)});
+  } else {
+    b.fma({sum_old, corr, reduce(b, p, CoreOp::Fma)});  // l * corr + the row sum
+  }
+  for (std::uint32_t i = 0; i < code.columns; i += 2) b.cvt({p[i], p[i + 1]});  // F2FP: pairs to bf16x2
+  b.finish(config);
+  return b;
+}
+
+}  // namespace bwsim
