@@ -105,6 +105,40 @@ TEST(CoreBlockTest, AMufuStreamIsBoundByItsPipeNotTheIssueSlot) {
   EXPECT_EQ(end[8], 13u);
 }
 
+// A row-max phase on the ALU, then an exp2 phase on the MUFU: 32 ALU ops issue at 0, 2, ..., 62
+// (the pipe busy to 64), then 8 MUFU ops at 63, 71, ..., 119 (busy to 127), the last result at
+// 137. Alone: two segments, [0, 64) on the ALU and [64, 127) on the MUFU.
+CoreBlock two_phases(const HardwareConfig& cfg) {
+  CoreBlock b("phases");
+  for (int i = 0; i < 32; ++i) b.alu();
+  for (int i = 0; i < 8; ++i) b.mufu();
+  b.finish(cfg);
+  return b;
+}
+
+TEST(CoreBlockTest, PhasesOfWarpsInStepContendAndPhasesOutOfStepOverlap) {
+  const CoreBlock b = two_phases(test::unit_config());
+  EXPECT_EQ(b.profile().work, 127u);
+  EXPECT_EQ(b.profile().drain, 10u);
+  ASSERT_EQ(b.profile().segments.size(), 2u);
+  EXPECT_EQ(b.profile().segments[0].cycles, 64u);
+  EXPECT_DOUBLE_EQ(b.profile().segments[0].demand[1 + static_cast<std::size_t>(CorePipe::Alu)], 1.0);
+  EXPECT_DOUBLE_EQ(b.profile().segments[1].demand[1 + static_cast<std::size_t>(CorePipe::Mufu)], 1.0);
+  // In step (warps 0 and 4 from cycle 0): both in the ALU phase at half speed to 128, both in the
+  // MUFU phase at half speed for 63 x 2 more, to 254; results at 264.
+  std::vector<Cycle> end = run_blocks({&b, nullptr, nullptr, nullptr, &b});
+  EXPECT_EQ(end[0], 264u);
+  EXPECT_EQ(end[4], 264u);
+  // Warp 4 64 cycles later: its ALU phase runs beside warp 0's MUFU phase (issue 33/64 + 7/63).
+  // Only the MUFU op issued at 63, one cycle of it in the ALU segment (MUFU 1/64 there), makes
+  // the MUFU ask for 1 + 1/64: both run at 64/65 while they overlap. Warp 0's 63 cycles take
+  // 63 x 65/64 = 63.98: work done at 128, results at 138. Warp 4 has 64 - 64 x 64/65 = 0.98
+  // cycles of its ALU phase left then, done alone at 129, its MUFU phase at 192, results at 202.
+  end = run_blocks({&b, nullptr, nullptr, nullptr, &b}, {0, 0, 0, 0, 64});
+  EXPECT_EQ(end[0], 138u);
+  EXPECT_EQ(end[4], 202u);
+}
+
 TEST(CoreBlockTest, PairedFp32HalvesTheIssueSlotsOfAnIssueBoundMix) {
   const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml", {"pipes.paired_fp32=true"});
   // 16 FADDs and 8 ALU ops, two FADDs per ALU op: the FMA pipe needs 16 cycles, the ALU 16, the

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <vector>
 
@@ -33,6 +34,59 @@ Cycle latency_of(CorePipe pipe, const HardwareConfig::Pipes& p) {
   return latency[static_cast<std::size_t>(pipe)];
 }
 
+// Each window's use of each resource, then adjacent windows merged while their demands stay within
+// kSegmentTolerance of the segment's, then the closest neighbours merged down to kMaxSegments.
+template <class Use>
+std::vector<CoreSegment> segments_of(const std::vector<Use>& uses, Cycle work) {
+  const std::size_t windows = (work + kSegmentWindow - 1) / kSegmentWindow;
+  std::vector<CoreDemand> used(windows, CoreDemand{});  // resource cycles per window
+  for (const Use& u : uses)
+    for (Cycle c = u.from; c < u.from + u.cycles;) {  // split at window edges
+      const Cycle edge = (c / kSegmentWindow + 1) * kSegmentWindow, end = std::min(edge, u.from + u.cycles);
+      used[c / kSegmentWindow][u.resource] += static_cast<double>(end - c);
+      c = end;
+    }
+  struct Run {
+    Cycle cycles;
+    CoreDemand used;
+    CoreDemand demand() const {
+      CoreDemand d{};
+      for (std::size_t k = 0; k < kCoreResources; ++k) d[k] = used[k] / static_cast<double>(cycles);
+      return d;
+    }
+  };
+  auto distance = [](const CoreDemand& a, const CoreDemand& b) {
+    double most = 0;
+    for (std::size_t k = 0; k < kCoreResources; ++k) most = std::max(most, std::abs(a[k] - b[k]));
+    return most;
+  };
+  auto merged = [](const Run& a, const Run& b) {
+    Run r{a.cycles + b.cycles, a.used};
+    for (std::size_t k = 0; k < kCoreResources; ++k) r.used[k] += b.used[k];
+    return r;
+  };
+  std::vector<Run> runs;
+  for (std::size_t w = 0; w < windows; ++w) {
+    const Run next{std::min(kSegmentWindow, work - w * kSegmentWindow), used[w]};
+    if (!runs.empty() && distance(runs.back().demand(), next.demand()) <= kSegmentTolerance)
+      runs.back() = merged(runs.back(), next);
+    else
+      runs.push_back(next);
+  }
+  while (runs.size() > kMaxSegments) {
+    std::size_t best = 0;
+    for (std::size_t i = 1; i + 1 < runs.size(); ++i)
+      if (distance(runs[i].demand(), runs[i + 1].demand()) < distance(runs[best].demand(), runs[best + 1].demand()))
+        best = i;
+    runs[best] = merged(runs[best], runs[best + 1]);
+    runs.erase(runs.begin() + static_cast<std::ptrdiff_t>(best) + 1);
+  }
+  std::vector<CoreSegment> out;
+  out.reserve(runs.size());
+  for (const Run& r : runs) out.push_back({r.cycles, r.demand()});
+  return out;
+}
+
 }  // namespace
 
 Cycle pipe_occupancy(CoreOp op, const HardwareConfig& config) {
@@ -51,6 +105,12 @@ CoreBlockProfile schedule_alone(std::span<const CoreInstr> code, const HardwareC
   std::array<Cycle, static_cast<std::size_t>(CoreOp::Cvt) + 1> occupancy{};
   for (std::size_t op = 0; op < occupancy.size(); ++op) occupancy[op] = pipe_occupancy(static_cast<CoreOp>(op), config);
   Cycle next_issue = 0, done = 0;
+  struct Use {
+    std::size_t resource;
+    Cycle from, cycles;
+  };
+  std::vector<Use> uses;  // every issue slot and pipe occupancy, for the segments
+  uses.reserve(2 * code.size());
   for (std::size_t i = 0; i < code.size(); ++i) {
     const CoreInstr& in = code[i];
     if (in.op == CoreOp::Fma2 && !config.pipes.paired_fp32)
@@ -66,6 +126,8 @@ CoreBlockProfile schedule_alone(std::span<const CoreInstr> code, const HardwareC
     const Cycle held = occupancy[static_cast<std::size_t>(in.op)];
     pipe_free[pipe] = at + held;
     p.pipe_cycles[pipe] += held;
+    uses.push_back({0, at, issue});
+    uses.push_back({pipe + 1, at, held});
     next_issue = at + issue;
     result[i] = at + latency_of(pipe_of(in.op), config.pipes);
     done = std::max(done, result[i]);
@@ -73,9 +135,7 @@ CoreBlockProfile schedule_alone(std::span<const CoreInstr> code, const HardwareC
   p.issue_cycles = issue * code.size();
   p.work = std::max(next_issue, *std::max_element(pipe_free.begin(), pipe_free.end()));
   p.drain = done > p.work ? done - p.work : 0;
-  p.demand[0] = static_cast<double>(p.issue_cycles) / static_cast<double>(p.work);
-  for (std::size_t pipe = 0; pipe < kCorePipes; ++pipe)
-    p.demand[pipe + 1] = static_cast<double>(p.pipe_cycles[pipe]) / static_cast<double>(p.work);
+  p.segments = segments_of(uses, p.work);
   return p;
 }
 

@@ -17,7 +17,7 @@ void SubPartition::start(Cta& cta, WarpState& ws, const CoreBlockProfile& block,
   for (std::size_t pipe = 0; pipe < kCorePipes; ++pipe) stats.busy_cycles(static_cast<CorePipe>(pipe)) += block.pipe_cycles[pipe];
   stats.issue_cycles += block.issue_cycles;
   advance();
-  running_.push_back({&cta, &ws, &block, static_cast<double>(block.work), 0.0});
+  running_.push_back({&cta, &ws, &block, 0, static_cast<double>(block.segments.front().cycles), 0.0});
   plan();
 }
 
@@ -29,19 +29,19 @@ void SubPartition::advance() {
 }
 
 void SubPartition::share() {
-  constexpr std::size_t kResources = kCorePipes + 1;
-  std::array<double, kResources> free;
+  constexpr std::size_t kResources = kCoreResources;
+  CoreDemand free;
   free.fill(1.0);
   for (Running& r : running_) r.rate = -1;  // rising
   double level = 0;
   for (;;) {
     // The rising blocks' summed demand; the common rise until a resource is full or speed 1.
-    std::array<double, kResources> rising{};
+    CoreDemand rising{};
     bool any = false;
     for (const Running& r : running_)
       if (r.rate < 0) {
         any = true;
-        for (std::size_t k = 0; k < kResources; ++k) rising[k] += r.block->demand[k];
+        for (std::size_t k = 0; k < kResources; ++k) rising[k] += r.demand()[k];
       }
     if (!any) return;
     double rise = 1 - level;
@@ -53,7 +53,7 @@ void SubPartition::share() {
     for (Running& r : running_) {
       if (r.rate >= 0) continue;
       bool stops = top;
-      for (std::size_t k = 0; k < kResources && !stops; ++k) stops = r.block->demand[k] > 0 && free[k] <= kDone;
+      for (std::size_t k = 0; k < kResources && !stops; ++k) stops = r.demand()[k] > 0 && free[k] <= kDone;
       if (stops) r.rate = level;
     }
   }
@@ -73,10 +73,12 @@ void SubPartition::on_finish(void* self, std::uint64_t generation) {
   if (generation != sp.generation_) return;  // a start or finish since has re-planned
   sp.advance();
   const Cycle now = sp.ctx_.now();
-  // Finished blocks leave in the order they started (a deterministic wake order); the others keep
-  // theirs.
+  // A block at the end of a segment moves to the next; finished blocks leave in the order they
+  // started (a deterministic wake order); the others keep theirs.
   std::size_t kept = 0;
   for (Running& r : sp.running_) {
+    if (r.remaining <= kDone && r.segment + 1 < r.block->segments.size())
+      r.remaining = static_cast<double>(r.block->segments[++r.segment].cycles);
     if (r.remaining > kDone) {
       sp.running_[kept++] = r;
       continue;

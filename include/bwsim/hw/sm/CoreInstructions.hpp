@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "bwsim/config/HardwareConfig.hpp"
 #include "bwsim/core/Cycle.hpp"
@@ -32,6 +33,19 @@ struct CoreInstr {
 
 inline constexpr std::size_t kCorePipes = static_cast<std::size_t>(CorePipe::kCount);
 
+// The resources a block's instructions take: the issue slot, then each pipe.
+inline constexpr std::size_t kCoreResources = kCorePipes + 1;
+using CoreDemand = std::array<double, kCoreResources>;
+
+// A stretch of a block's schedule alone over which its use of each resource is about steady:
+// `cycles` long, taking `demand[k]` of resource k per cycle (at most 1). Compiled code has
+// phases (a row max on the ALU, then exp2 on the MUFU, ...), and warps sharing a sub-partition
+// overlap them or not depending on where each is.
+struct CoreSegment {
+  Cycle cycles = 0;
+  CoreDemand demand{};
+};
+
 // A block's schedule when its warp has the sub-partition to itself.
 struct CoreBlockProfile {
   std::uint32_t instructions = 0;
@@ -39,9 +53,13 @@ struct CoreBlockProfile {
   Cycle drain = 0;  // then until its last result is written (no resources held)
   Cycle issue_cycles = 0;  // issue slots taken
   std::array<Cycle, kCorePipes> pipe_cycles{};  // cycles each pipe is taken
-  // Demand on each resource per cycle of `work` (at most 1): the issue slot, then the pipes.
-  std::array<double, kCorePipes + 1> demand{};
+  std::vector<CoreSegment> segments;  // the work, in order: their cycles add up to `work`
 };
+// Windows of a schedule are merged into one segment while no resource's demand differs by more
+// than kSegmentTolerance from the segment's; a block has at most kMaxSegments.
+inline constexpr Cycle kSegmentWindow = 32;
+inline constexpr double kSegmentTolerance = 0.25;
+inline constexpr std::size_t kMaxSegments = 16;
 
 // Cycles a warp instruction of `op` holds its sub-partition's pipe: 32 lanes' work (64 for a
 // paired op) over the pipe's lanes per sub-partition, at least one issue slot.
@@ -49,7 +67,7 @@ Cycle pipe_occupancy(CoreOp op, const HardwareConfig& config);
 
 // In-order issue of `code`, alone on a sub-partition: an instruction issues once the previous one
 // has (warp.issue_cycles later), its inputs' latencies (pipes.*_latency) have passed and its pipe
-// is free. Throws ConfigError for a paired op on a config without pipes.paired_fp32, and
+// is free. The segments: the use of each resource per kSegmentWindow cycles, merged as above. Throws ConfigError for a paired op on a config without pipes.paired_fp32, and
 // std::invalid_argument for an input that is not an earlier instruction.
 CoreBlockProfile schedule_alone(std::span<const CoreInstr> code, const HardwareConfig& config);
 

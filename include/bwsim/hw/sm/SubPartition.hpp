@@ -1,14 +1,15 @@
 #pragma once
 // One sub-partition's warp scheduler and CUDA-core pipes, shared by the blocks (straight-line
 // CUDA-core code, hw/sm/CoreInstructions) its warps run at the same time. Each block is known by
-// its schedule alone: `work` cycles using each resource (the issue slot, each pipe) at a steady
-// demand, then a `drain` that uses none. The running blocks share the resources max-min fairly
+// its schedule alone: `work` cycles in segments, each using each resource (the issue slot, each
+// pipe) at a steady demand, then a `drain` that uses none. The running blocks share the resources max-min fairly
 // (progressive filling, as a round-robin scheduler shares its issue slot among ready warps): every
 // block's speed rises together until some resource is full; the blocks using it stay at that
 // speed, the others go on rising, up to their speed alone. So latency-bound blocks whose demands
 // fit side by side all run at their own speed, and an FMA stream beside MUFU-bound warps gets the
-// issue slots they leave. The shares change only when a block starts or finishes its work, and
-// only then is anything recomputed: one event per change, not per instruction.
+// issue slots they leave. The shares change only when a block starts, moves to its next segment
+// or finishes its work, and only then is anything recomputed: one event per change, not per
+// instruction.
 #include <cstdint>
 #include <vector>
 
@@ -38,8 +39,10 @@ class SubPartition {
     Cta* cta;
     WarpState* ws;
     const CoreBlockProfile* block;
-    double remaining;  // cycles of its standalone work left
-    double rate;       // standalone work cycles per cycle, at most 1
+    std::size_t segment;  // the one it is in
+    double remaining;     // cycles of that segment's standalone work left
+    double rate;          // standalone work cycles per cycle, at most 1
+    const CoreDemand& demand() const { return block->segments[segment].demand; }
   };
   void advance();  // brings `remaining` to now at the current rate
   void share();    // the running blocks' rates (progressive filling)
