@@ -56,6 +56,14 @@ TEST(CalibrationTest, HbmBoxRowsStayWithinTheirStatedBounds) {
   expect_rows_within("h100", calibration("h100_hbm_boxes.csv"), calibration("h100_loaded_tolerances.csv"), 72);
 }
 
+// CUDA-core units and the softmax twin (h100_cudacore.csv): chains and streams of one opcode, the
+// issue limit, and the twin's compiled row tile (from softmax_sass.txt) at 1 and 2 warps per
+// sub-partition, all within the 10% target.
+TEST(CalibrationTest, CudaCoreUnitsAndTheSoftmaxTwinAreWithinTenPercent) {
+  const auto rows = expect_rows_within("h100", calibration("h100_cudacore.csv"), "", 32);
+  for (const UbenchComparison& r : rows) EXPECT_LE(r.tolerance, 0.10) << r.scenario;
+}
+
 // The B200 from published B200 rows (SemiAnalysis): UMMA latencies exact to the cycle but one
 // (2-CTA SS M=128 N=64, +8), the all-SM HBM TMA stream within 3% at saturation and within stated
 // bounds below it (b200_published_tolerances.csv).

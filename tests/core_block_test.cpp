@@ -8,6 +8,7 @@
 #include "TestSupport.hpp"
 #include "bwsim/core/Error.hpp"
 #include "bwsim/kernel/CoreBlock.hpp"
+#include "bwsim/kernel/SassBlock.hpp"
 
 namespace bwsim {
 namespace {
@@ -165,6 +166,37 @@ TEST(CoreBlockTest, PairedFp32HalvesTheIssueSlotsOfAnIssueBoundMix) {
   EXPECT_EQ(paired.profile().drain, 2u);
   EXPECT_EQ(paired.profile().pipe_cycles[static_cast<std::size_t>(CorePipe::Fma)], 16u);
   EXPECT_EQ(paired.profile().issue_cycles, 16u);
+}
+
+// SASS as cuobjdump prints it: each opcode on its pipe, reading what earlier lines wrote. FFMA
+// R4 at 0; the MUFU reads R4 (ready at 4) and issues at 4; the FMNMX waits for its result (4 + 18
+// on unit_test.yaml); the STS (an issue slot only) reads the F2FP's R8..R11; the predicated BRA
+// reads P0, written by nothing here.
+TEST(CoreBlockTest, ASassListingRunsInItsOrderWithItsRegisterDependencies) {
+  const char* listing = R"(  /*0000*/ FFMA R4, R2, R3, R4 ;
+  /*0010*/ MUFU.EX2 R5, R4 ;
+  /*0020*/ FMNMX R6, R5, R7, !PT ;
+  /*0030*/ F2FP.BF16.F32.PACK_AB R8, R6, R5 ;
+  /*0040*/ STS.128 [R1+0x10], R8 ;
+  /*0050*/ @!P0 BRA `(.L_x_1) ;
+)";
+  const CoreBlock b = sass_block("listing", listing, test::unit_config());
+  ASSERT_EQ(b.code().size(), 6u);
+  EXPECT_EQ(b.count(CoreOp::Fma), 1u);
+  EXPECT_EQ(b.count(CoreOp::Mufu), 1u);
+  EXPECT_EQ(b.count(CoreOp::Alu), 1u);
+  EXPECT_EQ(b.count(CoreOp::Cvt), 1u);
+  EXPECT_EQ(b.count(CoreOp::Other), 2u);
+  EXPECT_EQ(b.code()[1].inputs[0], 0u);  // MUFU <- FFMA (R4)
+  EXPECT_EQ(b.code()[2].inputs[0], 1u);  // FMNMX <- MUFU (R5)
+  EXPECT_EQ(b.code()[4].inputs[0], 3u);  // STS <- F2FP (R8)
+  // FFMA 0, MUFU 4 (R4 ready), FMNMX 22 (R5), F2FP 26 (R6), STS 30 (R8), BRA 31: the last issue
+  // slot ends at 32; the results: F2FP's at 30, the STS's at 31, the BRA's at 32.
+  EXPECT_EQ(b.profile().work, 32u);
+  EXPECT_EQ(b.profile().drain, 0u);
+  EXPECT_EQ(sass_op("FMNMX3"), CoreOp::Alu);
+  EXPECT_EQ(sass_op("FFMA2"), CoreOp::Fma2);
+  EXPECT_EQ(sass_op("UIADD3"), CoreOp::Other);
 }
 
 TEST(CoreBlockTest, PairedFp32OnAnSmWithoutItIsAConfigError) {

@@ -238,9 +238,9 @@ void Warp::BlockAwaiter::await_resume() const {
   if (block.profile().instructions == 0) return;
   if (w.cta_.tracer()) {
     const CoreBlockProfile& p = block.profile();
-    w.trace_op(fmt::format("{}: {} instr (fma {} alu {} mufu {} cvt {})", block.name(), p.instructions,
+    w.trace_op(fmt::format("{}: {} instr (fma {} alu {} mufu {} cvt {} other {})", block.name(), p.instructions,
                            block.count(CoreOp::Fma) + block.count(CoreOp::Fma2), block.count(CoreOp::Alu),
-                           block.count(CoreOp::Mufu), block.count(CoreOp::Cvt)),
+                           block.count(CoreOp::Mufu), block.count(CoreOp::Cvt), block.count(CoreOp::Other)),
                start, w.ws_.ready - start);
   }
 }

@@ -332,6 +332,7 @@ std::vector<UbenchScenario> make_scenarios() {
   };
   for (UbenchScenario& s : wgmma_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : loaded_latency_scenarios()) all.push_back(std::move(s));
+  for (UbenchScenario& s : cuda_core_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : hbm_box_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : b200_published_scenarios()) all.push_back(std::move(s));
   return all;
@@ -393,6 +394,10 @@ std::int64_t run_ubench(const HardwareConfig& config, const UbenchScenario& s, s
     case UbenchParam::Ctas:
       if (param == 0 || param > config.sm.count)
         throw InputError(fmt::format("{}: CTAs, one per SM, in 1..{} (sm.count), got {}", s.name, config.sm.count, param));
+      break;
+    case UbenchParam::WarpsPerSubPartition:
+      if (param == 0 || param > 8)
+        throw InputError(fmt::format("{}: warps per sub-partition, 1..8, got {}", s.name, param));
       break;
     case UbenchParam::StreamInFlight:
       if (param % kBox != 0 || param > 4 * kBox)

@@ -23,6 +23,7 @@ enum class UbenchParam : std::uint8_t {
   UmmaN,        // a tcgen05.mma's N: a multiple of 16 in 16..256
   SaBoxBytes,   // a box of 512-byte rows: 512 x 2^i up to 131072
   StreamInFlight,  // bytes in flight per streaming CTA of a loaded-latency run: 0 (none) or 1..4 32 KiB boxes
+  WarpsPerSubPartition,  // warps on each of the SM's 4 sub-partitions: 1..8
 };
 
 struct UbenchScenario {
@@ -42,6 +43,8 @@ std::vector<UbenchScenario> wgmma_scenarios();
 std::vector<UbenchScenario> loaded_latency_scenarios();
 // The HBM operand-box scenarios (UbenchLoaded.cpp), part of ubench_scenarios().
 std::vector<UbenchScenario> hbm_box_scenarios();
+// The CUDA-core unit and softmax-twin scenarios (UbenchCudaCore.cpp), part of ubench_scenarios().
+std::vector<UbenchScenario> cuda_core_scenarios();
 // The SemiAnalysis B200 scenarios (UbenchB200.cpp), part of ubench_scenarios().
 std::vector<UbenchScenario> b200_published_scenarios();
 const UbenchScenario* find_ubench(const std::string& name);

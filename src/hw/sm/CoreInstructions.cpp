@@ -18,8 +18,9 @@ CorePipe pipe_of(CoreOp op) {
     case CoreOp::Alu: return CorePipe::Alu;
     case CoreOp::Mufu: return CorePipe::Mufu;
     case CoreOp::Cvt: return CorePipe::Cvt;
+    case CoreOp::Other: return CorePipe::kCount;
   }
-  return CorePipe::Fma;
+  return CorePipe::kCount;
 }
 
 namespace {
@@ -90,6 +91,7 @@ std::vector<CoreSegment> segments_of(const std::vector<Use>& uses, Cycle work) {
 }  // namespace
 
 Cycle pipe_occupancy(CoreOp op, const HardwareConfig& config) {
+  if (op == CoreOp::Other) return config.warp.issue_cycles;
   const std::uint32_t per_sub_partition = std::max(1u, lanes_of(pipe_of(op), config.pipes) / kSubPartitions);
   const std::uint32_t work = op == CoreOp::Fma2 ? 64 : 32;
   return std::max<Cycle>(config.warp.issue_cycles, (work + per_sub_partition - 1) / per_sub_partition);
@@ -102,7 +104,7 @@ CoreBlockProfile schedule_alone(std::span<const CoreInstr> code, const HardwareC
   const Cycle issue = config.warp.issue_cycles;
   std::vector<Cycle> result(code.size());  // the cycle each instruction's result can be read
   std::array<Cycle, kCorePipes> pipe_free{};
-  std::array<Cycle, static_cast<std::size_t>(CoreOp::Cvt) + 1> occupancy{};
+  std::array<Cycle, kCoreOps> occupancy{};
   for (std::size_t op = 0; op < occupancy.size(); ++op) occupancy[op] = pipe_occupancy(static_cast<CoreOp>(op), config);
   Cycle next_issue = 0, done = 0;
   struct Use {
@@ -117,19 +119,23 @@ CoreBlockProfile schedule_alone(std::span<const CoreInstr> code, const HardwareC
       throw ConfigError(fmt::format("{}: FFMA2/FADD2/FMUL2 need pipes.paired_fp32 (SM100); this config has none",
                                     config.source));
     const auto pipe = static_cast<std::size_t>(pipe_of(in.op));
-    Cycle at = std::max(next_issue, pipe_free[pipe]);
+    const bool piped = pipe < kCorePipes;
+    Cycle at = std::max(next_issue, piped ? pipe_free[pipe] : 0);
     for (std::uint32_t from : in.inputs) {
       if (from == kNoInput) continue;
       if (from >= i) throw std::invalid_argument(fmt::format("instruction {} reads instruction {}, not an earlier one", i, from));
       at = std::max(at, result[from]);
     }
-    const Cycle held = occupancy[static_cast<std::size_t>(in.op)];
-    pipe_free[pipe] = at + held;
-    p.pipe_cycles[pipe] += held;
     uses.push_back({0, at, issue});
-    uses.push_back({pipe + 1, at, held});
+    if (piped) {
+      const Cycle held = occupancy[static_cast<std::size_t>(in.op)];
+      pipe_free[pipe] = at + held;
+      p.pipe_cycles[pipe] += held;
+      uses.push_back({pipe + 1, at, held});
+    }
     next_issue = at + issue;
-    result[i] = at + latency_of(pipe_of(in.op), config.pipes);
+    // (An op outside the pipes: its result, if any, one issue slot later.)
+    result[i] = at + (piped ? latency_of(pipe_of(in.op), config.pipes) : issue);
     done = std::max(done, result[i]);
   }
   p.issue_cycles = issue * code.size();

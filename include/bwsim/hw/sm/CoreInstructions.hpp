@@ -21,7 +21,10 @@ enum class CoreOp : std::uint8_t {
   Alu,   // FMNMX, LOP3, IADD3, SHF, FSETP, ISETP
   Mufu,  // MUFU.EX2, MUFU.RCP, ...
   Cvt,   // F2FP (fp32 pairs packed to bf16x2/f16x2), F2I, I2F
+  Other,  // a unit outside these pipes (a store, a branch, a uniform-datapath op): its issue slot
 };
+inline constexpr std::size_t kCoreOps = static_cast<std::size_t>(CoreOp::Other) + 1;
+// The pipe `op` takes (CorePipe::kCount for Other: none).
 CorePipe pipe_of(CoreOp op);
 
 inline constexpr std::uint32_t kNoInput = ~0u;
