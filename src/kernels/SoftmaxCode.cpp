@@ -33,7 +33,7 @@ struct PairWriter {
     Value q = b.fma({f});                                 // 2^f on [0, 1) by Horner: 3 FFMA
     q = b.fma({q, f});
     q = b.fma({q, f});
-    return b.alu({b.alu({j}), q});                        // j << 23 added to the bits: SHF + IADD
+    return b.alu({j, q});                                 // j << 23 added to the bits: one LEA
   }
   // The same for a pair of scores, one paired op for both where it is fp32 work.
   std::array<Value, 2> exp2(std::array<Value, 2> x) {
@@ -43,7 +43,7 @@ struct PairWriter {
     std::array<Value, 2> q = fp32(f);
     q = fp32(q, f);
     q = fp32(q, f);
-    return {b.alu({b.alu({j[0]}), q[0]}), b.alu({b.alu({j[1]}), q[1]})};
+    return {b.alu({j[0], q[0]}), b.alu({j[1], q[1]})};
   }
 };
 
