@@ -50,8 +50,9 @@ TEST(PowerModelTest, TheEnergyScaleInterpolatesItsPointsAndExtendsTheLastSegment
   EXPECT_NEAR(model.energy_scale(1.98), 1.0 + 0.12 * 0.153 / 0.105, 1e-12);
 }
 
-// A load of 1e5 pJ per cycle on a flat energy scale: 100 W + 100 W per GHz, against a 200 W limit.
-TEST(PowerModelTest, TheControllerStepsDownUntilThePowerIsWithinTheLimitAndStaysThere) {
+// A board of 100 W idle, a 200 W limit, 0.5..2.0 GHz in 100 MHz steps every 10 ms, a flat energy
+// scale, under `controller`.
+HardwareConfig::Power step_board(const char* controller) {
   HardwareConfig::Power p;
   p.limit_w = 200;
   p.idle_w = 100;
@@ -59,12 +60,22 @@ TEST(PowerModelTest, TheControllerStepsDownUntilThePowerIsWithinTheLimitAndStays
   p.min_clock_ghz = 0.5;
   p.step_mhz = 100;
   p.period_ms = 10;
-  p.clock_controller = "limit_step";
+  p.clock_controller = controller;
   p.energy_scale = {{2.0, 1.0}, {1.0, 1.0}};
+  return p;
+}
+
+// A kernel of 1e6 cycles at 1e5 pJ per cycle: 100 W per GHz on top of the idle power.
+KernelEnergy hundred_watts_per_ghz() {
   KernelEnergy e;
   e.sm_pj_per_cycle = 1e5;
   e.cycles = 1'000'000;
-  const SustainedRun r = sustain(e, p, 0.15);
+  return e;
+}
+
+// 300 W at the start clock against the 200 W limit.
+TEST(PowerModelTest, TheControllerStepsDownUntilThePowerIsWithinTheLimitAndStaysThere) {
+  const SustainedRun r = sustain(hundred_watts_per_ghz(), step_board("limit_step"), 0.15);
   ASSERT_EQ(r.trace.size(), 15u);
   // 300 W at 2.0 GHz: one step down per period to 1.0 GHz (200 W, within); 1.1 would be 210 W.
   for (std::size_t i = 0; i < r.trace.size(); ++i) {
@@ -83,19 +94,7 @@ TEST(PowerModelTest, TheControllerStepsDownUntilThePowerIsWithinTheLimitAndStays
 
 // The same load under the "fixed" controller: the start clock throughout, over the limit.
 TEST(PowerModelTest, TheFixedControllerHoldsTheStartClockOverTheLimit) {
-  HardwareConfig::Power p;
-  p.limit_w = 200;
-  p.idle_w = 100;
-  p.max_clock_ghz = p.tensor_clock_ghz = 2.0;
-  p.min_clock_ghz = 0.5;
-  p.step_mhz = 100;
-  p.period_ms = 10;
-  p.clock_controller = "fixed";
-  p.energy_scale = {{2.0, 1.0}, {1.0, 1.0}};
-  KernelEnergy e;
-  e.sm_pj_per_cycle = 1e5;
-  e.cycles = 1'000'000;
-  const SustainedRun r = sustain(e, p, 0.05);
+  const SustainedRun r = sustain(hundred_watts_per_ghz(), step_board("fixed"), 0.05);
   ASSERT_EQ(r.trace.size(), 5u);
   for (const ClockSample& s : r.trace) EXPECT_DOUBLE_EQ(s.clock_ghz, 2.0);
   EXPECT_NEAR(r.power_w, 300, 1e-9);

@@ -193,15 +193,12 @@ void Warp::execute(CorePipe pipe, std::uint32_t instructions) {
 // Each pipe takes its instructions back to back from when it is free; the pipes run side by side
 // (an instruction stream mixing them interleaves), and the warp's issue slots bound the whole.
 void Warp::execute(std::span<const PipeWork> work) {
-  const HardwareConfig::Pipes& p = config().pipes;
-  const std::uint32_t lanes[] = {p.fma_lanes, p.alu_lanes, p.mufu_lanes, p.cvt_lanes};
   const Cycle issue = config().warp.issue_cycles;
   Cycle end = ws_.ready, issue_slots = 0;
   std::string name;
   for (const PipeWork& w : work) {
     if (w.instructions == 0) continue;
-    const std::uint32_t per_sub_partition = std::max(1u, lanes[static_cast<std::size_t>(w.pipe)] / kSubPartitions);
-    const Cycle occupancy = std::max<Cycle>(issue, (32 + per_sub_partition - 1) / per_sub_partition);
+    const Cycle occupancy = pipe_occupancy(w.pipe, config());
     Cycle& free = cta_.sm().pipe_free(ws_.index % kSubPartitions, w.pipe);
     free = std::max(ws_.ready, free) + w.instructions * occupancy;
     cta_.sm().pipe_stats().busy_cycles(w.pipe) += w.instructions * occupancy;

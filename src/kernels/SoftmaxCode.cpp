@@ -12,38 +12,36 @@ namespace {
 using Value = CoreBlock::Value;
 constexpr std::uint32_t kPartials = 8;  // partial maxima and sums per row
 
-// The fp32 work of a pair of scores (FFMA2/FADD2 for both when paired, else one op each), and
-// exp2 in software on it.
-struct PairWriter {
+// The work of N scores (one, or a pair): fp32 ops as one FFMA2/FADD2 for a pair of paired code,
+// else one op per score; ALU ops one per score; and exp2 in software on them.
+template <std::size_t N>
+struct ScoreWriter {
+  using Values = std::array<Value, N>;
   CoreBlock& b;
   bool paired;
-  // One fp32 op per score reading a[k] and c[k] (c: an operand per score, or none).
-  std::array<Value, 2> fp32(std::array<Value, 2> a, std::array<Value, 2> c = {}) {
-    if (paired) {
-      const Value v = b.fma2({a[0], a[1], c[0]});
-      return {v, v};
+  // One op per score reading a[k] and c[k] (c: an operand per score, or none).
+  Values fp32(Values a, Values c = {}) {
+    Values r;
+    if (N == 2 && paired) {
+      r.fill(b.fma2({a[0], a[1], c[0]}));
+      return r;
     }
-    return {b.fma({a[0], c[0]}), b.fma({a[1], c[1]})};
+    for (std::size_t k = 0; k < N; ++k) r[k] = b.fma({a[k], c[k]});
+    return r;
   }
-  // exp2 of one score in software (unpaired).
-  Value exp2_one(Value x) {
-    const Value clamped = b.alu({x});                     // max(x, -127): FMNMX
-    const Value j = b.fma({clamped});                     // x + 1.5 x 2^23 rounded down: FADD.RM
-    const Value f = b.fma({clamped, b.fma({j})});         // x - (that - 1.5 x 2^23): 2 FADD
-    Value q = b.fma({f});                                 // 2^f on [0, 1) by Horner: 3 FFMA
-    q = b.fma({q, f});
-    q = b.fma({q, f});
-    return b.alu({j, q});                                 // j << 23 added to the bits: one LEA
+  Values alu(Values a, Values c = {}) {
+    Values r;
+    for (std::size_t k = 0; k < N; ++k) r[k] = b.alu({a[k], c[k]});
+    return r;
   }
-  // The same for a pair of scores, one paired op for both where it is fp32 work.
-  std::array<Value, 2> exp2(std::array<Value, 2> x) {
-    const std::array<Value, 2> clamped{b.alu({x[0]}), b.alu({x[1]})};
-    const std::array<Value, 2> j = fp32(clamped);
-    const std::array<Value, 2> f = fp32(clamped, fp32(j));
-    std::array<Value, 2> q = fp32(f);
+  Values exp2(Values x) {
+    const Values clamped = alu(x);           // max(x, -127): FMNMX
+    const Values j = fp32(clamped);          // x + 1.5 x 2^23 rounded down: FADD.RM
+    const Values f = fp32(clamped, fp32(j)); // x - (that - 1.5 x 2^23): 2 FADD
+    Values q = fp32(f);                      // 2^f on [0, 1) by Horner: 3 FFMA
     q = fp32(q, f);
     q = fp32(q, f);
-    return {b.alu({j[0], q[0]}), b.alu({j[1], q[1]})};
+    return alu(j, q);                        // j << 23 added to the bits: one LEA
   }
 };
 
@@ -89,7 +87,7 @@ CoreBlock softmax_row_block(const SoftmaxRowCode& code, const HardwareConfig& co
   const Value m = b.alu({m_old, reduce(b, s, CoreOp::Alu)});
   const Value neg_mc = b.fma({m, scale});                  // -(max * scale)
   const Value corr = b.mufu({b.fma({m_old, scale, neg_mc})});  // exp2(m_old * scale - m * scale)
-  PairWriter pairs{b, code.paired};
+  ScoreWriter<2> pairs{b, code.paired};
   std::vector<Value> p(code.columns);
   for (std::uint32_t i = 0; i < code.columns; i += 2) {
     const std::array<Value, 2> x = pairs.fp32({s[i], s[i + 1]}, {neg_mc, neg_mc});  // s * scale - m * scale
@@ -101,7 +99,7 @@ CoreBlock softmax_row_block(const SoftmaxRowCode& code, const HardwareConfig& co
     if (code.paired && soft[0]) {
       e = pairs.exp2(x);
     } else {
-      for (std::uint32_t h = 0; h < 2; ++h) e[h] = soft[h] ? PairWriter{b, false}.exp2_one(x[h]) : b.mufu({x[h]});
+      for (std::uint32_t h = 0; h < 2; ++h) e[h] = soft[h] ? ScoreWriter<1>{b, false}.exp2({x[h]})[0] : b.mufu({x[h]});
     }
     p[i] = e[0];
     p[i + 1] = e[1];

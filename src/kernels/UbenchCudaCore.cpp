@@ -17,10 +17,9 @@ extern const char* const kSoftmaxSassListing;  // tools/calibration/softmax_sass
 namespace {
 
 // The span from the first warp's start to the last warp's end of `iterations` runs of `block` by
-// 4 x `per_sub_partition` warps, after `warmup` runs.
-Cycle loop_span(const HardwareConfig& c, const CoreBlock& block, std::uint32_t per_sub_partition,
-                std::uint32_t iterations, std::uint32_t warmup) {
-  const std::uint32_t warps = 4 * per_sub_partition;
+// `warps` warps (warp w on sub-partition w % 4), after `warmup` runs.
+Cycle loop_span(const HardwareConfig& c, const CoreBlock& block, std::uint32_t warps, std::uint32_t iterations,
+                std::uint32_t warmup) {
   std::vector<Cycle> start(warps), end(warps);
   Simulator sim(c, SimOptions{.mode = Mode::Timing});
   sim.launch("ubench", LaunchConfig{.grid_ctas = 1, .block_threads = 32 * warps, .dynamic_smem_bytes = 1024},
@@ -48,16 +47,8 @@ CoreBlock chains(const HardwareConfig& c, CoreOp op, std::uint32_t count, std::u
 UbenchScenario latency(const char* name, CoreOp op) {
   return {name, UbenchParam::Ignored, [op](const HardwareConfig& c, std::uint32_t) {
             constexpr std::uint32_t kChain = 4096;
-            const CoreBlock b = chains(c, op, 1, kChain);
-            Simulator sim(c, SimOptions{.mode = Mode::Timing});
-            Cycle t = 0;
-            sim.launch("ubench", LaunchConfig{.grid_ctas = 1, .block_threads = 32, .dynamic_smem_bytes = 1024},
-                       [&](Warp& w) -> Task {
-                         const Cycle t0 = w.now();
-                         co_await w.run(b);
-                         t = w.now() - t0;
-                       });
-            return static_cast<std::int64_t>(100.0 * static_cast<double>(t) / kChain + 0.5);
+            const Cycle span = loop_span(c, chains(c, op, 1, kChain), 1, 1, 0);
+            return static_cast<std::int64_t>(100.0 * static_cast<double>(span) / kChain + 0.5);
           }};
 }
 
@@ -67,7 +58,7 @@ UbenchScenario throughput(const char* name, CoreOp op) {
   return {name, UbenchParam::WarpsPerSubPartition, [op](const HardwareConfig& c, std::uint32_t w) {
             const CoreBlock b = chains(c, op, 8, 64);
             const std::uint32_t iterations = 512 / w;
-            const Cycle span = loop_span(c, b, w, iterations, 1);
+            const Cycle span = loop_span(c, b, 4 * w, iterations, 1);
             return static_cast<std::int64_t>(100.0 * static_cast<double>(span) / (512.0 * iterations * w) + 0.5);
           }};
 }
@@ -87,7 +78,7 @@ UbenchScenario issue_mix(const char* name) {
               }
             b.finish(c);
             const std::uint32_t iterations = 512 / w;
-            const Cycle span = loop_span(c, b, w, iterations, 1);
+            const Cycle span = loop_span(c, b, 4 * w, iterations, 1);
             return static_cast<std::int64_t>(100.0 * static_cast<double>(span) / (504.0 * iterations * w) + 0.5);
           }};
 }
@@ -100,7 +91,7 @@ UbenchScenario softmax(const char* name, bool poly) {
             const std::string listing = sass_listing_section(kSoftmaxSassListing, header);
             const CoreBlock b = sass_block(header.substr(3), listing, c);
             constexpr std::uint32_t kTiles = 256;
-            return static_cast<std::int64_t>(static_cast<double>(loop_span(c, b, w, kTiles, 4)) / kTiles + 0.5);
+            return static_cast<std::int64_t>(static_cast<double>(loop_span(c, b, 4 * w, kTiles, 4)) / kTiles + 0.5);
           }};
 }
 

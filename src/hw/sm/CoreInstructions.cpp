@@ -90,11 +90,14 @@ std::vector<CoreSegment> segments_of(const std::vector<Use>& uses, Cycle work) {
 
 }  // namespace
 
+Cycle pipe_occupancy(CorePipe pipe, const HardwareConfig& config, std::uint32_t work) {
+  const std::uint32_t per_sub_partition = std::max(1u, lanes_of(pipe, config.pipes) / kSubPartitions);
+  return std::max<Cycle>(config.warp.issue_cycles, (work + per_sub_partition - 1) / per_sub_partition);
+}
+
 Cycle pipe_occupancy(CoreOp op, const HardwareConfig& config) {
   if (op == CoreOp::Other) return config.warp.issue_cycles;
-  const std::uint32_t per_sub_partition = std::max(1u, lanes_of(pipe_of(op), config.pipes) / kSubPartitions);
-  const std::uint32_t work = op == CoreOp::Fma2 ? 64 : 32;
-  return std::max<Cycle>(config.warp.issue_cycles, (work + per_sub_partition - 1) / per_sub_partition);
+  return pipe_occupancy(pipe_of(op), config, op == CoreOp::Fma2 ? 64 : 32);
 }
 
 CoreBlockProfile schedule_alone(std::span<const CoreInstr> code, const HardwareConfig& config) {

@@ -64,8 +64,10 @@ inline constexpr Cycle kSegmentWindow = 32;
 inline constexpr double kSegmentTolerance = 0.25;
 inline constexpr std::size_t kMaxSegments = 16;
 
-// Cycles a warp instruction of `op` holds its sub-partition's pipe: 32 lanes' work (64 for a
+// Cycles a warp instruction holds its sub-partition's `pipe`: `work` lanes' work (32; 64 for a
 // paired op) over the pipe's lanes per sub-partition, at least one issue slot.
+Cycle pipe_occupancy(CorePipe pipe, const HardwareConfig& config, std::uint32_t work = 32);
+// The same for an instruction of `op` (one issue slot for Other).
 Cycle pipe_occupancy(CoreOp op, const HardwareConfig& config);
 
 // In-order issue of `code`, alone on a sub-partition: an instruction issues once the previous one
