@@ -1,6 +1,7 @@
 // The FMHA forward kernel: numbers against the fp64 softmax reference (non-causal, causal, head
-// dims 64 and 128, GQA, f16), the online-softmax rescale, causal tile skipping, bad shapes, and
-// the warp roles a trace shows.
+// dims 64, 128 and 192/128, GQA, f16, variable lengths) for the CUTLASS algorithm and
+// FlashAttention-4's, the online-softmax rescale and its threshold, exp2 emulation's pipe work,
+// persistent CTAs, causal tile skipping, bad shapes, and the warp roles a trace shows.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -62,7 +63,10 @@ TEST(FmhaTest, BadShapesAreClearErrors) {
       EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
     }
   };
-  expect_error({.headdim = 96}, "--headdim 96: the kernel supports head dims 64 and 128");
+  expect_error({.headdim = 96}, "--headdim 96: the kernel supports head dims 64, 128 and 192");
+  expect_error({.headdim = 192, .headdim_v = 192}, "--headdim-v 192: V's head dim must be 64 or 128");
+  expect_error({.dtype = DataType::F16, .algorithm = {.rescale_threshold = 16}}, "--rescale-threshold 16: must be in [0, 16.00)");
+  expect_error({.algorithm = {.exp2_emu_freq = 4, .exp2_emu_res = 6}}, "RES <= FREQ");
   expect_error({.seqlen = 0}, "--seqlen 0");
   expect_error({.heads = 6, .kv_heads = 4}, "must split evenly");
   expect_error({.dtype = DataType::E4M3}, "--dtype e4m3");
@@ -73,8 +77,96 @@ TEST(FmhaTest, BadShapesAreClearErrors) {
     run_fmha(test::unit_config(), SimOptions{.mode = Mode::Timing}, FmhaParams{}, false);
     ADD_FAILURE() << "no error on the unit-test config";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("need 135168 bytes of SMEM"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("need 134144 bytes of SMEM"), std::string::npos) << e.what();
   }
+}
+
+// The B200 cut to 4 SMs: persistent CTAs then loop over several units each.
+const HardwareConfig& four_sm_b200() {
+  static const HardwareConfig cfg = [] {
+    HardwareConfig c = test::b200_config();
+    c.sm.count = 4;
+    c.sm.gpcs = 1;
+    return c;
+  }();
+  return cfg;
+}
+
+TEST(FmhaTest, TheFlashAttention4AlgorithmMatchesTheReference) {
+  struct Case {
+    const char* name;
+    FmhaParams p;
+  };
+  auto fa4 = [](FmhaParams p) {
+    p.algorithm = FmhaAlgorithm::fa4(p.headdim, p.causal);
+    return p;
+  };
+  for (const Case& c : {
+           Case{"d128, persistent (3 units per CTA), exp2 emulated 16:4:1, threshold 8",
+                fa4({.batch = 1, .heads = 3, .seqlen = 1000})},
+           Case{"d192/128 causal: uneven K/V stages, O staged in Q, exp2 emulated 32:4:1, LPT",
+                fa4({.batch = 1, .heads = 2, .seqlen = 700, .headdim = 192, .headdim_v = 128, .causal = true})},
+           Case{"d192/128 non-causal, persistent", fa4({.batch = 1, .heads = 2, .seqlen = 900, .headdim = 192, .headdim_v = 128})},
+           Case{"d64, GQA, variable lengths, persistent with LPT, every other pair emulated",
+                {.batch = 3, .heads = 4, .kv_heads = 2, .seqlen = 600, .seqlens = {600, 130, 333}, .headdim = 64,
+                 .algorithm = {.exp2_emu_freq = 4, .exp2_emu_res = 2, .exp2_emu_start = 0, .rescale_threshold = 8,
+                               .persistent = true, .lpt = true, .separate_o = true}}},
+           Case{"f16, causal, threshold 12", fa4({.batch = 1, .heads = 2, .seqlen = 520, .dtype = DataType::F16,
+                                                  .causal = true, .algorithm = {}})},
+       }) {
+    FmhaParams p = c.p;
+    if (p.dtype == DataType::F16) p.algorithm.rescale_threshold = 12;
+    const FmhaResult r = run_fmha(four_sm_b200(), SimOptions{.mode = Mode::Functional}, p, true);
+    EXPECT_TRUE(r.checked && r.matches) << c.name << ": " << r.detail;
+    if (p.algorithm.persistent) {
+      EXPECT_LE(r.ctas, 4u) << c.name;
+    }
+  }
+}
+
+TEST(FmhaTest, ARescaleThresholdSkipsRescalesWithoutChangingO) {
+  // 512 tokens: 4 K/V tiles. The inputs' scores s / sqrt(d) have a standard deviation of 1.3.
+  std::uint64_t rescales[3];
+  const double thresholds[3] = {0.0, 1.0, 8.0};
+  for (int t = 0; t < 3; ++t) {
+    const FmhaResult r = fmha({.batch = 1, .heads = 1, .seqlen = 512, .algorithm = {.rescale_threshold = thresholds[t]}});
+    EXPECT_TRUE(r.matches) << r.detail;
+    rescales[t] = r.rescales;
+  }
+  EXPECT_GT(rescales[0], rescales[1]);
+  EXPECT_GT(rescales[1], 0u);
+  EXPECT_EQ(rescales[2], 0u);
+}
+
+TEST(FmhaTest, Exp2EmulationMovesExactlyItsShareOffTheMufu) {
+  // 512 tokens, one head: 2 units of 4 K/V tiles, T = 8 tiles, U = 2 units. Each softmax warp
+  // (8 per unit) runs the row block once per tile; each correction warp (4) normalises each of
+  // the 2 Q tiles once (one MUFU.RCP). B200: 4 MUFU lanes per sub-partition, 8 cycles a warp.
+  // MUFU: 129 per row tile (128 exp2 and the correction's); 16:4:1 emulates 16 of them.
+  const FmhaResult mufu = fmha({.batch = 1, .heads = 1, .seqlen = 512}, Mode::Timing);
+  const FmhaResult emu = fmha({.batch = 1, .heads = 1, .seqlen = 512, .algorithm = {.exp2_emu_freq = 16}}, Mode::Timing);
+  EXPECT_EQ(mufu.run.pipes.mufu_busy_cycles, 8u * (8 * 8 * 129 + 8 * 2));
+  EXPECT_EQ(emu.run.pipes.mufu_busy_cycles, 8u * (8 * 8 * 113 + 8 * 2));
+  EXPECT_EQ(emu.exp2_emulated, 256u * 8 * 16);
+  EXPECT_EQ(emu.exp2_mufu, 256u * 8 * 112);
+  EXPECT_GT(emu.run.pipes.fma_busy_cycles, mufu.run.pipes.fma_busy_cycles);
+}
+
+TEST(FmhaTest, PersistentCtasRunTheSameWork) {
+  // 4 heads x 1024 tokens: 16 units. One CTA per unit, or 4 persistent CTAs of 4 units each:
+  // the same MMAs (8 tiles x 2 Q tiles x (8 S + 8 P V) per unit), and the softmax's and
+  // correction's pipe work are the same.
+  const FmhaParams base{.batch = 1, .heads = 4, .seqlen = 1024};
+  FmhaParams persistent = base;
+  persistent.algorithm.persistent = true;
+  const FmhaResult one = run_fmha(four_sm_b200(), SimOptions{.mode = Mode::Timing}, base, false);
+  const FmhaResult loop = run_fmha(four_sm_b200(), SimOptions{.mode = Mode::Timing}, persistent, false);
+  EXPECT_EQ(one.ctas, 16u);
+  EXPECT_EQ(loop.ctas, 4u);
+  EXPECT_EQ(loop.units, 16u);
+  EXPECT_EQ(one.run.mma.mmas, 16u * 8 * 2 * 16);
+  EXPECT_EQ(loop.run.mma.mmas, one.run.mma.mmas);
+  EXPECT_EQ(loop.run.pipes.mufu_busy_cycles, one.run.pipes.mufu_busy_cycles);
 }
 
 TEST(FmhaTest, ATraceShowsTheWarpRoles) {

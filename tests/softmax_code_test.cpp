@@ -1,7 +1,11 @@
 // The softmax row block (kernels/SoftmaxCode) against the instruction counts of the compiled twin
-// (tools/calibration/softmax_sass.csv, sm_90a, one row tile of 128 scores), and FA4's choice of
-// emulated scores by hand.
+// (tools/calibration/softmax_sass.csv, sm_90a, one row tile of 128 scores), FA4's choice of
+// emulated scores by hand and what emulation and a rescale threshold change in the code, and the
+// correction warps' blocks.
 #include <gtest/gtest.h>
+
+#include <functional>
+#include <vector>
 
 #include "TestSupport.hpp"
 #include "bwsim/kernels/SoftmaxCode.hpp"
@@ -40,16 +44,49 @@ TEST(SoftmaxCodeTest, PairedCodeHalvesTheFp32InstructionsOnSm100) {
 }
 
 TEST(SoftmaxCodeTest, Fa4EmulatesThePairsItsFrequencyPicks) {
-  // 128 scores = 4 fragments of 16 pairs; freq 16, res 4: pairs 12..15 of fragments 1 and 2 (the
-  // first fragment before start 1 and the last one use the MUFU only): 8 pairs, 16 scores.
-  const auto pick = fa4_emulated_pairs(128, 16, 4, 1);
-  std::uint32_t emulated = 0;
-  for (std::uint32_t i = 0; i < 128; ++i) emulated += pick(i) ? 1 : 0;
-  EXPECT_EQ(emulated, 16u);
-  EXPECT_FALSE(pick(2 * 11 + 32));  // fragment 1, pair 11
-  EXPECT_TRUE(pick(2 * 12 + 32));   // fragment 1, pair 12
-  EXPECT_TRUE(pick(2 * 12 + 33));   // its second score
-  EXPECT_FALSE(pick(2 * 12 + 96));  // the last fragment
+  // 128 scores = 4 fragments of 32; a pair is emulated when its first element k (0, 2, .., 30 in
+  // its fragment) has k % freq >= freq - res, outside the first `start` fragments and the last.
+  auto emulated = [](const std::function<bool(std::uint32_t)>& pick) {
+    std::vector<std::uint32_t> at;
+    for (std::uint32_t i = 0; i < 128; ++i)
+      if (pick(i)) at.push_back(i);
+    return at;
+  };
+  // freq 16, res 4, start 1: k = 12, 14, 28, 30 of fragments 1 and 2.
+  EXPECT_EQ(emulated(fa4_emulated_pairs(128, 16, 4, 1)),
+            (std::vector<std::uint32_t>{44, 45, 46, 47, 60, 61, 62, 63, 76, 77, 78, 79, 92, 93, 94, 95}));
+  // freq 10: k % 10 >= 6 is k = 6, 8, 16, 18, 26, 28: 6 pairs per fragment; start 0 adds fragment 0.
+  EXPECT_EQ(emulated(fa4_emulated_pairs(128, 10, 4, 0)).size(), 3u * 6 * 2);
+  // freq 32 (causal head dim 192): k = 28, 30 only.
+  EXPECT_EQ(emulated(fa4_emulated_pairs(128, 32, 4, 1)), (std::vector<std::uint32_t>{60, 61, 62, 63, 92, 93, 94, 95}));
+}
+
+TEST(SoftmaxCodeTest, EmulationMovesExp2FromTheMufuToTheFmaAndAluPipes) {
+  // Paired code (SM100): an emulated pair replaces 2 MUFU.EX2 by FMNMX x2, FADD2.RM, 2 FADD2,
+  // 3 FFMA2 and LEA x2, so 16 emulated scores (8 pairs): MUFU -16, FMA2 +48, ALU +32.
+  const HardwareConfig& b200 = test::b200_config();
+  const CoreBlock mufu = softmax_row_block(SoftmaxRowCode{.paired = true}, b200);
+  const CoreBlock emu = softmax_row_block(SoftmaxRowCode{.emulate = fa4_emulated_pairs(128, 16, 4, 1), .paired = true}, b200);
+  EXPECT_EQ(mufu.count(CoreOp::Mufu) - emu.count(CoreOp::Mufu), 16u);
+  EXPECT_EQ(emu.count(CoreOp::Fma2) - mufu.count(CoreOp::Fma2), 48u);
+  EXPECT_EQ(emu.count(CoreOp::Alu) - mufu.count(CoreOp::Alu), 32u);
+  EXPECT_EQ(emu.count(CoreOp::Cvt), mufu.count(CoreOp::Cvt));
+  // The stale max of a rescale threshold: one compare and three selects.
+  const CoreBlock stale = softmax_row_block(SoftmaxRowCode{.paired = true, .stale_max = true}, b200);
+  EXPECT_EQ(stale.count(CoreOp::Alu) - mufu.count(CoreOp::Alu), 4u);
+}
+
+TEST(SoftmaxCodeTest, TheCorrectionBlocksScaleEachValueOnce) {
+  const HardwareConfig h100 = load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml");
+  // 128 values of O: 128 FMUL, or 64 FMUL2 on SM100.
+  EXPECT_EQ(o_rescale_block(128, h100).count(CoreOp::Fma), 128u);
+  EXPECT_EQ(o_rescale_block(128, test::b200_config()).count(CoreOp::Fma2), 64u);
+  EXPECT_EQ(o_rescale_block(128, test::b200_config()).count(CoreOp::Fma), 0u);
+  // Normalising: one MUFU.RCP, the multiplies, one F2FP per pair.
+  const CoreBlock norm = o_normalize_block(64, test::b200_config());
+  EXPECT_EQ(norm.count(CoreOp::Mufu), 1u);
+  EXPECT_EQ(norm.count(CoreOp::Fma2), 32u);
+  EXPECT_EQ(norm.count(CoreOp::Cvt), 32u);
 }
 
 }  // namespace

@@ -30,6 +30,20 @@ std::uint64_t KernelArgs::integer(const std::string& name, std::uint64_t lo, std
   return parse_integer(text(name), "--" + name, lo, hi);
 }
 
+double KernelArgs::real(const std::string& name, double lo, double hi) const {
+  const std::string& t = text(name);
+  double v = 0;
+  std::size_t used = 0;
+  try {
+    v = std::stod(t, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (t.empty() || used != t.size() || !(v >= lo && v <= hi))
+    throw InputError(fmt::format("--{} must be a number in {}..{}, got '{}'", name, lo, hi, t));
+  return v;
+}
+
 const std::vector<KernelInfo>& kernel_registry() {
   static const std::vector<KernelInfo> kernels = [] {
     std::vector<KernelInfo> k = gemm_kernel_infos();

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <functional>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -11,13 +13,32 @@
 #include "bwsim/core/Bits.hpp"
 #include "bwsim/core/Error.hpp"
 #include "bwsim/hw/numeric/NumberFormats.hpp"
+#include "bwsim/hw/numeric/Exp2Poly.hpp"
 #include "bwsim/kernel/Pipeline.hpp"
+#include "bwsim/kernels/FmhaReference.hpp"
+#include "bwsim/kernels/FmhaSchedule.hpp"
+#include "bwsim/kernels/RowMaxModel.hpp"
+#include "bwsim/kernels/SoftmaxCode.hpp"
 
 namespace bwsim {
+
+FmhaAlgorithm FmhaAlgorithm::fa4(std::uint32_t headdim, bool causal) {
+  FmhaAlgorithm a;
+  if (headdim <= 128) a.exp2_emu_freq = 16;       // _TUNING_CONFIG (1-CTA, causal) and the default
+  else if (causal) a.exp2_emu_freq = 32;          // (False, True, 192): freq 32
+  a.exp2_emu_res = 4;
+  a.exp2_emu_start = 1;
+  a.rescale_threshold = 8.0;                      // 16-bit inputs
+  a.persistent = !causal;                         // is_static_persistent: not causal (nor local, varlen)
+  a.lpt = causal;                                 // SingleTileLPTScheduler for causal
+  a.separate_o = headdim != 192;                  // overlap_sO_sQ for head dim 192
+  return a;
+}
+
 namespace {
 
 constexpr std::uint32_t kTileQ = 128;      // query rows per softmax warpgroup (TMEM lanes)
-constexpr std::uint32_t kTileK = 128;      // keys per K/V tile
+constexpr std::uint32_t kTileK = FmhaSchedule::kKeysPerTile;  // keys per K/V tile
 constexpr std::uint32_t kChunk = 64;       // head-dim elements per 128-byte swizzle row
 constexpr std::uint32_t kChunkBytes = kTileK * 128;  // one 128 x 128-byte box: 16 KiB
 constexpr std::uint32_t kAtom = 1024;
@@ -40,70 +61,75 @@ Role role_of(std::uint32_t warp) {
   return Role::Empty;
 }
 
-// SMEM: the K/V pipeline's and the named barriers, the TMEM address slot and the softmax
-// statistics (m_old, m_new, row sum per row of each Q tile) in the first 4 KiB; then Q0, Q1
-// (each headdim / 64 boxes of 128 rows x 128 bytes; after the last S MMA read it, Q_i's space
-// stages O_i for the epilogue's TMA stores); then the K/V stages.
-struct Layout {
-  std::uint32_t chunks = 2, stages = 0;
-  std::uint32_t named = 0, tmem_slot = 0, stats = 1024;
-  std::uint32_t q = 4096, kv = 0, smem = 0;
+enum Barrier : std::uint32_t {
+  QFull, QEmpty, SFull, PFull, StatsFull, StatsEmpty, SumFull, SumEmpty, OFull, OReady, EpiFull, OEmpty, kBarriers
+};
+constexpr const char* kBarrierNames[] = {"q.full",   "q.empty", "s.full", "p.full", "stats.full", "stats.empty",
+                                         "sum.full", "sum.empty", "o.full", "o.ready", "epi.full", "o.empty"};
 
-  std::uint32_t q_bytes() const { return chunks * kChunkBytes; }
-  std::uint32_t stage_bytes() const { return chunks * kChunkBytes; }
+// SMEM: the K/V pipeline's and the named barriers and the TMEM address slot in the first KiB, the
+// softmax statistics (m_old, m_new, row sum per row of each Q tile) in the next 2 KiB; then Q0, Q1
+// (each headdim / 64 boxes of 128 rows x 128 bytes), the K/V stages, and (separate_o) O0, O1
+// staged for the epilogue's TMA stores; otherwise O_i is staged in Q_i's space once the last S
+// MMA of the unit read it.
+struct Layout {
+  std::uint32_t chunks_qk = 2, chunks_v = 2, stages = 0;
+  bool uneven = false;  // 3 stages of K tiles larger than V tiles (FlashAttention-4's uneven_kv_smem)
+  bool separate_o = false;
+  std::uint32_t named = 0, tmem_slot = 0, stats = 1024;
+  std::uint32_t q = 3072, kv = 0, o = 0, smem = 0;
+
+  std::uint32_t q_bytes() const { return chunks_qk * kChunkBytes; }
+  std::uint32_t k_bytes() const { return chunks_qk * kChunkBytes; }
+  std::uint32_t v_bytes() const { return chunks_v * kChunkBytes; }
+  std::uint32_t stage_bytes() const { return std::max(k_bytes(), v_bytes()); }
+  std::uint32_t kv_bytes() const {
+    return uneven ? 2 * k_bytes() + v_bytes() : stages * stage_bytes();
+  }
   SmemAddr q_tile(std::uint32_t i) const { return SmemAddr{q + i * q_bytes()}; }
-  SmemAddr stage(std::uint32_t s) const { return SmemAddr{kv + s * stage_bytes()}; }
+  // Where K/V load number `load` goes (K_j is load 2j, V_j load 2j + 1). Uneven: the stages are
+  // (k + v) / 2 apart and the middle one moves by (k - v) / 2, down for a K, up for a V, so that
+  // [K, V, K] and [V, K, V] both fit in 2 k + v.
+  SmemAddr kv_load(std::uint64_t load) const {
+    const auto s = static_cast<std::uint32_t>(load % stages);
+    if (!uneven) return SmemAddr{kv + s * stage_bytes()};
+    const std::uint32_t half_gap = (k_bytes() - v_bytes()) / 2, at = kv + s * (k_bytes() + v_bytes()) / 2;
+    return SmemAddr{s != 1 ? at : load % 2 == 0 ? at - half_gap : at + half_gap};
+  }
   // Named barrier `which` (see Barrier) of Q tile i.
   MBarrierRef bar(std::uint32_t which, std::uint32_t i) const { return MBarrierRef{named + 16 * which + 8 * i}; }
   // Statistics of Q tile i, one float per row: field 0 m_old (or, at the end, the row sum), 1 m_new.
   SmemAddr stat(std::uint32_t i, std::uint32_t field, std::uint32_t row) const {
     return SmemAddr{stats + ((i * 2 + field) * kTileQ + row) * 4};
   }
-  // O staging: Q_i's space, 32 rows of one 64-column chunk per (quadrant, chunk): 4 KiB each.
+  // O staging of Q tile i: 32 rows of one 64-column chunk per (quadrant, chunk), 4 KiB each.
   SmemAddr o_box(std::uint32_t i, std::uint32_t quadrant, std::uint32_t c) const {
-    return SmemAddr{q_tile(i).offset + (quadrant * chunks + c) * 4096};
+    const std::uint32_t base = separate_o ? o + i * chunks_v * kChunkBytes : q_tile(i).offset;
+    return SmemAddr{base + (quadrant * chunks_v + c) * 4096};
   }
-};
-
-enum Barrier : std::uint32_t { QFull, SFull, PFull, StatsFull, StatsEmpty, OFull, OReady, SumFull, EpiFull, kBarriers };
-constexpr const char* kBarrierNames[] = {"q.full", "s.full", "p.full", "stats.full", "stats.empty",
-                                         "o.full", "o.ready", "sum.full", "epi.full"};
-
-// What one CTA computes: 256 query rows (block qb) of one (sequence, head).
-struct WorkUnit {
-  std::uint32_t b, h, qb;
 };
 
 struct Problem {
   const FmhaParams& p;
-  std::uint32_t kv_heads;
+  std::uint32_t kv_heads, dqk, dv;
   std::vector<std::uint32_t> lens;  // tokens of each sequence
-  std::vector<WorkUnit> units;      // by CTA
   float scale_log2;                 // softmax_scale * log2(e)
-
-  Problem(const FmhaParams& params, std::uint32_t kvh, float scale)
-      : p(params), kv_heads(kvh), lens(params.seqlens), scale_log2(scale) {
-    if (lens.empty()) lens.assign(p.batch, p.seqlen);
-    for (std::uint32_t b = 0; b < lens.size(); ++b)
-      for (std::uint32_t h = 0; h < p.heads; ++h)
-        for (std::uint32_t qb = 0; qb * 2 * kTileQ < lens[b]; ++qb) units.push_back({b, h, qb});
-  }
-  std::uint32_t kv_tiles(const WorkUnit& u) const {
-    const std::uint32_t len = lens[u.b];
-    const std::uint32_t keys = p.causal ? std::min(len, (u.qb + 1) * 2 * kTileQ) : len;
-    return (keys + kTileK - 1) / kTileK;  // tiles wholly above the CTA's diagonal are skipped
-  }
 };
 
 struct Kernel {
   const Problem& pr;
+  const FmhaSchedule& sched;
   const TensorMap& q_map;  // box: 64 columns x 128 rows of one (batch, head)
   const TensorMap& k_map;
   const TensorMap& v_map;
   const TensorMap& o_map;  // box: 64 columns x 32 rows
   Layout l;
   InstrDescriptor s_desc, pv_desc;
-  std::uint64_t* rescales;  // O rescales done (functional mode: where a row's max grew)
+  const CoreBlock& softmax_code;    // one row of a tile of S, per thread
+  const CoreBlock& rescale_code;    // one row of O times its factor
+  const CoreBlock& normalize_code;  // one row of O over its sum, packed
+  std::array<bool, kTileK> emulated;  // which scores' exp2 runs in software
+  std::uint64_t* rescales;  // O rescales done (per warp and Q tile)
 
   static SmemDescriptor k_major(SmemAddr chunk, std::uint32_t within) {
     return encode(SmemDescriptorFields{.start_address = chunk.offset + within, .leading_byte_offset = 16,
@@ -111,24 +137,31 @@ struct Kernel {
   }
   // V as the B operand of O += P V: N = head dim (contiguous, 64 per chunk, chunks LBO apart),
   // K = keys (8-key groups SBO apart); `k0` the first key of the MMA.
-  SmemDescriptor v_operand(SmemAddr stage, std::uint32_t k0) const {
+  static SmemDescriptor v_operand(SmemAddr stage, std::uint32_t k0) {
     return encode(SmemDescriptorFields{.start_address = stage.offset + k0 / 8 * kAtom,
                                        .leading_byte_offset = kChunkBytes, .stride_byte_offset = kAtom,
                                        .layout = UmmaLayout::Swizzle128B});
   }
+  std::uint32_t bh(const FmhaWorkUnit& u) const { return u.b * pr.p.heads + u.h; }
+  std::uint32_t kv_bh(const FmhaWorkUnit& u) const {
+    return u.b * pr.kv_heads + u.h / (pr.p.heads / pr.kv_heads);
+  }
+  std::int32_t row(const FmhaWorkUnit& u, std::uint32_t i, std::uint32_t within = 0) const {
+    return static_cast<std::int32_t>(u.qb * 2 * kTileQ + i * kTileQ + within);
+  }
 
   Task operator()(Warp& w) const {
-    const WorkUnit& u = pr.units[w.cta_idx()];
-    const std::uint32_t qb = u.qb, bh = u.b * pr.p.heads + u.h;
-    const std::uint32_t kv_bh = u.b * pr.kv_heads + u.h / (pr.p.heads / pr.kv_heads);
-    const std::uint32_t n = pr.kv_tiles(u);
-    const PipelineTmaUmmaAsync kv(SmemAddr{0}, {.stages = l.stages, .transaction_bytes = l.stage_bytes(), .name = "kv"});
+    const PipelineTmaUmmaAsync kv(SmemAddr{0}, {.stages = l.stages, .transaction_bytes = l.k_bytes(), .name = "kv"});
     const Role role = role_of(w.warp_idx());
     if (w.warp_idx() == 12) {
       kv.init(w);
       for (std::uint32_t which = 0; which < kBarriers; ++which)
         for (std::uint32_t i = 0; i < 2; ++i) {
-          const std::uint32_t count = which == QFull || which == SFull || which == OFull ? 1 : 4;
+          // q.empty: the MMA warp's commit after the unit's last S MMA, and the epilogue's arrival
+          // once O's stores have read SMEM when O is staged in Q's space.
+          const std::uint32_t count = which == QEmpty ? (l.separate_o ? 1 : 2)
+                                      : which == QFull || which == SFull || which == OFull || which == OEmpty ? 1
+                                                                                                              : 4;
           w.mbarrier_init(l.bar(which, i), count, fmt::format("{}[{}]", kBarrierNames[which], i));
         }
       co_await w.tcgen05_alloc(SmemAddr{l.tmem_slot}, 512);
@@ -144,124 +177,148 @@ struct Kernel {
       w.setmaxnreg_dec(role == Role::Correction ? 96 : 32);
 
     switch (role) {
-      case Role::Load: co_await load(w, kv, qb, bh, kv_bh, n); break;
-      case Role::Mma: co_await mma(w, kv, tmem, n); break;
+      case Role::Load: co_await load(w, kv); break;
+      case Role::Mma: co_await mma(w, kv, tmem); break;
       case Role::Softmax0:
-      case Role::Softmax1: co_await softmax(w, role == Role::Softmax0 ? 0 : 1, tmem, u, n); break;
-      case Role::Correction: co_await correction(w, tmem, n); break;
-      case Role::Epilogue: co_await epilogue(w, qb, bh); break;
+      case Role::Softmax1: co_await softmax(w, role == Role::Softmax0 ? 0 : 1, tmem); break;
+      case Role::Correction: co_await correction(w, tmem); break;
+      case Role::Epilogue: co_await epilogue(w); break;
       case Role::Empty: w.set_role("Empty"); break;
     }
     co_await w.syncthreads();
     if (role == Role::Mma) w.tcgen05_dealloc(tmem, 512);
   }
 
-  Task load(Warp& w, const PipelineTmaUmmaAsync& kv, std::uint32_t qb, std::uint32_t bh, std::uint32_t kv_bh,
-            std::uint32_t n) const {
+  // Q_0 and Q_1 of each unit (once the previous unit's S MMAs, or with O staged in Q's space its
+  // O stores, are done with Q_i), then K_j and V_j per tile, each in its own stage.
+  Task load(Warp& w, const PipelineTmaUmmaAsync& kv) const {
     w.set_role("Load");
-    for (std::uint32_t i = 0; i < 2; ++i) {
-      w.mbarrier_arrive_expect_tx(l.bar(QFull, i), l.q_bytes());
-      for (std::uint32_t c = 0; c < l.chunks; ++c)
-        w.tma_load(q_map, SmemAddr{l.q_tile(i).offset + c * kChunkBytes}, l.bar(QFull, i),
-                   {static_cast<std::int32_t>(c * kChunk), static_cast<std::int32_t>(qb * 2 * kTileQ + i * kTileQ),
-                    static_cast<std::int32_t>(bh)});
-    }
     PipelineState st = make_producer_start_state(l.stages);
-    for (std::uint32_t j = 0; j < n; ++j)
-      for (const TensorMap* map : {&k_map, &v_map}) {  // K_j, then V_j, each in its own stage
-        co_await kv.producer_acquire(w, st);
-        for (std::uint32_t c = 0; c < l.chunks; ++c)
-          w.tma_load(*map, SmemAddr{l.stage(st.index).offset + c * kChunkBytes}, kv.producer_get_barrier(st),
-                     {static_cast<std::int32_t>(c * kChunk), static_cast<std::int32_t>(j * kTileK),
-                      static_cast<std::int32_t>(kv_bh)});
-        ++st;
+    for (std::uint32_t k = 0; const FmhaWorkUnit* u = sched.unit(w.cta_idx(), k); ++k) {
+      for (std::uint32_t i = 0; i < 2; ++i) {
+        if (k > 0) co_await w.mbarrier_wait(l.bar(QEmpty, i), (k - 1) & 1u);
+        w.mbarrier_arrive_expect_tx(l.bar(QFull, i), l.q_bytes());
+        for (std::uint32_t c = 0; c < l.chunks_qk; ++c)
+          w.tma_load(q_map, SmemAddr{l.q_tile(i).offset + c * kChunkBytes}, l.bar(QFull, i),
+                     {static_cast<std::int32_t>(c * kChunk), row(*u, i), static_cast<std::int32_t>(bh(*u))});
       }
+      for (std::uint32_t j = 0; j < u->kv_tiles; ++j)
+        for (const bool is_k : {true, false}) {
+          const std::uint32_t chunks = is_k ? l.chunks_qk : l.chunks_v;
+          // Uneven stages: a large tile into stage 0 overlaps the large one two loads back in the
+          // middle stage ([K, V, K] after [V, K, V]), so it also waits for that one's release.
+          if (l.uneven && st.count % 6 == 0 && st.count > 0)
+            co_await w.mbarrier_wait(kv.empty(1), ((st.count + 1) / 3 & 1u) ^ 1u);
+          co_await kv.producer_acquire(w, st, chunks * kChunkBytes);
+          for (std::uint32_t c = 0; c < chunks; ++c)
+            w.tma_load(is_k ? k_map : v_map, SmemAddr{l.kv_load(st.count).offset + c * kChunkBytes},
+                       kv.producer_get_barrier(st),
+                       {static_cast<std::int32_t>(c * kChunk), static_cast<std::int32_t>(j * kTileK),
+                        static_cast<std::int32_t>(kv_bh(*u))});
+          ++st;
+        }
+    }
     co_await kv.producer_tail(w, st);
   }
 
   // The real kernel's order, which lets each softmax warpgroup work while the other's P V runs:
   // S0_0, S1_0, O0 += P0 V_0; then per tile j: S0_j, O1 += P1 V_{j-1}, S1_j, O0 += P0 V_j; then
   // O1 += P1 V_{n-1}. K_j and V_j take consecutive stages (loads 2j and 2j+1); V_j is released
-  // after K_{j+1}, out of load order, which the per-stage empty barriers allow.
-  Task mma(Warp& w, const PipelineTmaUmmaAsync& kv, TmemAddr tmem, std::uint32_t n) const {
+  // after K_{j+1}, out of load order, which the per-stage empty barriers allow. Barrier phases
+  // count this CTA's tiles over all its units (t0: the tiles of the units before).
+  Task mma(Warp& w, const PipelineTmaUmmaAsync& kv, TmemAddr tmem) const {
     w.set_role("MMA");
-    for (std::uint32_t i = 0; i < 2; ++i) co_await w.mbarrier_wait(l.bar(QFull, i), 0);
-    auto stage = [&](std::uint32_t load) {  // the pipeline state of K/V load number `load`
-      return PipelineState{l.stages, load % l.stages, (load / l.stages) & 1u, load};
-    };
-    auto s_mma = [&](std::uint32_t i, const PipelineState& k) {
-      for (std::uint32_t kb = 0; kb < pr.p.headdim / 16; ++kb) {
-        const std::uint32_t c = kb / 4, within = (kb % 4) * 32;
-        w.tcgen05_mma(MmaKind::F16, tmem + kColS[i], k_major(SmemAddr{l.q_tile(i).offset + c * kChunkBytes}, within),
-                      k_major(SmemAddr{l.stage(k.index).offset + c * kChunkBytes}, within), s_desc, kb > 0);
-      }
-      w.tcgen05_commit(l.bar(SFull, i));
-    };
-    // O_i += P_i V_j once P_i of tile j is in TMEM and (j > 0) correction rescaled O_i.
-    auto pv_mma = [&](std::uint32_t i, std::uint32_t j, const PipelineState& v) -> Task {
-      co_await w.mbarrier_wait(l.bar(PFull, i), j & 1u);
-      if (j > 0) co_await w.mbarrier_wait(l.bar(OReady, i), (j - 1) & 1u);
+    std::uint32_t t0 = 0;
+    for (std::uint32_t k = 0; const FmhaWorkUnit* u = sched.unit(w.cta_idx(), k); ++k) {
+      const std::uint32_t n = u->kv_tiles;
+      for (std::uint32_t i = 0; i < 2; ++i) co_await w.mbarrier_wait(l.bar(QFull, i), k & 1u);
+      auto stage = [&](std::uint32_t load) {  // the pipeline state of this unit's K/V load `load`
+        const std::uint32_t g = 2 * t0 + load;
+        return PipelineState{l.stages, g % l.stages, (g / l.stages) & 1u, g};
+      };
+      auto s_mma = [&](std::uint32_t i, std::uint32_t j) {
+        const SmemAddr k_tile = l.kv_load(stage(2 * j).count);
+        for (std::uint32_t kb = 0; kb < pr.dqk / 16; ++kb) {
+          const std::uint32_t c = kb / 4, within = (kb % 4) * 32;
+          w.tcgen05_mma(MmaKind::F16, tmem + kColS[i], k_major(SmemAddr{l.q_tile(i).offset + c * kChunkBytes}, within),
+                        k_major(SmemAddr{k_tile.offset + c * kChunkBytes}, within), s_desc, kb > 0);
+        }
+        w.tcgen05_commit(l.bar(SFull, i));
+        if (j + 1 == n) w.tcgen05_commit(l.bar(QEmpty, i));  // the unit's last read of Q_i
+      };
+      // O_i += P_i V_j once P_i of tile j is in TMEM and O_i is ready: rescaled (j > 0), or free
+      // of the previous unit's O (j = 0).
+      auto pv_mma = [&](std::uint32_t i, std::uint32_t j) -> Task {
+        co_await w.mbarrier_wait(l.bar(PFull, i), (t0 + j) & 1u);
+        co_await w.mbarrier_wait(l.bar(OReady, i), (t0 + j) & 1u);
+        w.tcgen05_fence_after_thread_sync();
+        const SmemAddr v_tile = l.kv_load(stage(2 * j + 1).count);
+        for (std::uint32_t kb = 0; kb < kTileK / 16; ++kb)
+          w.tcgen05_mma(MmaKind::F16, tmem + kColO[i], tmem + (kColS[i] + kPOffset + kb * 8),
+                        v_operand(v_tile, kb * 16), pv_desc, j > 0 || kb > 0);
+        w.tcgen05_commit(l.bar(OFull, i));
+      };
+      co_await kv.consumer_wait(w, stage(0));
       w.tcgen05_fence_after_thread_sync();
-      for (std::uint32_t kb = 0; kb < kTileK / 16; ++kb)
-        w.tcgen05_mma(MmaKind::F16, tmem + kColO[i], tmem + (kColS[i] + kPOffset + kb * 8),
-                      v_operand(l.stage(v.index), kb * 16), pv_desc, j > 0 || kb > 0);
-      w.tcgen05_commit(l.bar(OFull, i));
-    };
-    co_await kv.consumer_wait(w, stage(0));
-    w.tcgen05_fence_after_thread_sync();
-    s_mma(0, stage(0));
-    s_mma(1, stage(0));
-    kv.consumer_release(w, stage(0));
-    co_await kv.consumer_wait(w, stage(1));
-    co_await pv_mma(0, 0, stage(1));
-    for (std::uint32_t j = 1; j < n; ++j) {
-      co_await kv.consumer_wait(w, stage(2 * j));
-      s_mma(0, stage(2 * j));
-      co_await pv_mma(1, j - 1, stage(2 * j - 1));
-      kv.consumer_release(w, stage(2 * j - 1));
-      s_mma(1, stage(2 * j));
-      kv.consumer_release(w, stage(2 * j));
-      co_await kv.consumer_wait(w, stage(2 * j + 1));
-      co_await pv_mma(0, j, stage(2 * j + 1));
+      s_mma(0, 0);
+      s_mma(1, 0);
+      kv.consumer_release(w, stage(0));
+      co_await kv.consumer_wait(w, stage(1));
+      co_await pv_mma(0, 0);
+      for (std::uint32_t j = 1; j < n; ++j) {
+        co_await kv.consumer_wait(w, stage(2 * j));
+        s_mma(0, j);
+        co_await pv_mma(1, j - 1);
+        kv.consumer_release(w, stage(2 * j - 1));
+        s_mma(1, j);
+        kv.consumer_release(w, stage(2 * j));
+        co_await kv.consumer_wait(w, stage(2 * j + 1));
+        co_await pv_mma(0, j);
+      }
+      co_await pv_mma(1, n - 1);
+      kv.consumer_release(w, stage(2 * n - 1));
+      t0 += n;
     }
-    co_await pv_mma(1, n - 1, stage(2 * n - 1));
-    kv.consumer_release(w, stage(2 * n - 1));
   }
 
   // One row per thread (lane = row of the warp's quadrant): row max with masking, the
   // statistics to correction, P = exp2(S * scale_log2 - max * scale_log2) as bf16 into TMEM, the
-  // running row sum; the final sum and max at the end.
-  Task softmax(Warp& w, std::uint32_t i, TmemAddr tmem, const WorkUnit& u, std::uint32_t n) const {
+  // running row sum; the final sum and max at the end of each unit.
+  Task softmax(Warp& w, std::uint32_t i, TmemAddr tmem) const {
     const std::uint32_t q = w.warp_idx() % 4;
     w.set_role(fmt::format("Softmax{} w{}", i, w.warp_idx() % 4));
     std::vector<std::uint32_t> s(32 * kTileK), pbits(32 * kTileK / 2);
-    std::vector<float> m(32, kNegInf), sum(32, 0.0f), m_prev(32);
+    std::vector<float> m(32), sum(32), m_prev(32);
     const TmemAddr lanes = TmemAddr::at(32 * q, tmem.column());
-    for (std::uint32_t j = 0; j < n; ++j) {
-      co_await w.mbarrier_wait(l.bar(SFull, i), j & 1u);
-      w.tcgen05_fence_after_thread_sync();
-      for (std::uint32_t c = 0; c < kTileK / 32; ++c)
-        w.tcgen05_ld(lanes + (kColS[i] + 32 * c), TmemShape::S32x32b, 32,
-                     std::span(s).subspan(c * 32 * 32, 32 * 32));
-      co_await w.tcgen05_wait_ld();
-      if (w.functional()) compute_p(i, q, u, j, s, m, m_prev, sum, pbits);
-      // Instruction counts per thread (one row of 128 scores): 128 max (ALU), 128 FMA for
-      // s*scale - max*scale, 128 ex2 (MUFU), 128 adds for the row sum (FMA), 64 packing
-      // conversions (fp32 pairs -> bf16x2).
-      const Warp::PipeWork row[] = {
-          {CorePipe::Alu, kTileK}, {CorePipe::Fma, 2 * kTileK}, {CorePipe::Mufu, kTileK}, {CorePipe::Cvt, kTileK / 2}};
-      w.execute(row);
-      if (j > 0) co_await w.mbarrier_wait(l.bar(StatsEmpty, i), (j - 1) & 1u);
-      write_stats(w, i, q, m_prev, m);
-      w.mbarrier_arrive(l.bar(StatsFull, i));
-      w.tcgen05_st(lanes + (kColS[i] + kPOffset), TmemShape::S32x32b, kTileK / 2, pbits);
-      co_await w.tcgen05_wait_st();
-      w.tcgen05_fence_before_thread_sync();
-      w.mbarrier_arrive(l.bar(PFull, i));
+    std::uint32_t t0 = 0;
+    for (std::uint32_t k = 0; const FmhaWorkUnit* u = sched.unit(w.cta_idx(), k); ++k) {
+      const std::uint32_t n = u->kv_tiles;
+      std::fill(m.begin(), m.end(), kNegInf);
+      std::fill(sum.begin(), sum.end(), 0.0f);
+      for (std::uint32_t j = 0; j < n; ++j) {
+        co_await w.mbarrier_wait(l.bar(SFull, i), (t0 + j) & 1u);
+        w.tcgen05_fence_after_thread_sync();
+        for (std::uint32_t c = 0; c < kTileK / 32; ++c)
+          w.tcgen05_ld(lanes + (kColS[i] + 32 * c), TmemShape::S32x32b, 32, std::span(s).subspan(c * 32 * 32, 32 * 32));
+        co_await w.tcgen05_wait_ld();
+        if (w.functional()) compute_p(i, q, *u, j, s, m, m_prev, sum, pbits);
+        co_await w.run(softmax_code);
+        if (j > 0)
+          co_await w.mbarrier_wait(l.bar(StatsEmpty, i), (t0 + j - 1) & 1u);
+        else if (k > 0)
+          co_await w.mbarrier_wait(l.bar(SumEmpty, i), (k - 1) & 1u);  // correction read the last unit's sum
+        write_stats(w, i, q, m_prev, m);
+        w.mbarrier_arrive(l.bar(StatsFull, i));
+        w.tcgen05_st(lanes + (kColS[i] + kPOffset), TmemShape::S32x32b, kTileK / 2, pbits);
+        co_await w.tcgen05_wait_st();
+        w.tcgen05_fence_before_thread_sync();
+        w.mbarrier_arrive(l.bar(PFull, i));
+      }
+      co_await w.mbarrier_wait(l.bar(StatsEmpty, i), (t0 + n - 1) & 1u);  // correction read the last maxima
+      write_stats(w, i, q, sum, m);
+      w.mbarrier_arrive(l.bar(SumFull, i));
+      t0 += n;
     }
-    co_await w.mbarrier_wait(l.bar(StatsEmpty, i), (n - 1) & 1u);  // correction read the last maxima
-    write_stats(w, i, q, sum, m);
-    w.mbarrier_arrive(l.bar(SumFull, i));
   }
 
   // The warp's 32 rows of both statistics fields (one st.shared each: a float per lane).
@@ -271,10 +328,11 @@ struct Kernel {
     w.st_shared(l.stat(i, 1, 32 * q), std::as_bytes(std::span(m)));
   }
 
-  void compute_p(std::uint32_t i, std::uint32_t q, const WorkUnit& u, std::uint32_t j, const std::vector<std::uint32_t>& s,
-                 std::vector<float>& m, std::vector<float>& m_prev, std::vector<float>& sum,
-                 std::vector<std::uint32_t>& pbits) const {
-    const std::uint32_t row0 = u.qb * 2 * kTileQ + i * kTileQ + 32 * q, len = pr.lens[u.b];
+  void compute_p(std::uint32_t i, std::uint32_t q, const FmhaWorkUnit& u, std::uint32_t j,
+                 const std::vector<std::uint32_t>& s, std::vector<float>& m, std::vector<float>& m_prev,
+                 std::vector<float>& sum, std::vector<std::uint32_t>& pbits) const {
+    const std::uint32_t row0 = static_cast<std::uint32_t>(row(u, i, 32 * q)), len = pr.lens[u.b];
+    const double threshold = pr.p.algorithm.rescale_threshold;
     for (std::uint32_t r = 0; r < 32; ++r) {
       const std::uint32_t query = row0 + r;
       auto score = [&](std::uint32_t k) {  // column k of row r: regs[lane * 32 + reg] of chunk k / 32
@@ -284,6 +342,9 @@ struct Kernel {
       };
       float mx = m[r];
       for (std::uint32_t k = 0; k < kTileK; ++k) mx = std::max(mx, score(k));
+      // FlashAttention-4 keeps the old max while it grew by at most the threshold (P then reaches
+      // up to 2^threshold; sum and O use the same stale max, so O is unchanged).
+      if (threshold > 0 && m[r] != kNegInf && (mx - m[r]) * pr.scale_log2 <= threshold) mx = m[r];
       m_prev[r] = m[r];
       m[r] = mx;
       const float base = mx == kNegInf ? 0.0f : mx * pr.scale_log2;
@@ -292,8 +353,8 @@ struct Kernel {
       for (std::uint32_t k = 0; k < kTileK; k += 2) {
         std::uint32_t packed = 0;
         for (std::uint32_t h = 0; h < 2; ++h) {
-          const float sc = score(k + h);
-          const float p = sc == kNegInf ? 0.0f : std::exp2(sc * pr.scale_log2 - base);
+          const float x = score(k + h) * pr.scale_log2 - base;
+          const float p = emulated[k + h] ? exp2_poly(x) : (x == kNegInf ? 0.0f : std::exp2(x));
           add += p;
           std::uint16_t bits = 0;
           store_from_float(pr.p.dtype, p, reinterpret_cast<std::byte*>(&bits));
@@ -306,89 +367,101 @@ struct Kernel {
   }
 
   // Rescales O_i by exp2((m_old - m_new) * scale_log2) where a row's max grew, between the
-  // P V of tile j-1 and that of tile j; at the end, O_i / row sum to SMEM for the epilogue.
-  Task correction(Warp& w, TmemAddr tmem, std::uint32_t n) const {
-    const std::uint32_t q = w.warp_idx() % 4, d = pr.p.headdim;
+  // P V of tile j-1 and that of tile j; at the end of a unit, O_i / row sum to SMEM for the
+  // epilogue.
+  Task correction(Warp& w, TmemAddr tmem) const {
+    const std::uint32_t q = w.warp_idx() % 4, d = pr.dv;
     w.set_role(fmt::format("Correction w{}", q));
     std::vector<std::uint32_t> o(32 * d);
-    const TmemAddr lanes = TmemAddr::at(32 * q, tmem.column());
-    for (std::uint32_t j = 0; j < n; ++j)
-      for (std::uint32_t i = 0; i < 2; ++i) {
-        co_await w.mbarrier_wait(l.bar(StatsFull, i), j & 1u);
-        std::vector<float> scale(32, 1.0f), m_old(32), m_new(32);
-        w.ld_shared(l.stat(i, 0, 32 * q), std::as_writable_bytes(std::span(m_old)));
-        w.ld_shared(l.stat(i, 1, 32 * q), std::as_writable_bytes(std::span(m_new)));
-        bool grew = false;
-        for (std::uint32_t r = 0; r < 32; ++r)
-          if (m_old[r] != m_new[r] && m_old[r] != kNegInf) {
-            scale[r] = std::exp2((m_old[r] - m_new[r]) * pr.scale_log2);
-            grew = true;
-          }
-        w.mbarrier_arrive(l.bar(StatsEmpty, i));
-        if (j == 0) continue;  // nothing accumulated yet
-        co_await w.mbarrier_wait(l.bar(OFull, i), (j - 1) & 1u);
-        w.tcgen05_fence_after_thread_sync();
-        // Timing mode has no scores: a warp rescales as often as i.i.d. scores make one of its 32
-        // rows' maxima grow at tile j, 1 - (j / (j + 1))^32, drawn deterministically.
-        if (w.functional() ? grew : timing_rescale(w.cta_idx(), w.warp_idx(), i, j)) {
-          ++*rescales;
-          w.tcgen05_ld(lanes + kColO[i], TmemShape::S32x32b, d, o);
-          co_await w.tcgen05_wait_ld();
-          if (w.functional())
-            for (std::uint32_t r = 0; r < 32; ++r)
-              for (std::uint32_t c = 0; c < d; ++c)
-                o[r * d + c] = std::bit_cast<std::uint32_t>(std::bit_cast<float>(o[r * d + c]) * scale[r]);
-          const Warp::PipeWork rescale[] = {{CorePipe::Mufu, 1}, {CorePipe::Fma, d}};
-          w.execute(rescale);
-          w.tcgen05_st(lanes + kColO[i], TmemShape::S32x32b, d, o);
-          co_await w.tcgen05_wait_st();
-        }
-        w.tcgen05_fence_before_thread_sync();
-        w.mbarrier_arrive(l.bar(OReady, i));
-      }
+    std::vector<float> scale(32), m_old(32), m_new(32), total(32);
     std::vector<std::byte> row_bytes(32 * kChunk * 2);
-    std::vector<float> total(32);
-    for (std::uint32_t i = 0; i < 2; ++i) {
-      co_await w.mbarrier_wait(l.bar(SumFull, i), 0);
-      w.ld_shared(l.stat(i, 0, 32 * q), std::as_writable_bytes(std::span(total)));
-      co_await w.mbarrier_wait(l.bar(OFull, i), (n - 1) & 1u);
-      w.tcgen05_fence_after_thread_sync();
-      w.tcgen05_ld(lanes + kColO[i], TmemShape::S32x32b, d, o);
-      co_await w.tcgen05_wait_ld();
-      const Warp::PipeWork normalize[] = {{CorePipe::Mufu, 1}, {CorePipe::Fma, d}, {CorePipe::Cvt, d / 2}};  // 1 / sum
-      w.execute(normalize);
-      for (std::uint32_t c = 0; c < l.chunks; ++c) {
-        if (w.functional())
+    const TmemAddr lanes = TmemAddr::at(32 * q, tmem.column());
+    // Timing mode has no scores: when this warp's rows' maxima grow is drawn (RowMaxModel), from
+    // one stream per unit, warp and Q tile.
+    const RowMaxModel::Params model{.score_std = pr.p.score_std, .threshold = pr.p.algorithm.rescale_threshold};
+    std::array<RowMaxModel, 2> growth{RowMaxModel(model), RowMaxModel(model)};
+    std::uint32_t t0 = 0;
+    for (std::uint32_t k = 0; const FmhaWorkUnit* u = sched.unit(w.cta_idx(), k); ++k) {
+      const std::uint32_t n = u->kv_tiles;
+      const std::uint64_t id = sched.index(w.cta_idx(), k);
+      if (!w.functional())
+        for (std::uint32_t i = 0; i < 2; ++i) growth[i].restart(mix64(id * 8 + q * 2 + i));
+      for (std::uint32_t j = 0; j < n; ++j)
+        for (std::uint32_t i = 0; i < 2; ++i) {
+          if (j == 0) w.mbarrier_arrive(l.bar(OReady, i));  // O_i is free: the last unit's was read below
+          co_await w.mbarrier_wait(l.bar(StatsFull, i), (t0 + j) & 1u);
+          w.ld_shared(l.stat(i, 0, 32 * q), std::as_writable_bytes(std::span(m_old)));
+          w.ld_shared(l.stat(i, 1, 32 * q), std::as_writable_bytes(std::span(m_new)));
+          bool grew = false;
           for (std::uint32_t r = 0; r < 32; ++r) {
-            for (std::uint32_t e = 0; e < kChunk; ++e) {
-              const float v = total[r] > 0 ? std::bit_cast<float>(o[r * d + c * kChunk + e]) / total[r] : 0.0f;
-              store_from_float(pr.p.dtype, v, &row_bytes[(r * kChunk + e) * 2]);
+            scale[r] = 1.0f;
+            if (m_old[r] != m_new[r] && m_old[r] != kNegInf) {
+              scale[r] = std::exp2((m_old[r] - m_new[r]) * pr.scale_log2);
+              grew = true;
             }
           }
-        w.st_shared(l.o_box(i, q, c), row_bytes);
+          w.mbarrier_arrive(l.bar(StatsEmpty, i));
+          if (j == 0) continue;  // nothing accumulated yet
+          co_await w.mbarrier_wait(l.bar(OFull, i), (t0 + j - 1) & 1u);
+          w.tcgen05_fence_after_thread_sync();
+          if (w.functional() ? grew : growth[i].rescales(j)) {  // a warp vote: any row of the 32
+            ++*rescales;
+            w.tcgen05_ld(lanes + kColO[i], TmemShape::S32x32b, d, o);
+            co_await w.tcgen05_wait_ld();
+            if (w.functional())
+              for (std::uint32_t r = 0; r < 32; ++r)
+                for (std::uint32_t c = 0; c < d; ++c)
+                  o[r * d + c] = std::bit_cast<std::uint32_t>(std::bit_cast<float>(o[r * d + c]) * scale[r]);
+            co_await w.run(rescale_code);
+            w.tcgen05_st(lanes + kColO[i], TmemShape::S32x32b, d, o);
+            co_await w.tcgen05_wait_st();
+          }
+          w.tcgen05_fence_before_thread_sync();
+          w.mbarrier_arrive(l.bar(OReady, i));
+        }
+      for (std::uint32_t i = 0; i < 2; ++i) {
+        co_await w.mbarrier_wait(l.bar(SumFull, i), k & 1u);
+        w.ld_shared(l.stat(i, 0, 32 * q), std::as_writable_bytes(std::span(total)));
+        w.mbarrier_arrive(l.bar(SumEmpty, i));
+        co_await w.mbarrier_wait(l.bar(OFull, i), (t0 + n - 1) & 1u);
+        w.tcgen05_fence_after_thread_sync();
+        w.tcgen05_ld(lanes + kColO[i], TmemShape::S32x32b, d, o);
+        co_await w.tcgen05_wait_ld();
+        co_await w.run(normalize_code);
+        if (k > 0) co_await w.mbarrier_wait(l.bar(OEmpty, i), (k - 1) & 1u);  // the last unit's O stored
+        for (std::uint32_t c = 0; c < l.chunks_v; ++c) {
+          if (w.functional())
+            for (std::uint32_t r = 0; r < 32; ++r) {
+              for (std::uint32_t e = 0; e < kChunk; ++e) {
+                const float v = total[r] > 0 ? std::bit_cast<float>(o[r * d + c * kChunk + e]) / total[r] : 0.0f;
+                store_from_float(pr.p.dtype, v, &row_bytes[(r * kChunk + e) * 2]);
+              }
+            }
+          w.st_shared(l.o_box(i, q, c), row_bytes);
+        }
+        w.fence_proxy_async();
+        w.mbarrier_arrive(l.bar(EpiFull, i));
       }
-      w.fence_proxy_async();
-      w.mbarrier_arrive(l.bar(EpiFull, i));
+      t0 += n;
     }
   }
 
-  static bool timing_rescale(std::uint32_t cta, std::uint32_t warp, std::uint32_t i, std::uint32_t j) {
-    const std::uint64_t h = mix64((static_cast<std::uint64_t>(cta) << 32) ^ (warp << 20) ^ (i << 19) ^ j);
-    const double p = 1.0 - std::pow(static_cast<double>(j) / (j + 1), 32.0);
-    return static_cast<double>(h >> 11) * 0x1.0p-53 < p;
-  }
-
-  Task epilogue(Warp& w, std::uint32_t qb, std::uint32_t bh) const {
+  // O_i's TMA stores; once they have read SMEM, the staging (and, when O is staged in Q_i's
+  // space, Q_i) is free for the next unit.
+  Task epilogue(Warp& w) const {
     w.set_role("Epilogue");
-    for (std::uint32_t i = 0; i < 2; ++i) {
-      co_await w.mbarrier_wait(l.bar(EpiFull, i), 0);
-      for (std::uint32_t q = 0; q < 4; ++q)
-        for (std::uint32_t c = 0; c < l.chunks; ++c)
-          w.tma_store(o_map, l.o_box(i, q, c),
-                      {static_cast<std::int32_t>(c * kChunk),
-                       static_cast<std::int32_t>(qb * 2 * kTileQ + i * kTileQ + 32 * q), static_cast<std::int32_t>(bh)});
-      w.bulk_commit_group();
-    }
+    for (std::uint32_t k = 0; const FmhaWorkUnit* u = sched.unit(w.cta_idx(), k); ++k)
+      for (std::uint32_t i = 0; i < 2; ++i) {
+        co_await w.mbarrier_wait(l.bar(EpiFull, i), k & 1u);
+        for (std::uint32_t q = 0; q < 4; ++q)
+          for (std::uint32_t c = 0; c < l.chunks_v; ++c)
+            w.tma_store(o_map, l.o_box(i, q, c),
+                        {static_cast<std::int32_t>(c * kChunk), row(*u, i, 32 * q), static_cast<std::int32_t>(bh(*u))});
+        w.bulk_commit_group();
+        co_await w.bulk_wait_group_read(0);
+        w.mbarrier_arrive(l.bar(OEmpty, i));
+        if (!l.separate_o) w.mbarrier_arrive(l.bar(QEmpty, i));
+      }
     co_await w.bulk_wait_group(0);
   }
 };
@@ -398,8 +471,11 @@ void validate(const HardwareConfig& config, const FmhaParams& p) {
     throw InputError(fmt::format("the {} config has {} TMEM columns; fmha needs 512 (a Blackwell config such as "
                                  "sim_configs/b200.yaml)",
                                  config.name, config.tmem.columns));
-  if (p.headdim != 64 && p.headdim != 128)
-    throw InputError(fmt::format("--headdim {}: the kernel supports head dims 64 and 128", p.headdim));
+  if (p.headdim != 64 && p.headdim != 128 && p.headdim != 192)
+    throw InputError(fmt::format("--headdim {}: the kernel supports head dims 64, 128 and 192", p.headdim));
+  const std::uint32_t dv = p.headdim_v ? p.headdim_v : p.headdim;
+  if (dv != 64 && dv != 128)
+    throw InputError(fmt::format("--headdim-v {}: V's head dim must be 64 or 128 (O_i has 128 TMEM columns)", dv));
   if (p.dtype != DataType::BF16 && p.dtype != DataType::F16)
     throw InputError(fmt::format("--dtype {}: Q, K, V are bf16 or f16", name_of(p.dtype)));
   if (p.batch == 0 || p.heads == 0) throw InputError("--batch and --heads must be at least 1");
@@ -416,6 +492,46 @@ void validate(const HardwareConfig& config, const FmhaParams& p) {
   const std::uint32_t kvh = p.kv_heads ? p.kv_heads : p.heads;
   if (p.heads % kvh != 0)
     throw InputError(fmt::format("--kv-heads {}: the {} query heads must split evenly over the K/V heads", kvh, p.heads));
+  const FmhaAlgorithm& a = p.algorithm;
+  if (a.exp2_emu_freq != 0 && (a.exp2_emu_res > a.exp2_emu_freq || a.exp2_emu_start > kTileK / 32))
+    throw InputError(fmt::format("--exp2-emu {}:{}:{}: FREQ:RES:START needs RES <= FREQ and START <= {}", a.exp2_emu_freq,
+                                 a.exp2_emu_res, a.exp2_emu_start, kTileK / 32));
+  // P reaches 2^threshold under a stale max: it must stay finite in the element type.
+  const double log2_max = p.dtype == DataType::F16 ? std::log2(65504.0) : 127.0;
+  if (!(a.rescale_threshold >= 0 && a.rescale_threshold < log2_max))
+    throw InputError(fmt::format("--rescale-threshold {}: must be in [0, {:.2f}) for {} (P reaches 2^threshold)",
+                                 a.rescale_threshold, log2_max, name_of(p.dtype)));
+  if (!(p.score_std > 0)) throw InputError(fmt::format("--score-std {}: must be positive", p.score_std));
+}
+
+// The SMEM map: Q tiles, as many K/V stages as fit (FlashAttention-4's 3 uneven stages for
+// head dims 192/128 where only 2 even ones would), and O's own staging when the algorithm has it.
+Layout layout(const HardwareConfig& config, const FmhaParams& p, std::uint32_t dv) {
+  Layout l;
+  l.chunks_qk = p.headdim / kChunk;
+  l.chunks_v = dv / kChunk;
+  l.separate_o = p.algorithm.separate_o;
+  l.named = PipelineBarriers::smem_bytes(16);  // after the K/V pipeline's barriers (16 stages at most)
+  l.tmem_slot = l.named + 16 * kBarriers;
+  l.kv = align_up(l.q + 2 * l.q_bytes(), kAtom);
+  const std::uint32_t o_bytes = l.separate_o ? 2 * l.chunks_v * kChunkBytes : 0;
+  const std::uint32_t need = l.kv + 2 * l.stage_bytes() + o_bytes;
+  if (config.sm.max_smem_per_cta < need)
+    throw InputError(fmt::format("head dims {}/{}: Q tiles{} and two K/V stages need {} bytes of SMEM; the {} config "
+                                 "allows {} per CTA",
+                                 p.headdim, dv, l.separate_o ? ", O staging" : "", need, config.name,
+                                 config.sm.max_smem_per_cta));
+  const std::uint32_t room = config.sm.max_smem_per_cta - l.kv - o_bytes;
+  const std::uint32_t fit = std::min(16u, room / l.stage_bytes());
+  const bool uneven_fits = l.k_bytes() > l.v_bytes() && room >= 2 * l.k_bytes() + l.v_bytes();
+  l.stages = p.stages ? p.stages : fit == 2 && uneven_fits ? 3 : fit;
+  l.uneven = l.stages == 3 && fit < 3;
+  if (l.stages < 2 || l.stages > 16 || (l.stages > fit && !l.uneven))
+    throw InputError(fmt::format("--stages {}: 2..{} K/V stages of {} bytes fit the {} bytes a CTA may have", l.stages,
+                                 uneven_fits && fit == 2 ? 3 : fit, l.stage_bytes(), config.sm.max_smem_per_cta));
+  l.o = l.kv + l.kv_bytes();
+  l.smem = l.o + o_bytes;
+  return l;
 }
 
 // Random inputs in [-range, range), fp32-rounded to the element type.
@@ -431,113 +547,107 @@ void fill(std::span<std::byte> bytes, DataType t, std::uint32_t seed, float rang
 
 FmhaResult run_fmha(const HardwareConfig& config, const SimOptions& options, const FmhaParams& p, bool check) {
   validate(config, p);
-  const std::uint32_t kvh = p.kv_heads ? p.kv_heads : p.heads, d = p.headdim;
-  const Problem pr(p, kvh, static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)) * 1.4426950408889634));
+  const std::uint32_t kvh = p.kv_heads ? p.kv_heads : p.heads, d = p.headdim, dv = p.headdim_v ? p.headdim_v : d;
+  const Problem pr{p, kvh, d, dv, p.seqlens.empty() ? std::vector<std::uint32_t>(p.batch, p.seqlen) : p.seqlens,
+                   static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)) * 1.4426950408889634)};
+  const Layout l = layout(config, p, dv);
+  const FmhaSchedule sched({.lens = pr.lens, .heads = p.heads, .seqlen = p.seqlen, .headdim = d, .headdim_v = dv,
+                            .causal = p.causal, .lpt = p.algorithm.lpt,
+                            .workers = p.algorithm.persistent ? config.sm.count : 0});
+
   Simulator sim(config, options);
-  const std::uint64_t row = d * 2ull;
-  const std::uint64_t q_bytes = row * p.seqlen * p.batch * p.heads, kv_bytes = row * p.seqlen * p.batch * kvh;
-  const GmemAddr qa = sim.gmem().alloc(q_bytes), ka = sim.gmem().alloc(kv_bytes), va = sim.gmem().alloc(kv_bytes),
-                 oa = sim.gmem().alloc(q_bytes);
-  auto map = [&](GmemAddr a, std::uint32_t heads, std::uint32_t box_rows, Swizzle sw) {
-    return TensorMap::tiled({.dtype = p.dtype, .address = a, .dims = {d, p.seqlen, static_cast<std::uint64_t>(p.batch) * heads},
-                             .strides = {row, row * p.seqlen}, .box = {kChunk, box_rows, 1}, .swizzle = sw});
+  const std::uint64_t rows = static_cast<std::uint64_t>(p.seqlen) * p.batch;
+  const std::uint64_t q_bytes = 2ull * d * rows * p.heads, k_bytes = 2ull * d * rows * kvh,
+                      v_bytes = 2ull * dv * rows * kvh, o_bytes = 2ull * dv * rows * p.heads;
+  const GmemAddr qa = sim.gmem().alloc(q_bytes), ka = sim.gmem().alloc(k_bytes), va = sim.gmem().alloc(v_bytes),
+                 oa = sim.gmem().alloc(o_bytes);
+  auto map = [&](GmemAddr a, std::uint32_t dim, std::uint32_t heads, std::uint32_t box_rows, Swizzle sw) {
+    return TensorMap::tiled({.dtype = p.dtype, .address = a,
+                             .dims = {dim, p.seqlen, static_cast<std::uint64_t>(p.batch) * heads},
+                             .strides = {2ull * dim, 2ull * dim * p.seqlen}, .box = {kChunk, box_rows, 1}, .swizzle = sw});
   };
-  const TensorMap q_map = map(qa, p.heads, kTileQ, Swizzle::B128), k_map = map(ka, kvh, kTileK, Swizzle::B128),
-                  v_map = map(va, kvh, kTileK, Swizzle::B128), o_map = map(oa, p.heads, 32, Swizzle::None);
+  const TensorMap q_map = map(qa, d, p.heads, kTileQ, Swizzle::B128), k_map = map(ka, d, kvh, kTileK, Swizzle::B128),
+                  v_map = map(va, dv, kvh, kTileK, Swizzle::B128), o_map = map(oa, dv, p.heads, 32, Swizzle::None);
   if (sim.gmem().holds_data()) {
     fill(sim.gmem().bytes(qa, q_bytes), p.dtype, 11, 2.0f);
-    fill(sim.gmem().bytes(ka, kv_bytes), p.dtype, 12, 2.0f);
-    fill(sim.gmem().bytes(va, kv_bytes), p.dtype, 13, 1.0f);
+    fill(sim.gmem().bytes(ka, k_bytes), p.dtype, 12, 2.0f);
+    fill(sim.gmem().bytes(va, v_bytes), p.dtype, 13, 1.0f);
   }
-  Layout l;
-  l.chunks = d / kChunk;
-  l.named = PipelineBarriers::smem_bytes(16);  // after the K/V pipeline's barriers (16 stages at most)
-  l.tmem_slot = l.named + 16 * kBarriers;
-  l.kv = align_up(l.q + 2 * l.q_bytes(), kAtom);
-  if (config.sm.max_smem_per_cta < l.kv + 2 * l.stage_bytes())
-    throw InputError(fmt::format("head dim {}: Q tiles and two K/V stages need {} bytes of SMEM; the {} config allows {} "
-                                 "per CTA",
-                                 d, l.kv + 2 * l.stage_bytes(), config.name, config.sm.max_smem_per_cta));
-  const std::uint32_t fit = (config.sm.max_smem_per_cta - l.kv) / l.stage_bytes();
-  l.stages = p.stages ? p.stages : std::min(16u, fit);
-  if (l.stages < 2 || l.stages > 16 || l.stages > fit)
-    throw InputError(fmt::format("--stages {}: 2..{} K/V stages of {} bytes fit the {} bytes a CTA may have", l.stages,
-                                 std::min(16u, fit), l.stage_bytes(), config.sm.max_smem_per_cta));
-  l.smem = l.kv + l.stages * l.stage_bytes();
+
+  const FmhaAlgorithm& a = p.algorithm;
+  const auto emulate = a.exp2_emu_freq ? fa4_emulated_pairs(kTileK, a.exp2_emu_freq, a.exp2_emu_res, a.exp2_emu_start)
+                                       : std::function<bool(std::uint32_t)>{};
+  const CoreBlock softmax_code = softmax_row_block(
+      {.columns = kTileK, .emulate = emulate, .paired = config.pipes.paired_fp32, .stale_max = a.rescale_threshold > 0},
+      config);
+  const CoreBlock rescale_code = o_rescale_block(dv, config), normalize_code = o_normalize_block(dv, config);
   FmhaResult r;
-  const Kernel kernel{pr, q_map, k_map, v_map, o_map, l,
-                      encode(MmaKind::F16, InstrDescriptorFields{.a_type = p.dtype, .b_type = p.dtype, .m = kTileQ, .n = kTileK}),
-                      encode(MmaKind::F16, InstrDescriptorFields{.a_type = p.dtype, .b_type = p.dtype,
-                                                                 .b_major = Major::MN, .m = kTileQ, .n = d}),
-                      &r.rescales};
+  Kernel kernel{pr, sched, q_map, k_map, v_map, o_map, l,
+                encode(MmaKind::F16, InstrDescriptorFields{.a_type = p.dtype, .b_type = p.dtype, .m = kTileQ, .n = kTileK}),
+                encode(MmaKind::F16, InstrDescriptorFields{.a_type = p.dtype, .b_type = p.dtype, .b_major = Major::MN,
+                                                           .m = kTileQ, .n = dv}),
+                softmax_code, rescale_code, normalize_code, {}, &r.rescales};
+  std::uint64_t row_tiles = 0;  // rows x K/V tiles the softmax processes
+  for (const FmhaWorkUnit& u : sched.order()) row_tiles += 2ull * kTileQ * u.kv_tiles;
+  for (std::uint32_t k = 0; k < kTileK; ++k) {
+    kernel.emulated[k] = emulate && emulate(k);
+    (kernel.emulated[k] ? r.exp2_emulated : r.exp2_mufu) += row_tiles;
+  }
   r.stages = l.stages;
-  r.ctas = static_cast<std::uint32_t>(pr.units.size());
+  r.ctas = sched.ctas();
+  r.units = static_cast<std::uint32_t>(sched.order().size());
+  const Kernel& run = kernel;
   r.run = sim.launch("fmha",
                      LaunchConfig{.grid_ctas = r.ctas, .block_threads = 512, .dynamic_smem_bytes = l.smem,
                                   .registers_per_thread = 128},
-                     [&kernel](Warp& w) { return kernel(w); });
-  for (std::uint32_t len : pr.lens) r.flops += 4.0 * p.heads * len * static_cast<double>(len) * d * (p.causal ? 0.5 : 1.0);
+                     [&run](Warp& w) { return run(w); });
+  for (std::uint32_t len : pr.lens)
+    r.flops += 2.0 * p.heads * len * static_cast<double>(len) * (d + dv) * (p.causal ? 0.5 : 1.0);
 
-  if (check && sim.gmem().holds_data()) {
-    auto floats = [&](GmemAddr base, std::uint64_t bytes) {
-      const auto src = sim.gmem().bytes(base, bytes);
-      std::vector<float> out(bytes / 2);
-      for (std::size_t e = 0; e < out.size(); ++e) out[e] = load_as_float(p.dtype, &src[2 * e]);
-      return out;
-    };
-    const std::vector<float> qf = floats(qa, q_bytes), kf = floats(ka, kv_bytes), vf = floats(va, kv_bytes),
-                             of = floats(oa, q_bytes);
-    auto at = [&](const std::vector<float>& t, std::uint32_t bh, std::uint32_t tok, std::uint32_t c) {
-      return t[(static_cast<std::size_t>(bh) * p.seqlen + tok) * d + c];
-    };
-    r.checked = true;
-    r.matches = true;
-    const double scale = 1.0 / std::sqrt(static_cast<double>(d)), u = std::ldexp(1.0, -8);
-    std::vector<double> w(p.seqlen);
-    for (std::uint32_t bh = 0; bh < p.batch * p.heads && r.matches; ++bh) {
-      const std::uint32_t kb = bh / p.heads * kvh + bh % p.heads / (p.heads / kvh);
-      const std::uint32_t len = pr.lens[bh / p.heads];
-      for (std::uint32_t t = 0; t < len && r.matches; ++t) {
-        const std::uint32_t keys = p.causal ? t + 1 : len;
-        double mx = -1e300;
-        for (std::uint32_t k = 0; k < keys; ++k) {
-          double dot = 0;
-          for (std::uint32_t c = 0; c < d; ++c) dot += static_cast<double>(at(qf, bh, t, c)) * at(kf, kb, k, c);
-          w[k] = dot * scale;
-          mx = std::max(mx, w[k]);
-        }
-        double total = 0;
-        for (std::uint32_t k = 0; k < keys; ++k) total += (w[k] = std::exp(w[k] - mx));
-        for (std::uint32_t c = 0; c < d && r.matches; ++c) {
-          double ref = 0, mag = 0;
-          for (std::uint32_t k = 0; k < keys; ++k) {
-            const double v = at(vf, kb, k, c);
-            ref += w[k] * v;
-            mag += w[k] * std::fabs(v);
-          }
-          ref /= total;
-          // P is rounded to the element type before P V (2^-8 relative for bf16, per term), O once
-          // more when stored; fp32 sums and exp2 add far less.
-          const double bound = 2 * u * mag / total + u * std::fabs(ref) + 1e-6;
-          const double got = at(of, bh, t, c), err = std::fabs(got - ref);
-          r.max_error = std::max(r.max_error, err);
-          if (!(err <= bound)) {
-            r.matches = false;
-            r.detail = fmt::format("O[batch {}][head {}][token {}][{}] = {} but the reference is {} (error {:.3g} > "
-                                   "bound {:.3g})",
-                                   bh / p.heads, bh % p.heads, t, c, got, ref, err, bound);
-          }
-        }
-      }
-    }
-    if (r.matches)
-      r.detail = fmt::format("O matches the fp64 softmax reference within 2^-7 sum(p|v|)/sum(p) + 2^-8|O| (max error {:.3g})",
-                             r.max_error);
-  }
+  if (check && sim.gmem().holds_data()) check_fmha_against_reference(sim, p, pr.lens, kvh, {qa, ka, va, oa}, r);
   return r;
 }
 
 namespace {
+
+// --variant's algorithm with the explicit options over it.
+FmhaAlgorithm algorithm_from_cli(const KernelArgs& a, const FmhaParams& p) {
+  const std::string& variant = a.text("variant");
+  if (variant != "cutlass" && variant != "fa4")
+    throw InputError(fmt::format("--variant: cutlass or fa4, got '{}'", variant));
+  FmhaAlgorithm alg = variant == "fa4" ? FmhaAlgorithm::fa4(p.headdim, p.causal) : FmhaAlgorithm::cutlass();
+  if (const std::string& e = a.text("exp2-emu"); !e.empty()) {
+    if (e == "off") {
+      alg.exp2_emu_freq = 0;
+    } else {
+      std::uint32_t field[3] = {0, alg.exp2_emu_res, alg.exp2_emu_start};
+      std::size_t at = 0;
+      for (std::uint32_t f = 0; f < 3 && at <= e.size(); ++f) {
+        const std::size_t colon = std::min(e.find(':', at), e.size());
+        field[f] = static_cast<std::uint32_t>(
+            parse_integer(e.substr(at, colon - at), "--exp2-emu FREQ[:RES[:START]] (e.g. 16:4:1, or off)", f == 0 ? 1 : 0, 32));
+        at = colon + 1;
+      }
+      if (at <= e.size()) throw InputError(fmt::format("--exp2-emu '{}': at most FREQ:RES:START", e));
+      alg.exp2_emu_freq = field[0], alg.exp2_emu_res = field[1], alg.exp2_emu_start = field[2];
+    }
+  }
+  if (!a.text("rescale-threshold").empty()) alg.rescale_threshold = a.real("rescale-threshold", 0, 1e6);
+  if (const std::string& s = a.text("scheduler"); !s.empty()) {
+    if (s != "single" && s != "persistent") throw InputError(fmt::format("--scheduler: single or persistent, got '{}'", s));
+    alg.persistent = s == "persistent";
+  }
+  if (const std::string& o = a.text("order"); !o.empty()) {
+    if (o != "natural" && o != "lpt") throw InputError(fmt::format("--order: natural or lpt, got '{}'", o));
+    alg.lpt = o == "lpt";
+  }
+  if (const std::string& o = a.text("o-staging"); !o.empty()) {
+    if (o != "q" && o != "own") throw InputError(fmt::format("--o-staging: q or own, got '{}'", o));
+    alg.separate_o = o == "own";
+  }
+  return alg;
+}
+
 KernelReport run_from_cli(const KernelRequest& req) {
   const KernelArgs& a = req.args;
   FmhaParams p;
@@ -546,6 +656,7 @@ KernelReport run_from_cli(const KernelRequest& req) {
   p.kv_heads = static_cast<std::uint32_t>(a.integer("kv-heads", 0, 1024));
   p.seqlen = static_cast<std::uint32_t>(a.integer("seqlen", 0, 1u << 20));
   p.headdim = static_cast<std::uint32_t>(a.integer("headdim", 1, 1024));
+  p.headdim_v = static_cast<std::uint32_t>(a.integer("headdim-v", 0, 1024));
   const auto t = parse_data_type(a.text("dtype"));
   if (!t) throw InputError(fmt::format("--dtype: unknown type '{}'", a.text("dtype")));
   p.dtype = *t;
@@ -553,6 +664,7 @@ KernelReport run_from_cli(const KernelRequest& req) {
   if (causal != "0" && causal != "1") throw InputError(fmt::format("--causal: 0 or 1, got '{}'", causal));
   p.causal = causal == "1";
   p.stages = static_cast<std::uint32_t>(a.integer("stages", 0, 16));
+  p.score_std = a.real("score-std", 1e-6, 1e6);
   if (!a.text("seqlens").empty()) {
     std::string list = a.text("seqlens");
     for (std::size_t at = 0; at <= list.size();) {
@@ -564,40 +676,67 @@ KernelReport run_from_cli(const KernelRequest& req) {
     p.batch = static_cast<std::uint32_t>(p.seqlens.size());
     p.seqlen = *std::max_element(p.seqlens.begin(), p.seqlens.end());
   }
+  p.algorithm = algorithm_from_cli(a, p);
   const FmhaResult r = run_fmha(req.config, req.options, p, req.check);
+  const FmhaAlgorithm& alg = p.algorithm;
   KernelReport rep;
   rep.kernel = "fmha";
-  rep.problem = fmt::format("O = softmax(Q K^T / sqrt(d)) V{}, batch {} x {} heads ({} K/V heads), seqlen {}{}, head dim {}, "
-                            "{}, {} K/V stages, {} CTAs",
-                            p.causal ? " causal" : "", p.batch, p.heads, p.kv_heads ? p.kv_heads : p.heads, p.seqlen,
-                            p.seqlens.empty() ? "" : fmt::format(" (lengths {})", a.text("seqlens")), p.headdim, name_of(p.dtype), r.stages, r.ctas);
+  rep.problem = fmt::format(
+      "O = softmax(Q K^T / sqrt(d)) V{}, batch {} x {} heads ({} K/V heads), seqlen {}{}, head dim {}{}, {}, {} K/V "
+      "stages; {}: exp2 {}, rescale threshold {}, {} CTAs for {} units{}",
+      p.causal ? " causal" : "", p.batch, p.heads, p.kv_heads ? p.kv_heads : p.heads, p.seqlen,
+      p.seqlens.empty() ? "" : fmt::format(" (lengths {})", a.text("seqlens")), p.headdim,
+      p.headdim_v && p.headdim_v != p.headdim ? fmt::format("/{}", p.headdim_v) : "", name_of(p.dtype), r.stages,
+      a.text("variant"),
+      alg.exp2_emu_freq ? fmt::format("emulated {}:{}:{}", alg.exp2_emu_freq, alg.exp2_emu_res, alg.exp2_emu_start)
+                        : "on the MUFU",
+      alg.rescale_threshold, r.ctas, r.units, alg.lpt ? ", LPT order" : "");
   rep.run = r.run;
   rep.checked = r.checked;
   rep.check_passed = r.matches;
   rep.check_detail = r.checked ? r.detail : "not checked";
   const double seconds = static_cast<double>(r.run.cycles) / (req.config.clock_ghz * 1e9);
+  const auto& pipes = r.run.pipes;
   rep.figures = {{"tflops", seconds > 0 ? r.flops / seconds / 1e12 : 0.0},
                  {"flops", r.flops},
                  {"tensor_busy_fraction", r.run.mma_busy_fraction()},
-                 {"mufu_busy_fraction", CorePipeStats::busy_fraction(r.run.pipes.mufu_busy_cycles, r.run.context())},
-                 {"stages", r.stages}};
+                 {"mufu_busy_fraction", CorePipeStats::busy_fraction(pipes.mufu_busy_cycles, r.run.context())},
+                 {"fma_busy_fraction", CorePipeStats::busy_fraction(pipes.fma_busy_cycles, r.run.context())},
+                 {"issue_busy_fraction", CorePipeStats::busy_fraction(pipes.issue_cycles, r.run.context())},
+                 {"rescales", r.rescales},
+                 {"exp2_emulated", r.exp2_emulated},
+                 {"exp2_mufu", r.exp2_mufu},
+                 {"stages", r.stages},
+                 {"ctas", r.ctas},
+                 {"units", r.units}};
   return rep;
 }
 }  // namespace
 
 KernelInfo fmha_kernel_info() {
   return KernelInfo{"fmha",
-                    "Fused multi-head attention forward in CUTLASS's SM100 structure: 2 softmax warpgroups, correction, "
-                    "MMA, load and epilogue warps, S/P/O in TMEM, online softmax",
+                    "Fused multi-head attention forward in the structure of CUTLASS's SM100 FMHA and FlashAttention-4: 2 "
+                    "softmax warpgroups, correction, MMA, load and epilogue warps, S/P/O in TMEM, online softmax; "
+                    "--variant fa4 adds FlashAttention-4's exp2 emulation, rescale threshold and schedulers",
                     {{"batch", "sequences", "2"},
                      {"heads", "query heads", "4"},
                      {"kv-heads", "K/V heads (GQA/MQA); 0: as many as query heads", "0"},
                      {"seqlen", "tokens per sequence (queries and keys)", "1000"},
                      {"seqlens", "variable lengths, one per sequence (sets the batch), e.g. 100,700,1000", ""},
-                     {"headdim", "64 or 128", "128"},
+                     {"headdim", "head dim of Q and K: 64, 128 or 192", "128"},
+                     {"headdim-v", "head dim of V and O: 64 or 128; 0: as --headdim", "0"},
                      {"dtype", "bf16 or f16", "bf16"},
                      {"causal", "1: causal mask (tiles above the diagonal skipped)", "0"},
-                     {"stages", "K/V SMEM stages; 0: as many as fit", "0"}},
+                     {"stages", "K/V SMEM stages; 0: as many as fit", "0"},
+                     {"variant", "cutlass (the CUTLASS example's algorithm) or fa4 (FlashAttention-4's choices below)",
+                      "cutlass"},
+                     {"exp2-emu", "software exp2 FREQ[:RES[:START]] as FlashAttention-4 picks the pairs, or off; "
+                                  "empty: the variant's", ""},
+                     {"rescale-threshold", "log2 units the row max may lag before O is rescaled; empty: the variant's", ""},
+                     {"scheduler", "single (one CTA per unit) or persistent (one per SM); empty: the variant's", ""},
+                     {"order", "natural or lpt (longest first, L2 sections); empty: the variant's", ""},
+                     {"o-staging", "q (O staged in Q's SMEM) or own; empty: the variant's", ""},
+                     {"score-std", "timing mode: standard deviation of the scores s / sqrt(d) (1: randn inputs)", "1"}},
                     &run_from_cli};
 }
 

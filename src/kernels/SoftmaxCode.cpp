@@ -48,12 +48,12 @@ struct ScoreWriter {
 }  // namespace
 
 std::function<bool(std::uint32_t)> fa4_emulated_pairs(std::uint32_t columns, std::uint32_t freq, std::uint32_t res,
-                                                       std::uint32_t first_fragments) {
-  if (freq == 0 || res > freq) throw std::invalid_argument(fmt::format("emulation every {} pairs, {} of them", freq, res));
+                                                       std::uint32_t start_fragment) {
+  if (freq == 0 || res > freq) throw std::invalid_argument(fmt::format("emulation every {} scores, {} of them", freq, res));
   const std::uint32_t fragments = columns / 32;
   return [=](std::uint32_t score) {
-    const std::uint32_t pair = score / 2, fragment = pair / 16, k = pair % 16;
-    if (fragment < first_fragments || fragment + 1 == fragments) return false;
+    const std::uint32_t fragment = score / 32, k = score % 32 & ~1u;  // the pair's first element in its fragment
+    if (fragment < start_fragment || fragment + 1 >= fragments) return false;
     return k % freq >= freq - res;
   };
 }
@@ -85,8 +85,15 @@ CoreBlock softmax_row_block(const SoftmaxRowCode& code, const HardwareConfig& co
   for (Value& v : s) v = b.input();
   const Value m_old = b.input(), sum_old = b.input(), scale = b.input();
   const Value m = b.alu({m_old, reduce(b, s, CoreOp::Alu)});
-  const Value neg_mc = b.fma({m, scale});                  // -(max * scale)
-  const Value corr = b.mufu({b.fma({m_old, scale, neg_mc})});  // exp2(m_old * scale - m * scale)
+  Value neg_mc = b.fma({m, scale});                // -(max * scale)
+  const Value x_corr = b.fma({m_old, scale, neg_mc});  // m_old * scale - m * scale
+  Value corr = b.mufu({x_corr});                    // its exp2
+  if (code.stale_max) {  // the max grew by at most the threshold: keep the old one (FSETP, 3 FSEL)
+    const Value keep = b.alu({x_corr});
+    b.alu({keep, m, m_old});  // the row's max for the next tile
+    neg_mc = b.alu({keep, neg_mc});
+    corr = b.alu({keep, corr});
+  }
   ScoreWriter<2> pairs{b, code.paired};
   std::vector<Value> p(code.columns);
   for (std::uint32_t i = 0; i < code.columns; i += 2) {
@@ -112,6 +119,32 @@ CoreBlock softmax_row_block(const SoftmaxRowCode& code, const HardwareConfig& co
     b.fma({sum_old, corr, reduce(b, p, CoreOp::Fma)});  // l * corr + the row sum
   }
   for (std::uint32_t i = 0; i < code.columns; i += 2) b.cvt({p[i], p[i + 1]});  // F2FP: pairs to bf16x2
+  b.finish(config);
+  return b;
+}
+
+CoreBlock o_rescale_block(std::uint32_t columns, const HardwareConfig& config) {
+  CoreBlock b(fmt::format("rescale O x{}", columns));
+  const Value scale = b.input();
+  const bool paired = config.pipes.paired_fp32;
+  for (std::uint32_t c = 0; c < columns; c += paired ? 2 : 1) b.op(paired ? CoreOp::Fma2 : CoreOp::Fma, {b.input(), scale});
+  b.finish(config);
+  return b;
+}
+
+CoreBlock o_normalize_block(std::uint32_t columns, const HardwareConfig& config) {
+  CoreBlock b(fmt::format("normalize O x{}", columns));
+  const Value inv = b.mufu({b.input()});  // 1 / row sum: MUFU.RCP
+  const bool paired = config.pipes.paired_fp32;
+  for (std::uint32_t c = 0; c < columns; c += 2) {
+    Value o[2];
+    if (paired) {
+      o[0] = o[1] = b.fma2({b.input(), b.input(), inv});
+    } else {
+      for (Value& v : o) v = b.fma({b.input(), inv});
+    }
+    b.cvt({o[0], o[1]});  // F2FP: the pair to bf16x2 / f16x2
+  }
   b.finish(config);
   return b;
 }

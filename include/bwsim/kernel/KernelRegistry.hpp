@@ -26,6 +26,7 @@ class KernelArgs {
   void set(const std::string& name, std::string value) { values_[name] = std::move(value); }
   const std::string& text(const std::string& name) const;
   std::uint64_t integer(const std::string& name, std::uint64_t lo, std::uint64_t hi) const;
+  double real(const std::string& name, double lo, double hi) const;
 
  private:
   std::map<std::string, std::string> values_;

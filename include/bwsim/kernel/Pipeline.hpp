@@ -96,8 +96,11 @@ class PipelineTmaAsync : public PipelineBarriers {
     }
   };
   // Waits for the stage to be empty, then arms full[i] with the stage's transaction bytes.
-  AcquireAwaiter producer_acquire(Warp& w, const PipelineState& s) const {
-    return AcquireAwaiter{w.mbarrier_wait(empty(s.index), s.phase), w, full(s.index), bytes_, arms_full_};
+  AcquireAwaiter producer_acquire(Warp& w, const PipelineState& s) const { return producer_acquire(w, s, bytes_); }
+  // As above with this stage's own byte count (stages of different contents, e.g. K and V tiles
+  // of different head dims in one pipeline).
+  AcquireAwaiter producer_acquire(Warp& w, const PipelineState& s, std::uint32_t bytes) const {
+    return AcquireAwaiter{w.mbarrier_wait(empty(s.index), s.phase), w, full(s.index), bytes, arms_full_};
   }
   // The barrier the stage's TMA loads complete.
   MBarrierRef producer_get_barrier(const PipelineState& s) const { return full(s.index); }

@@ -25,15 +25,25 @@ struct SoftmaxRowCode {
   // both scores of a pair or neither.
   std::function<bool(std::uint32_t score)> emulate;
   bool paired = false;  // FFMA2 / FADD2 for two scores' fp32 work (SM100)
+  // FlashAttention-4's rescale threshold: the new max replaces the old one only if it grew by
+  // more than the threshold (a compare and three selects after the correction exp2).
+  bool stale_max = false;
 };
 
-// FlashAttention-4's choice of emulated scores, by pairs: in each fragment of 32 scores, pair k
-// (0..15) when k % freq >= freq - res; the first `first_fragments` fragments and the last one use
-// the MUFU only.
+// FlashAttention-4's choice of emulated scores (softmax.py, apply_exp2_convert): in each fragment
+// of 32 scores, the pair whose first element k (0, 2, ..., 30) has k % freq >= freq - res; the
+// fragments before `start_fragment` and the last one use the MUFU only. (freq 16, res 4: pairs at
+// 12, 14, 28, 30 of each emulated fragment; freq 10: at 6, 8, 16, 18, 26, 28.)
 std::function<bool(std::uint32_t score)> fa4_emulated_pairs(std::uint32_t columns, std::uint32_t freq, std::uint32_t res,
-                                                            std::uint32_t first_fragments);
+                                                            std::uint32_t start_fragment);
 
 // The block for one tile of rows on `config`.
 CoreBlock softmax_row_block(const SoftmaxRowCode& code, const HardwareConfig& config);
+
+// The correction warps' code per row of O (`columns` values loaded from TMEM): the rescale by the
+// row's factor (one FMUL per value, FMUL2 per pair with pipes.paired_fp32), and the final
+// normalisation (1 / row sum on the MUFU, the multiply, and the F2FP packing of each pair).
+CoreBlock o_rescale_block(std::uint32_t columns, const HardwareConfig& config);
+CoreBlock o_normalize_block(std::uint32_t columns, const HardwareConfig& config);
 
 }  // namespace bwsim

@@ -24,7 +24,19 @@ void SubPartition::start(Cta& cta, WarpState& ws, const CoreBlockProfile& block,
 void SubPartition::advance() {
   const Cycle now = ctx_.now();
   const auto elapsed = static_cast<double>(now - updated_);
-  for (Running& r : running_) r.remaining -= elapsed * r.rate;
+  if (running_.size() == 1) {
+    // Alone, a block runs at its standalone speed through all its segments (plan() scheduled no
+    // event at their ends): walk it to the segment it is in now.
+    Running& r = running_.front();
+    double left = elapsed;
+    while (left > r.remaining + kDone && r.segment + 1 < r.block->segments.size()) {
+      left -= r.remaining;
+      r.remaining = static_cast<double>(r.block->segments[++r.segment].cycles);
+    }
+    r.remaining -= left;
+  } else {
+    for (Running& r : running_) r.remaining -= elapsed * r.rate;
+  }
   updated_ = now;
 }
 
@@ -63,7 +75,13 @@ void SubPartition::plan() {
   if (running_.empty()) return;
   share();
   double next = running_.front().remaining / running_.front().rate;
-  for (const Running& r : running_) next = std::min(next, r.remaining / r.rate);
+  if (running_.size() == 1) {  // alone: to the end of its work, over the segments (see advance)
+    const Running& r = running_.front();
+    for (std::size_t k = r.segment + 1; k < r.block->segments.size(); ++k)
+      next += static_cast<double>(r.block->segments[k].cycles);
+  } else {
+    for (const Running& r : running_) next = std::min(next, r.remaining / r.rate);
+  }
   const auto wait = static_cast<Cycle>(std::ceil(std::max(0.0, next - kDone)));
   ctx_.engine.schedule(ctx_.now() + wait, &SubPartition::on_finish, this, ++generation_);
 }
@@ -73,8 +91,9 @@ void SubPartition::on_finish(void* self, std::uint64_t generation) {
   if (generation != sp.generation_) return;  // a start or finish since has re-planned
   sp.advance();
   const Cycle now = sp.ctx_.now();
-  // A block at the end of a segment moves to the next; finished blocks leave in the order they
-  // started (a deterministic wake order); the others keep theirs.
+  // A block at the end of a segment moves to the next (a lone block is already in its last: see
+  // advance); finished blocks leave in the order they started (a deterministic wake order); the
+  // others keep theirs.
   std::size_t kept = 0;
   for (Running& r : sp.running_) {
     if (r.remaining <= kDone && r.segment + 1 < r.block->segments.size())

@@ -9,7 +9,8 @@
 // fit side by side all run at their own speed, and an FMA stream beside MUFU-bound warps gets the
 // issue slots they leave. The shares change only when a block starts, moves to its next segment
 // or finishes its work, and only then is anything recomputed: one event per change, not per
-// instruction.
+// instruction; a block alone runs at its standalone speed through every segment, so it needs
+// one event, at its end.
 #include <cstdint>
 #include <vector>
 

@@ -1,0 +1,55 @@
+#pragma once
+// What timing mode cannot compute: when a row's running maximum grows. Attention's correction
+// work (rescaling O) happens at a K/V tile only where a row's max grew there, by more than the
+// rescale threshold when the kernel has one (FlashAttention-4 lets the max lag by up to 8 in
+// log2 units, so the stale max stands and P may reach 2^8). Functional mode sees the scores;
+// timing mode has none, so this model draws the rows' tile maxima from the scores of random
+// inputs: i.i.d. normal scores s * softmax_scale with standard deviation `score_std` (1 for
+// torch.randn Q and K, as attention benchmarks use), `keys` per row and tile.
+//
+// A row keeps the max it rescaled to last (m_ref). A tile exceeds m_ref + threshold with the same
+// probability q at every tile (tile maxima are i.i.d.), so the tile of the next rescale is
+// geometric in q and the new m_ref is a tile max conditioned to exceed: one draw per event, not
+// per tile, so the cost grows with the rescales, not with the tiles.
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace bwsim {
+
+class RowMaxModel {
+ public:
+  struct Params {
+    std::uint32_t rows = 32;   // rows of one warp: the correction decides per warp
+    std::uint32_t keys = 128;  // scores per row and tile
+    double score_std = 1.0;    // of s * softmax_scale (natural-log units)
+    double threshold = 0.0;    // log2 units; 0: any growth rescales
+  };
+  explicit RowMaxModel(const Params& p);
+
+  // Starts over at tile 0 with fresh maxima drawn from the stream `seed` (one per work unit).
+  void restart(std::uint64_t seed);
+
+  // Whether any row rescales at K/V tile `tile` (called with 1, 2, ... in order; tile 0 sets the
+  // first maxima and never rescales).
+  bool rescales(std::uint32_t tile);
+
+  // Standard normal quantile of the upper tail: z with P(Z > z) = tail, tail in (0, 1).
+  static double upper_quantile(double tail);
+
+ private:
+  static constexpr std::uint32_t kNever = std::numeric_limits<std::uint32_t>::max();
+  double uniform();                        // in (0, 1)
+  double exceed_probability(double z) const;  // P(tile max > z), z in standard units
+  double draw_above(double z, double q);   // a tile max conditioned on > z (q: its probability)
+  void schedule(std::uint32_t row, std::uint32_t tile);  // the row's next rescale after `tile`
+
+  Params p_;
+  double threshold_z_;  // the threshold in standard units of the scores
+  std::uint64_t state_;
+  std::vector<double> m_ref_;          // each row's max in standard units
+  std::vector<std::uint32_t> next_;    // the tile of each row's next rescale
+  std::uint32_t soonest_ = kNever;
+};
+
+}  // namespace bwsim

@@ -1,0 +1,55 @@
+// Timing mode's rescale model (kernels/RowMaxModel): without a threshold it reproduces the
+// record statistics of i.i.d. scores (a row's max grows at tile j with probability 1 / (j + 1)),
+// a threshold removes rescales as the normal tail says, and the normal quantile it samples with.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include "bwsim/kernels/RowMaxModel.hpp"
+
+namespace bwsim {
+namespace {
+
+// How often a warp of 32 rows rescales at each of tiles 1..15, over `runs` units.
+std::vector<double> rescale_rates(const RowMaxModel::Params& p, std::uint32_t runs) {
+  RowMaxModel model(p);
+  std::vector<double> rate(16, 0.0);
+  for (std::uint32_t u = 0; u < runs; ++u) {
+    model.restart(0x1234 + u * 0x9e37ull);
+    for (std::uint32_t j = 1; j < 16; ++j) rate[j] += model.rescales(j) ? 1.0 / runs : 0.0;
+  }
+  return rate;
+}
+
+TEST(RowMaxModelTest, WithoutAThresholdAWarpRescalesAsRecordsOfIidScoresSay) {
+  const std::vector<double> rate = rescale_rates({}, 4000);
+  for (std::uint32_t j = 1; j < 16; ++j) {
+    const double expected = 1 - std::pow(static_cast<double>(j) / (j + 1), 32.0);  // any of 32 rows
+    EXPECT_NEAR(rate[j], expected, 0.03) << "tile " << j;
+  }
+}
+
+TEST(RowMaxModelTest, AThresholdRemovesTheRescalesTheNormalTailRules) {
+  // randn scores (std 1): a max growing by 8 / log2(e) = 5.5 standard deviations past the max of
+  // 128 never happens in practice: no rescale in 15 tiles of 4000 units.
+  for (double r : rescale_rates({.threshold = 8.0}, 4000)) EXPECT_EQ(r, 0.0);
+  // A threshold of 1 (0.69 std): fewer rescales over the 15 tiles than without one, still some.
+  auto total = [](const std::vector<double>& r) { return std::accumulate(r.begin(), r.end(), 0.0); };
+  const double none = total(rescale_rates({}, 4000)), one = total(rescale_rates({.threshold = 1.0}, 4000));
+  EXPECT_GT(one, 1.0);
+  EXPECT_LT(one, none * 0.8);
+  // Wider scores (std 8): the same threshold is a smaller step, so rescales come back.
+  EXPECT_GT(rescale_rates({.score_std = 8.0, .threshold = 8.0}, 4000)[1], 0.5);
+}
+
+TEST(RowMaxModelTest, TheUpperQuantileInvertsTheNormalTail) {
+  EXPECT_NEAR(RowMaxModel::upper_quantile(0.5), 0.0, 1e-9);
+  EXPECT_NEAR(RowMaxModel::upper_quantile(0.025), 1.959963985, 1e-8);
+  EXPECT_NEAR(RowMaxModel::upper_quantile(0.975), -1.959963985, 1e-8);
+  for (double z : {3.0, 6.0, 9.0}) EXPECT_NEAR(RowMaxModel::upper_quantile(0.5 * std::erfc(z / std::sqrt(2.0))), z, 1e-6 * z);
+}
+
+}  // namespace
+}  // namespace bwsim
