@@ -54,6 +54,31 @@ TEST(CoreBlockTest, ADependentChainIssuesOneInstructionPerLatency) {
   EXPECT_EQ(run_blocks({&b})[0], 16u);
 }
 
+TEST(CoreBlockTest, CompiledCodeIsListScheduledToHideLatencies) {
+  // A chain of 4 dependent FMAs written before 4 independent ALU ops (2 cycles each on the pipe).
+  auto build = [](CoreBlock::Order order) {
+    CoreBlock b("chain then alu", order);
+    CoreBlock::Value v = b.input();
+    for (int i = 0; i < 4; ++i) v = b.fma({v});
+    for (int i = 0; i < 4; ++i) b.alu();
+    b.finish(test::unit_config());
+    return b;
+  };
+  // As written: FMAs at 0, 4, 8, 12, the ALU ops at 13, 15, 17, 19: work 21 (the ALU pipe).
+  const CoreBlock written = build(CoreBlock::Order::AsWritten);
+  EXPECT_EQ(written.profile().work, 21u);
+  // As compiled: FMA 0, ALU 1, ALU 3, FMA 4, ALU 5, ALU 7, FMA 8, FMA 12: work 13, drain 3.
+  const CoreBlock compiled = build(CoreBlock::Order::AsCompiled);
+  EXPECT_EQ(compiled.profile().work, 13u);
+  EXPECT_EQ(compiled.profile().drain, 3u);
+  std::vector<CoreOp> order;
+  for (const CoreInstr& in : compiled.code()) order.push_back(in.op);
+  EXPECT_EQ(order, (std::vector<CoreOp>{CoreOp::Fma, CoreOp::Alu, CoreOp::Alu, CoreOp::Fma, CoreOp::Alu, CoreOp::Alu,
+                                        CoreOp::Fma, CoreOp::Fma}));
+  EXPECT_EQ(compiled.code()[3].inputs[0], 0u);  // the second FMA still reads the first, renumbered
+  EXPECT_EQ(compiled.code()[6].inputs[0], 3u);
+}
+
 TEST(CoreBlockTest, TwoWarpsOfOneSubPartitionShareItsIssueSlot) {
   const CoreBlock b = independent(CoreOp::Fma, 8, test::unit_config());
   // Alone: issues 0..7 (work 8), the last result at 11.

@@ -4,11 +4,17 @@
 // correction warps' blocks.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
 #include <vector>
 
 #include "TestSupport.hpp"
+#include "bwsim/kernel/SassBlock.hpp"
 #include "bwsim/kernels/SoftmaxCode.hpp"
+
+namespace bwsim {
+extern const char* const kSoftmaxSassListing;  // tools/calibration/softmax_sass.txt, built in
+}
 
 namespace bwsim {
 namespace {
@@ -28,6 +34,27 @@ TEST(SoftmaxCodeTest, TheRowBlockHasTheCompiledTwinsInstructionCounts) {
   EXPECT_EQ(poly.count(CoreOp::Fma), 642u);
   EXPECT_EQ(poly.count(CoreOp::Mufu), 65u);
   EXPECT_EQ(poly.count(CoreOp::Cvt), 64u);
+}
+
+TEST(SoftmaxCodeTest, ScheduledAsCompiledItRunsAsLongAsTheCompiledTwin) {
+  // The row block list-scheduled (CoreBlock::Order::AsCompiled) against ptxas's own schedule of
+  // the same row tile (the twin's SASS, run in its order), each alone on one sub-partition.
+  const HardwareConfig h100 = load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml");
+  auto sass = [](const char* header, const HardwareConfig& c) {
+    return sass_block(header, sass_listing_section(kSoftmaxSassListing, header), c).profile().work;
+  };
+  auto within = [](Cycle ours, Cycle compiled) {
+    return std::abs(static_cast<double>(ours) - static_cast<double>(compiled)) <= 0.1 * static_cast<double>(compiled);
+  };
+  const Cycle plain90 = softmax_row_block(SoftmaxRowCode{}, h100).profile().work;
+  EXPECT_TRUE(within(plain90, sass("== sm_90a k_softmax<false;1>", h100))) << plain90;  // 1328 vs 1348
+  const Cycle poly90 = softmax_row_block(SoftmaxRowCode{.emulate = [](std::uint32_t i) { return i % 2 == 1; }}, h100)
+                           .profile().work;
+  EXPECT_TRUE(within(poly90, sass("== sm_90a k_softmax<true;1>", h100))) << poly90;  // 1226 vs 1353
+  // SM100: FMNMX3 (pipes.minmax3) halves the max; ptxas pairs none of the twin's fp32 ops.
+  HardwareConfig b200 = test::b200_config();
+  const Cycle plain100 = softmax_row_block(SoftmaxRowCode{}, b200).profile().work;
+  EXPECT_TRUE(within(plain100, sass("== sm_100a k_softmax<false;1>", b200))) << plain100;  // 1202 vs 1213
 }
 
 TEST(SoftmaxCodeTest, PairedCodeHalvesTheFp32InstructionsOnSm100) {

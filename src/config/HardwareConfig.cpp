@@ -198,6 +198,7 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   pipes.read<std::uint32_t>("mufu_latency", c.pipes.mufu_latency, 1, 1000);
   pipes.read<std::uint32_t>("cvt_latency", c.pipes.cvt_latency, 1, 1000);
   pipes.read("paired_fp32", c.pipes.paired_fp32, false, true);
+  pipes.read("minmax3", c.pipes.minmax3, false, true);
   pipes.finish();
 
   StrictMap l2 = top.section("l2");

@@ -19,6 +19,7 @@ CoreBlock::Value CoreBlock::op(CoreOp op, std::initializer_list<Value> inputs) {
 }
 
 void CoreBlock::finish(const HardwareConfig& config) {
+  if (order_ == Order::AsCompiled) code_ = list_schedule(code_, config);
   profile_ = schedule_alone(code_, config);
   finished_ = true;
 }

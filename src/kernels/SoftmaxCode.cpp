@@ -74,17 +74,32 @@ Value reduce(CoreBlock& b, const std::vector<Value>& row, CoreOp op, const std::
   return second ? b.fma({part[0]}) : part[0];  // a pair's two halves added: one FADD
 }
 
+// The row max with the running max `m_old` by three-input FMNMX3 (pipes.minmax3): 8 partial
+// maxima taking two scores per instruction, then the 8 and m_old in a tree of 3 + 1 (the sm_100a
+// compile of the twin: 61 FMNMX3 + 6 FMNMX for 128 scores; this writes 64 FMNMX3).
+Value max3(CoreBlock& b, const std::vector<Value>& row, Value m_old) {
+  std::array<Value, kPartials> part{};
+  for (std::size_t i = 0; i < kPartials; ++i) part[i] = row[i];
+  for (std::size_t i = kPartials; i < row.size(); i += 2) {
+    Value& p = part[(i / 2) % kPartials];
+    p = i + 1 < row.size() ? b.alu({p, row[i], row[i + 1]}) : b.alu({p, row[i]});
+  }
+  const Value a = b.alu({part[0], part[1], part[2]}), c = b.alu({part[3], part[4], part[5]}),
+              d = b.alu({part[6], part[7], m_old});
+  return b.alu({a, c, d});
+}
+
 }  // namespace
 
 CoreBlock softmax_row_block(const SoftmaxRowCode& code, const HardwareConfig& config) {
   if (code.columns < 2 * kPartials || code.columns % 2)
     throw std::invalid_argument(fmt::format("a softmax row of {} scores: an even count of at least {} is needed",
                                             code.columns, 2 * kPartials));
-  CoreBlock b(fmt::format("softmax row x{}", code.columns));
+  CoreBlock b(fmt::format("softmax row x{}", code.columns), CoreBlock::Order::AsCompiled);
   std::vector<Value> s(code.columns);
   for (Value& v : s) v = b.input();
   const Value m_old = b.input(), sum_old = b.input(), scale = b.input();
-  const Value m = b.alu({m_old, reduce(b, s, CoreOp::Alu)});
+  const Value m = config.pipes.minmax3 ? max3(b, s, m_old) : b.alu({m_old, reduce(b, s, CoreOp::Alu)});
   Value neg_mc = b.fma({m, scale});                // -(max * scale)
   const Value x_corr = b.fma({m_old, scale, neg_mc});  // m_old * scale - m * scale
   Value corr = b.mufu({x_corr});                    // its exp2
@@ -124,7 +139,7 @@ CoreBlock softmax_row_block(const SoftmaxRowCode& code, const HardwareConfig& co
 }
 
 CoreBlock o_rescale_block(std::uint32_t columns, const HardwareConfig& config) {
-  CoreBlock b(fmt::format("rescale O x{}", columns));
+  CoreBlock b(fmt::format("rescale O x{}", columns), CoreBlock::Order::AsCompiled);
   const Value scale = b.input();
   const bool paired = config.pipes.paired_fp32;
   for (std::uint32_t c = 0; c < columns; c += paired ? 2 : 1) b.op(paired ? CoreOp::Fma2 : CoreOp::Fma, {b.input(), scale});
@@ -133,7 +148,7 @@ CoreBlock o_rescale_block(std::uint32_t columns, const HardwareConfig& config) {
 }
 
 CoreBlock o_normalize_block(std::uint32_t columns, const HardwareConfig& config) {
-  CoreBlock b(fmt::format("normalize O x{}", columns));
+  CoreBlock b(fmt::format("normalize O x{}", columns), CoreBlock::Order::AsCompiled);
   const Value inv = b.mufu({b.input()});  // 1 / row sum: MUFU.RCP
   const bool paired = config.pipes.paired_fp32;
   for (std::uint32_t c = 0; c < columns; c += 2) {

@@ -42,6 +42,7 @@ struct HardwareConfig {
     std::uint32_t fma_latency = 0, alu_latency = 0, mufu_latency = 0, cvt_latency = 0;
     // FFMA2 / FADD2 / FMUL2 (SM100): one issue slot for two fp32 operations per lane.
     bool paired_fp32 = false;
+    bool minmax3 = false;  // FMNMX3: a three-input fp32 max/min (SM100)
   } pipes;
 
   struct L2 {

@@ -23,7 +23,12 @@ class CoreBlock {
     std::uint32_t producer = kNoInput;
   };
 
-  explicit CoreBlock(std::string name) : name_(std::move(name)) {}
+  // How `finish` orders the instructions: as written (machine code, e.g. a SASS listing, which the
+  // compiler already scheduled) or as compiled (source-level code: list-scheduled the way a
+  // compiler hides latencies, hw/sm/CoreInstructions list_schedule).
+  enum class Order { AsWritten, AsCompiled };
+
+  explicit CoreBlock(std::string name, Order order = Order::AsWritten) : name_(std::move(name)), order_(order) {}
 
   Value input() const { return {}; }
   // One warp instruction of `op` reading `inputs` (at most 3).
@@ -47,6 +52,7 @@ class CoreBlock {
 
  private:
   std::string name_;
+  Order order_;
   std::vector<CoreInstr> code_;
   CoreBlockProfile profile_;
   bool finished_ = false;

@@ -11,7 +11,8 @@
 // fraction, a degree-3 polynomial by Horner, the integer part shifted and added to the exponent),
 // the running sum times the correction plus the row sum (8 partial sums and a tree), and the pairs
 // packed to bf16x2. On an SM with pipes.paired_fp32 the fp32 work of two scores is one FFMA2 /
-// FADD2.
+// FADD2, and with pipes.minmax3 the max takes two scores per FMNMX3. Blocks are list-scheduled
+// as a compiler would (CoreBlock::Order::AsCompiled): source order is not issue order.
 #include <cstdint>
 #include <functional>
 

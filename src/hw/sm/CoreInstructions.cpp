@@ -148,4 +148,54 @@ CoreBlockProfile schedule_alone(std::span<const CoreInstr> code, const HardwareC
   return p;
 }
 
+std::vector<CoreInstr> list_schedule(std::span<const CoreInstr> code, const HardwareConfig& config) {
+  const std::size_t n = code.size();
+  const Cycle issue = config.warp.issue_cycles;
+  std::vector<std::uint32_t> placed_at(n, kNoInput);  // new index of each original instruction
+  std::vector<Cycle> result(n);
+  std::vector<std::uint32_t> waiting(n, 0);            // unplaced producers
+  std::vector<std::vector<std::uint32_t>> readers(n);
+  std::vector<std::uint32_t> ready;                     // placeable, by original index
+  for (std::uint32_t i = 0; i < n; ++i) {
+    for (std::uint32_t from : code[i].inputs)
+      if (from != kNoInput) {
+        if (from >= i) throw std::invalid_argument(fmt::format("instruction {} reads instruction {}, not an earlier one", i, from));
+        ++waiting[i];
+        readers[from].push_back(i);
+      }
+    if (waiting[i] == 0) ready.push_back(i);
+  }
+  std::array<Cycle, kCorePipes> pipe_free{};
+  Cycle next_issue = 0;
+  std::vector<CoreInstr> out;
+  out.reserve(n);
+  while (!ready.empty()) {
+    std::size_t best = 0;
+    Cycle best_at = 0;
+    for (std::size_t k = 0; k < ready.size(); ++k) {
+      const CoreInstr& in = code[ready[k]];
+      const auto pipe = static_cast<std::size_t>(pipe_of(in.op));
+      Cycle at = std::max(next_issue, pipe < kCorePipes ? pipe_free[pipe] : 0);
+      for (std::uint32_t from : in.inputs)
+        if (from != kNoInput) at = std::max(at, result[from]);
+      if (k == 0 || at < best_at || (at == best_at && ready[k] < ready[best])) best = k, best_at = at;
+    }
+    const std::uint32_t i = ready[best];
+    ready.erase(ready.begin() + static_cast<std::ptrdiff_t>(best));
+    const CoreInstr& in = code[i];
+    const auto pipe = static_cast<std::size_t>(pipe_of(in.op));
+    if (pipe < kCorePipes) pipe_free[pipe] = best_at + pipe_occupancy(in.op, config);
+    next_issue = best_at + issue;
+    result[i] = best_at + (pipe < kCorePipes ? latency_of(pipe_of(in.op), config.pipes) : issue);
+    CoreInstr moved = in;
+    for (std::uint32_t& from : moved.inputs)
+      if (from != kNoInput) from = placed_at[from];
+    placed_at[i] = static_cast<std::uint32_t>(out.size());
+    out.push_back(moved);
+    for (std::uint32_t r : readers[i])
+      if (--waiting[r] == 0) ready.push_back(r);
+  }
+  return out;
+}
+
 }  // namespace bwsim

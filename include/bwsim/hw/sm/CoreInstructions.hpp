@@ -76,4 +76,11 @@ Cycle pipe_occupancy(CoreOp op, const HardwareConfig& config);
 // std::invalid_argument for an input that is not an earlier instruction.
 CoreBlockProfile schedule_alone(std::span<const CoreInstr> code, const HardwareConfig& config);
 
+// The order a compiler's list scheduler gives source-level code (as ptxas reorders straight-line
+// code to hide latencies): repeatedly the instruction, among those whose producers are placed,
+// that could issue soonest on `config`'s sub-partition (its inputs' latencies, its pipe's
+// occupancy, one issue per slot), the earliest in program order on ties. Inputs are renumbered to
+// the new order. O(n^2): for blocks built once, not per event.
+std::vector<CoreInstr> list_schedule(std::span<const CoreInstr> code, const HardwareConfig& config);
+
 }  // namespace bwsim

@@ -1,0 +1,25 @@
+// fmha in timing mode on the B200 config (8 sequences x 16 heads x 2048 tokens, head dim 128: a
+// row of issue 19's prediction table): wall time per simulated kernel and events per second, for
+// the CUTLASS algorithm and FlashAttention-4's (arg: 0 cutlass, 1 fa4; causal 0/1).
+#include <benchmark/benchmark.h>
+
+#include "bwsim/config/HardwareConfig.hpp"
+#include "bwsim/kernels/Fmha.hpp"
+
+namespace bwsim {
+namespace {
+
+void BM_FmhaTiming(benchmark::State& state) {
+  static const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/b200.yaml");
+  const bool causal = state.range(1) != 0;
+  FmhaParams p{.batch = 8, .heads = 16, .seqlen = 2048, .causal = causal};
+  if (state.range(0) != 0) p.algorithm = FmhaAlgorithm::fa4(p.headdim, causal);
+  std::uint64_t events = 0;
+  for (auto _ : state) events += run_fmha(cfg, SimOptions{.mode = Mode::Timing}, p, false).run.events;
+  state.counters["events/s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+  state.counters["events/kernel"] = static_cast<double>(events) / static_cast<double>(state.iterations());
+}
+BENCHMARK(BM_FmhaTiming)->Args({0, 0})->Args({1, 0})->Args({0, 1})->Args({1, 1})->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace bwsim
