@@ -252,6 +252,7 @@ Cycle Warp::tmem_transfer(const char* op, TmemAddr addr, TmemShape shape, std::u
   Cycle& port = cta_.sm().tmem_port_free(ws_.index % 4);
   const Cycle start = std::max(t + config().warp.issue_cycles, port);
   port = start + (bytes + bw - 1) / bw;
+  cta_.sm().pipe_stats().tmem_port_cycles += port - start;
   if (Tracer* tr = cta_.tracer()) {
     const std::string name = fmt::format("{}.{}.x{}{} lanes {}.. columns {}..", op, name_of(shape), num,
                                          pack16 ? ".16b" : "", addr.lane(), addr.column());

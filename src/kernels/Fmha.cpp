@@ -703,6 +703,7 @@ KernelReport run_from_cli(const KernelRequest& req) {
                  {"mufu_busy_fraction", CorePipeStats::busy_fraction(pipes.mufu_busy_cycles, r.run.context())},
                  {"fma_busy_fraction", CorePipeStats::busy_fraction(pipes.fma_busy_cycles, r.run.context())},
                  {"issue_busy_fraction", CorePipeStats::busy_fraction(pipes.issue_cycles, r.run.context())},
+                 {"tmem_port_busy_fraction", CorePipeStats::busy_fraction(pipes.tmem_port_cycles, r.run.context())},
                  {"rescales", r.rescales},
                  {"exp2_emulated", r.exp2_emulated},
                  {"exp2_mufu", r.exp2_mufu},

@@ -34,6 +34,9 @@ const StatGroup<CorePipeStats>& CorePipeStats::declared() {
     declare_busy<&CorePipeStats::cvt_busy_cycles>(g, "cvt_busy_cycles", "cycles the conversion pipes were taken",
                                                   "cvt_busy_fraction",
                                                   "cvt_busy_cycles over the used sub-partitions' cycles");
+    declare_busy<&CorePipeStats::tmem_port_cycles>(
+        g, "tmem_port_cycles", "cycles the tcgen05.ld/st datapaths moved data (one per sub-partition's lane quadrant)",
+        "tmem_port_busy_fraction", "tmem_port_cycles over the used sub-partitions' cycles");
     return g;
   }();
   return group;

@@ -15,6 +15,8 @@ struct CorePipeStats {
   Cycle fma_busy_cycles = 0, alu_busy_cycles = 0, mufu_busy_cycles = 0, cvt_busy_cycles = 0;
   // Issue slots the CUDA-core instructions took (Warp::execute and Warp::run), summed likewise.
   Cycle issue_cycles = 0;
+  // Cycles each sub-partition's tcgen05.ld/st datapath (its quadrant of TMEM lanes) moved data.
+  Cycle tmem_port_cycles = 0;
   static constexpr Cycle CorePipeStats::*field(CorePipe pipe) {
     constexpr Cycle CorePipeStats::*kField[] = {&CorePipeStats::fma_busy_cycles, &CorePipeStats::alu_busy_cycles,
                                                 &CorePipeStats::mufu_busy_cycles, &CorePipeStats::cvt_busy_cycles};
