@@ -39,6 +39,28 @@ TEST(PowerModelTest, EnergyOfARunIsItsCountsTimesTheConfigEnergies) {
   EXPECT_NEAR(model.power_w(e, 1.86), 120.7 + 3560.5 * 1.86e-3, 1e-9);
 }
 
+TEST(PowerModelTest, TheB200EnergiesAreTheH100sScaledAsTheConfigStates) {
+  // b200.yaml: no B200 unit energies exist, so the H100's are scaled by the boards' ratio of TDP
+  // to dense peak (bf16 1000 W / 2.25 PFLOP/s against 700 W / 0.989) and idle by the TDP ratio.
+  const HardwareConfig b200 = load_config(BWSIM_SOURCE_DIR "/sim_configs/b200.yaml");
+  const HardwareConfig::Power& p = b200.power, &h = h100().power;
+  EXPECT_NEAR(p.tensor_f16_flop_pj, h.tensor_f16_flop_pj * (1000 / 2.25e15) / (700 / 0.989e15), 0.001);
+  EXPECT_NEAR(p.tensor_f8_flop_pj, h.tensor_f8_flop_pj * (1000 / 4.5e15) / (700 / 1.979e15), 0.001);
+  EXPECT_NEAR(p.idle_w, h.idle_w * 1000 / 700, 0.5);
+  EXPECT_EQ(p.limit_w, 1000);
+  // A hand-sized B200 run at bf16 peak rate for its SMs: 148 x 8192 FLOP per cycle is 0.603 pJ
+  // x 1212416 = 731 nJ per cycle, 1357 W at 1.856 GHz: over the limit, so the clock falls.
+  RunResult run;
+  run.cycles = 1000;
+  run.mma.flops = 148.0 * 8192 * 1000;
+  const KernelEnergy e = energy_of(run, b200);
+  const PowerModel model(p);
+  EXPECT_NEAR(model.power_w(e, 1.856), 172 + 0.603 * 148 * 8192 * 1.856e-3, 1e-6);
+  const SustainedRun s = sustain(e, p, 2.0);
+  EXPECT_LT(s.clock_ghz, 1.856);
+  EXPECT_LE(s.power_w, 1000.0);
+}
+
 TEST(PowerModelTest, TheEnergyScaleInterpolatesItsPointsAndExtendsTheLastSegment) {
   const HardwareConfig cfg = h100();
   const PowerModel model(cfg.power);
