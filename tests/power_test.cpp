@@ -1,10 +1,12 @@
-// The power model (power/PowerModel): energy accounting by hand, the energy scale, the clock
-// controller's steps on a constructed load, config errors, and the sustained GEMMs against the
-// H100 (tools/calibration/h100_gemm_sustained.csv).
+// The power model (power/PowerModel): energy accounting by hand, power in windows of a run, the
+// energy scale, the clock controller's steps on a constructed load, config errors, the B200's
+// scaled energies, and the sustained GEMMs against the H100 and the H200
+// (tools/calibration/h100_gemm_sustained.csv, h200_gemm_sustained.csv).
 #include <gtest/gtest.h>
 
 #include <cmath>
 
+#include "TestSupport.hpp"
 #include "bwsim/core/Csv.hpp"
 #include "bwsim/core/Error.hpp"
 #include "bwsim/kernel/ModelChoices.hpp"
@@ -59,6 +61,35 @@ TEST(PowerModelTest, TheB200EnergiesAreTheH100sScaledAsTheConfigStates) {
   const SustainedRun s = sustain(e, p, 2.0);
   EXPECT_LT(s.clock_ghz, 1.856);
   EXPECT_LE(s.power_w, 1000.0);
+}
+
+TEST(PowerModelTest, TheWindowsEnergyAddsUpToTheRunsAndThePeakIsAtLeastTheMean) {
+  const HardwareConfig cfg = h100();
+  const SimOptions options{.mode = Mode::Timing, .check_races = false, .snapshot_cycles = 20000};
+  const RunResult run = run_gemm_sm90(cfg, options, GemmSm90Params{.m = 2048, .n = 2048, .k = 2048}, false).run;
+  const std::vector<WindowPower> windows = window_power(run, cfg);
+  ASSERT_EQ(windows.size(), (run.cycles + 19999) / 20000);  // snapshots at 0, 20000, ... and the end
+  const PowerModel model(cfg.power);
+  const KernelEnergy e = energy_of(run, cfg);
+  const double ghz = model.start_clock_ghz(e);
+  double joules = 0, peak = 0;
+  for (const WindowPower& w : windows) {
+    joules += w.power_w * static_cast<double>(w.end - w.begin) / (ghz * 1e9);
+    peak = std::max(peak, w.power_w);
+  }
+  const double mean = model.power_w(e, ghz);
+  EXPECT_NEAR(joules, mean * static_cast<double>(run.cycles) / (ghz * 1e9), 1e-9 * joules);
+  EXPECT_GT(peak, mean);  // the prologue and the tail draw less than the steady state
+}
+
+TEST(PowerModelTest, SnapshotsNeverKeepADeadlockedRunAlive) {
+  Simulator sim(test::unit_config(), SimOptions{.mode = Mode::Timing, .snapshot_cycles = 100});
+  EXPECT_THROW(sim.launch("stuck", LaunchConfig{.grid_ctas = 1, .block_threads = 32, .dynamic_smem_bytes = 64},
+                          [](Warp& w) -> Task {
+                            w.mbarrier_init(MBarrierRef{0}, 1, "never");
+                            co_await w.mbarrier_wait(MBarrierRef{0}, 0);
+                          }),
+               DeadlockError);
 }
 
 TEST(PowerModelTest, TheEnergyScaleInterpolatesItsPointsAndExtendsTheLastSegment) {

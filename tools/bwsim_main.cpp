@@ -54,6 +54,7 @@ struct RunFlags {
   std::string csv;
   std::string report;  // --report FILE.html
   double sustained = 0;  // --sustained SECONDS: the power model's back-to-back run
+  double power_window_us = 10;  // --power-window-us: the power model's windows inside a run
   std::map<std::string, std::map<std::string, std::string>> params;  // per kernel: flag -> value
 };
 
@@ -122,6 +123,8 @@ bwsim::KernelRequest make_request(const bwsim::KernelInfo& k, const bwsim::Hardw
   }
   req.options.watchdog_cycles = f.watchdog;
   req.options.check_races = !f.no_check_races;
+  if (cfg.power.limit_w > 0 && f.power_window_us > 0)
+    req.options.snapshot_cycles = std::max<bwsim::Cycle>(1, static_cast<bwsim::Cycle>(f.power_window_us * cfg.clock_ghz * 1e3));
   // A progress line on a terminal only (quiet when piped or printing JSON).
   if (!f.json && isatty(fileno(stderr)))
     req.options.progress = [](const bwsim::Progress& p) {
@@ -400,6 +403,11 @@ int main(int argc, char** argv) {
     sub->add_option("--sustained", flags.sustained,
                     "with a config's power model: also model the kernel run back to back for SECONDS of wall "
                     "time (the power limit's steady clock, power and time per kernel)");
+    sub->add_option("--power-window-us", flags.power_window_us,
+                    "with a config's power model: the windows (microseconds at the config clock) whose power gives "
+                    "the run's peak power and power trace; 0: none")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0, 1e6));
     sub->add_option("--watchdog", flags.watchdog, "simulated-cycle limit before a run is reported as a livelock")
         ->capture_default_str();
     sub->callback([&chosen, &k] { chosen = &k; });

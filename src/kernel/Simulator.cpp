@@ -43,6 +43,37 @@ struct Simulator::Launch {
   Cycle last_finish = 0;
   std::vector<WarpSummary> warps;
 
+  // The chip's counters now.
+  CounterSnapshot snapshot() const {
+    CounterSnapshot c;
+    c.cycle = ctx.now();
+    c.memory = ctx.memory.stats();
+    std::vector<TmaStats> tma;
+    std::vector<MmaStats> mma;
+    std::vector<WgmmaStats> wgmma;
+    std::vector<CorePipeStats> pipes;
+    for (std::uint32_t i = 0; i < gpu.sm_count(); ++i) {
+      tma.push_back(gpu.sm(i).tma().stats());
+      mma.push_back(gpu.sm(i).mma().stats());
+      wgmma.push_back(gpu.sm(i).wgmma().stats());
+      pipes.push_back(gpu.sm(i).pipe_stats());
+    }
+    c.tma = TmaStats::declared().total(tma);
+    c.mma = MmaStats::declared().total(mma);
+    c.wgmma = WgmmaStats::declared().total(wgmma);
+    c.pipes = CorePipeStats::declared().total(pipes);
+    return c;
+  }
+  // Records a snapshot and schedules the next while anything else is pending (so it never keeps
+  // a finished or deadlocked run alive).
+  Cycle snapshot_every = 0;
+  std::vector<CounterSnapshot> snapshots;
+  static void on_snapshot(void* self, std::uint64_t) {
+    auto& l = *static_cast<Launch*>(self);
+    l.snapshots.push_back(l.snapshot());
+    if (!l.ctx.engine.idle()) l.ctx.engine.schedule(l.ctx.now() + l.snapshot_every, &Launch::on_snapshot, &l);
+  }
+
   Launch(const HardwareConfig& cfg, Mode mode, std::string_view kernel, GlobalMemory& gmem, MemorySystem& memory,
          Tracer* tracer, std::uint32_t trace_sms, const LaunchConfig& l, const WarpProgram& p)
       : ctx{Engine{}, cfg, mode, std::string(kernel), gmem, memory, tracer, trace_sms},
@@ -254,6 +285,11 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
     }
   } sink{l, options_};
   if (options_.progress) l.ctx.engine.set_progress(&ProgressSink::report, &sink);
+  if (options_.snapshot_cycles) {
+    l.snapshot_every = options_.snapshot_cycles;
+    l.snapshots.push_back(l.snapshot());  // the baseline (counters can carry earlier launches' memory traffic)
+    l.ctx.engine.schedule(l.ctx.now() + l.snapshot_every, &Launch::on_snapshot, &l);
+  }
   const bool drained = l.ctx.engine.run(options_.watchdog_cycles);
   const SimLocation at{std::string(kernel), -1, -1, "run", l.ctx.now()};
   if (!drained)
@@ -281,6 +317,9 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
   r.mma = MmaStats::declared().total(r.mma_per_sm);
   r.wgmma = WgmmaStats::declared().total(r.wgmma_per_sm);
   r.pipes = CorePipeStats::declared().total(r.pipes_per_sm);
+  r.snapshots = std::move(l.snapshots);
+  while (r.snapshots.size() > 1 && r.snapshots.back().cycle >= r.cycles) r.snapshots.pop_back();
+  r.snapshots.push_back(CounterSnapshot{r.cycles, r.tma, r.mma, r.wgmma, r.pipes, r.memory});
   r.warps = std::move(l.warps);
   r.phase_flips = std::move(flips);
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

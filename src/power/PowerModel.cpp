@@ -8,31 +8,63 @@
 
 namespace bwsim {
 
-KernelEnergy energy_of(const RunResult& run, const HardwareConfig& c) {
-  const HardwareConfig::Power& p = c.power;
-  KernelEnergy a;
-  a.cycles = run.cycles;
-  if (!run.cycles) return a;
-  const double f8 = run.wgmma.f8_flops + run.mma.f8_flops;
-  const double f16 = run.wgmma.flops + run.mma.flops - f8;
-  a.tensor = f8 + f16 > 0;
+namespace {
+
+struct EnergyPj {
+  double sm = 0, memory = 0, tensor_flops = 0;
+};
+
+// The SM's and the memory side's energy (pJ) of everything `c` counted.
+EnergyPj energy_pj(const CounterSnapshot& c, const HardwareConfig& cfg) {
+  const HardwareConfig::Power& p = cfg.power;
+  const double f8 = c.wgmma.f8_flops + c.mma.f8_flops;
+  const double f16 = c.wgmma.flops + c.mma.flops - f8;
   // A warp instruction on a pipe of L lanes per SM (L / 4 per sub-partition) occupies it for
   // 32 / (L / 4) cycles: busy cycles x L / 128 instructions.
   auto instructions = [&](CorePipe pipe, std::uint32_t lanes) {
-    return static_cast<double>(run.pipes.busy_cycles(pipe)) * lanes / 128.0;
+    return static_cast<double>(c.pipes.busy_cycles(pipe)) * lanes / 128.0;
   };
-  const double sm_pj = f16 * p.tensor_f16_flop_pj + f8 * p.tensor_f8_flop_pj +
-                       instructions(CorePipe::Fma, c.pipes.fma_lanes) * p.fma_instruction_pj +
-                       instructions(CorePipe::Alu, c.pipes.alu_lanes) * p.alu_instruction_pj +
-                       instructions(CorePipe::Mufu, c.pipes.mufu_lanes) * p.mufu_instruction_pj +
-                       instructions(CorePipe::Cvt, c.pipes.cvt_lanes) * p.cvt_instruction_pj;
-  const MemoryStats& m = run.memory;
-  const double memory_pj = static_cast<double>(m.l2_read_bytes + m.l2_write_bytes) * p.l2_byte_pj +
-                           static_cast<double>(m.hbm_read_bytes + m.hbm_write_bytes) * p.hbm_byte_pj +
-                           static_cast<double>(run.tma.loads + run.tma.stores + run.tma.prefetches) * p.tma_op_pj;
-  a.sm_pj_per_cycle = sm_pj / static_cast<double>(run.cycles);
-  a.memory_pj_per_cycle = memory_pj / static_cast<double>(run.cycles);
+  EnergyPj e;
+  e.tensor_flops = f8 + f16;
+  e.sm = f16 * p.tensor_f16_flop_pj + f8 * p.tensor_f8_flop_pj +
+         instructions(CorePipe::Fma, cfg.pipes.fma_lanes) * p.fma_instruction_pj +
+         instructions(CorePipe::Alu, cfg.pipes.alu_lanes) * p.alu_instruction_pj +
+         instructions(CorePipe::Mufu, cfg.pipes.mufu_lanes) * p.mufu_instruction_pj +
+         instructions(CorePipe::Cvt, cfg.pipes.cvt_lanes) * p.cvt_instruction_pj;
+  const MemoryStats& m = c.memory;
+  e.memory = static_cast<double>(m.l2_read_bytes + m.l2_write_bytes) * p.l2_byte_pj +
+             static_cast<double>(m.hbm_read_bytes + m.hbm_write_bytes) * p.hbm_byte_pj +
+             static_cast<double>(c.tma.loads + c.tma.stores + c.tma.prefetches) * p.tma_op_pj;
+  return e;
+}
+
+}  // namespace
+
+KernelEnergy energy_between(const CounterSnapshot& from, const CounterSnapshot& to, const HardwareConfig& config) {
+  KernelEnergy a;
+  a.cycles = to.cycle - from.cycle;
+  if (!a.cycles) return a;
+  const EnergyPj e0 = energy_pj(from, config), e1 = energy_pj(to, config);
+  a.tensor = e1.tensor_flops > e0.tensor_flops;
+  a.sm_pj_per_cycle = (e1.sm - e0.sm) / static_cast<double>(a.cycles);
+  a.memory_pj_per_cycle = (e1.memory - e0.memory) / static_cast<double>(a.cycles);
   return a;
+}
+
+KernelEnergy energy_of(const RunResult& run, const HardwareConfig& c) {
+  return energy_between(CounterSnapshot{}, CounterSnapshot{run.cycles, run.tma, run.mma, run.wgmma, run.pipes, run.memory},
+                        c);
+}
+
+std::vector<WindowPower> window_power(const RunResult& run, const HardwareConfig& config) {
+  std::vector<WindowPower> w;
+  const PowerModel model(config.power);
+  const double ghz = model.start_clock_ghz(energy_of(run, config));
+  for (std::size_t k = 1; k < run.snapshots.size(); ++k) {
+    const CounterSnapshot &a = run.snapshots[k - 1], &b = run.snapshots[k];
+    if (b.cycle > a.cycle) w.push_back({a.cycle, b.cycle, model.power_w(energy_between(a, b, config), ghz)});
+  }
+  return w;
 }
 
 double PowerModel::energy_scale(double ghz) const {

@@ -16,6 +16,17 @@ nlohmann::json power_json(const RunResult& run, const HardwareConfig& config, do
   const double ghz = model.start_clock_ghz(e), watts = model.power_w(e, ghz);
   const double us = static_cast<double>(run.cycles) / (ghz * 1e3);
   nlohmann::json j{{"clock_ghz", ghz}, {"power_w", watts}, {"time_us", us}, {"energy_mj", watts * us * 1e-3}};
+  if (const std::vector<WindowPower> windows = window_power(run, config); windows.size() > 1) {
+    nlohmann::json trace = nlohmann::json::array();
+    double peak = 0;
+    for (const WindowPower& w : windows) {
+      trace.push_back({static_cast<double>(w.begin) / (ghz * 1e3), w.power_w});
+      peak = std::max(peak, w.power_w);
+    }
+    j["peak_power_w"] = peak;
+    j["window_us"] = static_cast<double>(windows.front().end - windows.front().begin) / (ghz * 1e3);
+    j["windows"] = trace;  // [start us, W] per window
+  }
   if (sustained_seconds > 0) {
     const SustainedRun s = sustain(e, config.power, sustained_seconds);
     nlohmann::json trace = nlohmann::json::array();
@@ -41,6 +52,9 @@ std::string power_text(const nlohmann::json& p) {
   std::string s = fmt::format("power     {:.0f} W at {:.3f} GHz (the start clock): {:.3f} us, {:.3f} mJ\n",
                               p["power_w"].get<double>(), p["clock_ghz"].get<double>(), p["time_us"].get<double>(),
                               p["energy_mj"].get<double>());
+  if (p.contains("peak_power_w"))
+    s += fmt::format("          peak {:.0f} W over {:.1f} us windows ({} windows)\n", p["peak_power_w"].get<double>(),
+                     p["window_us"].get<double>(), p["windows"].size());
   if (p.contains("sustained")) {
     const auto& q = p["sustained"];
     s += fmt::format(

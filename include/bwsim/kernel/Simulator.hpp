@@ -50,6 +50,9 @@ struct SimOptions {
   Cycle watchdog_cycles = 10'000'000'000ull;  // a run longer than this is reported as a livelock
   bool record_phase_flips = false;  // fill RunResult::phase_flips (regression tests of barrier logic)
   bool check_races = true;          // async race detection (check/RaceChecker); off for speed
+  // Every this many cycles, the chip's counters are recorded (RunResult::snapshots: the power
+  // model's windows); 0: only at the end.
+  Cycle snapshot_cycles = 0;
   // Called now and then during a long run (every 2^18 events) with the progress so far.
   std::function<void(const Progress&)> progress;
 };
@@ -63,6 +66,16 @@ struct WarpSummary {
   std::array<Cycle, static_cast<std::size_t>(Activity::kCount)> activity{};
   std::vector<std::pair<std::string, Cycle>> barrier_wait;
   Cycle cycles(Activity a) const { return activity[static_cast<std::size_t>(a)]; }
+};
+
+// The chip's counters summed over its SMs at one cycle of a run (what the power model reads).
+struct CounterSnapshot {
+  Cycle cycle = 0;
+  TmaStats tma;
+  MmaStats mma;
+  WgmmaStats wgmma;
+  CorePipeStats pipes;
+  MemoryStats memory;
 };
 
 // What a run leaves: its length, the units' counters (declared in kernel/StatRegistry, which every
@@ -86,6 +99,9 @@ struct RunResult {
   MemoryStats memory;             // L2 and HBM traffic
   std::vector<WarpSummary> warps;
   std::vector<PhaseFlip> phase_flips;  // every mbarrier phase completion, in order (record_phase_flips)
+  // The counters every SimOptions::snapshot_cycles, then at the end (counted when issued: an
+  // MMA's FLOPs and a block's pipe cycles fall in the window it started in).
+  std::vector<CounterSnapshot> snapshots;
   // What the statistics' formulas see: the run's length over the SMs used.
   StatContext context() const { return StatContext{cycles, sms_used, clock_ghz}; }
   // Fraction of (cycles x SMs used) the TMA units spent streaming.

@@ -9,6 +9,8 @@
 // while a tensor pipe works), others at power.max_clock_ghz. Run back to back (`sustain`), the
 // config's clock controller (power/ClockController) sets each period's clock from the last
 // period's power; with "limit_step" the steady state is the highest step within the limit.
+// Inside one run, the power of each window between counter snapshots (`window_power`) gives its
+// peak and its profile.
 #include <cstdint>
 #include <vector>
 
@@ -17,6 +19,7 @@
 namespace bwsim {
 
 struct RunResult;
+struct CounterSnapshot;
 
 // A kernel's energy per cycle of its run, split by whether it scales with the SM's voltage.
 struct KernelEnergy {
@@ -28,6 +31,16 @@ struct KernelEnergy {
 
 // The energy of what `run` counted, from the config's power figures.
 KernelEnergy energy_of(const RunResult& run, const HardwareConfig& config);
+// The same for the stretch between two snapshots of one run's counters (energy is linear in them).
+KernelEnergy energy_between(const CounterSnapshot& from, const CounterSnapshot& to, const HardwareConfig& config);
+
+// The board's power in each window between a run's snapshots (RunResult::snapshots) at the clock
+// the run starts at: what a power meter reading faster than the kernel would show.
+struct WindowPower {
+  std::uint64_t begin = 0, end = 0;  // cycles
+  double power_w = 0;
+};
+std::vector<WindowPower> window_power(const RunResult& run, const HardwareConfig& config);
 
 class PowerModel {
  public:
