@@ -26,19 +26,21 @@ TEST(PowerModelTest, EnergyOfARunIsItsCountsTimesTheConfigEnergies) {
   run.wgmma.f8_flops = 2e5;  // of those
   run.pipes.fma_busy_cycles = 100;  // 128 lanes: 100 warp instructions
   run.pipes.alu_busy_cycles = 100;  // 64 lanes: 50
+  run.pipes.smem_bytes = 1000;
   run.memory.l2_read_bytes = 100000;
   run.memory.hbm_read_bytes = 10000;
   run.tma.loads = 10;
   const KernelEnergy e = energy_of(run, cfg);
-  // SM: 8e5 x 0.960 + 2e5 x 0.520 + 100 x 424 + 50 x 482 = 768000 + 104000 + 42400 + 24100 pJ.
-  EXPECT_NEAR(e.sm_pj_per_cycle, 938500.0 / 1000, 1e-9);
+  // SM: 8e5 x 0.960 + 2e5 x 0.520 + 100 x 424 + 50 x 482 + 1000 x 5.08 = 768000 + 104000 + 42400
+  // + 24100 + 5080 pJ.
+  EXPECT_NEAR(e.sm_pj_per_cycle, 943580.0 / 1000, 1e-9);
   // Memory: 1e5 x 16.83 + 1e4 x 65.3 + 10 x 28600 = 1683000 + 653000 + 286000 pJ.
   EXPECT_NEAR(e.memory_pj_per_cycle, 2622000.0 / 1000, 1e-9);
   EXPECT_TRUE(e.tensor);
   const PowerModel model(cfg.power);
   EXPECT_DOUBLE_EQ(model.start_clock_ghz(e), 1.860);
-  // At 1.86 GHz (scale 1): 120.7 + (938.5 + 2622) x 1.86e-3 W.
-  EXPECT_NEAR(model.power_w(e, 1.86), 120.7 + 3560.5 * 1.86e-3, 1e-9);
+  // At 1.86 GHz (scale 1): 120.7 + (943.58 + 2622) x 1.86e-3 W.
+  EXPECT_NEAR(model.power_w(e, 1.86), 120.7 + 3565.58 * 1.86e-3, 1e-9);
 }
 
 TEST(PowerModelTest, TheB200EnergiesAreTheH100sScaledAsTheConfigStates) {

@@ -148,6 +148,7 @@ void read_power(StrictMap p, HardwareConfig& c) {
   p.read("alu_instruction_pj", w.alu_instruction_pj, 0.0, 1e6);
   p.read("mufu_instruction_pj", w.mufu_instruction_pj, 0.0, 1e6);
   p.read("cvt_instruction_pj", w.cvt_instruction_pj, 0.0, 1e6);
+  p.read("smem_byte_pj", w.smem_byte_pj, 0.0, 1e4);
   p.read("l2_byte_pj", w.l2_byte_pj, 0.0, 1e4);
   p.read("hbm_byte_pj", w.hbm_byte_pj, 0.0, 1e4);
   p.read("tma_op_pj", w.tma_op_pj, 0.0, 1e9);

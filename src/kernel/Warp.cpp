@@ -248,6 +248,7 @@ void Warp::st_shared(SmemAddr dst, std::span<const std::byte> data) {
   cta_.check_no_live_barrier(ws_, "st.shared", dst.offset, len);
   std::memcpy(cta_.smem().bytes(dst.offset, len).data(), data.data(), len);
   if (cta_.checks_races()) races::generic_write(cta_, ws_, dst.offset, dst.offset + len);
+  cta_.sm().pipe_stats().smem_bytes += len;
   const std::uint32_t bw = config().smem.bytes_per_cycle;
   issue((len + bw - 1) / bw);
 }
@@ -256,6 +257,7 @@ void Warp::ld_shared(SmemAddr src, std::span<std::byte> out) {
   const auto len = static_cast<std::uint32_t>(out.size());
   cta_.check_smem(ws_, "ld.shared", src.offset, len, 1);
   std::memcpy(out.data(), cta_.smem().bytes(src.offset, len).data(), len);
+  cta_.sm().pipe_stats().smem_bytes += len;
   const std::uint32_t bw = config().smem.bytes_per_cycle;
   issue((len + bw - 1) / bw);
 }

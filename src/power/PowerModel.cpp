@@ -30,7 +30,8 @@ EnergyPj energy_pj(const CounterSnapshot& c, const HardwareConfig& cfg) {
          instructions(CorePipe::Fma, cfg.pipes.fma_lanes) * p.fma_instruction_pj +
          instructions(CorePipe::Alu, cfg.pipes.alu_lanes) * p.alu_instruction_pj +
          instructions(CorePipe::Mufu, cfg.pipes.mufu_lanes) * p.mufu_instruction_pj +
-         instructions(CorePipe::Cvt, cfg.pipes.cvt_lanes) * p.cvt_instruction_pj;
+         instructions(CorePipe::Cvt, cfg.pipes.cvt_lanes) * p.cvt_instruction_pj +
+         static_cast<double>(c.pipes.smem_bytes) * p.smem_byte_pj;
   const MemoryStats& m = c.memory;
   e.memory = static_cast<double>(m.l2_read_bytes + m.l2_write_bytes) * p.l2_byte_pj +
              static_cast<double>(m.hbm_read_bytes + m.hbm_write_bytes) * p.hbm_byte_pj +

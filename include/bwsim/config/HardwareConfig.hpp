@@ -150,6 +150,7 @@ struct HardwareConfig {
     double alu_instruction_pj = 0;
     double mufu_instruction_pj = 0;
     double cvt_instruction_pj = 0;
+    double smem_byte_pj = 0;            // per byte warps load or store with ld/st.shared
     double l2_byte_pj = 0;              // per byte between the L2 and the SMs (loads and stores)
     double hbm_byte_pj = 0;             // per byte between HBM and the L2
     double tma_op_pj = 0;               // per TMA load, store or prefetch

@@ -37,6 +37,7 @@ const StatGroup<CorePipeStats>& CorePipeStats::declared() {
     declare_busy<&CorePipeStats::tmem_port_cycles>(
         g, "tmem_port_cycles", "cycles the tcgen05.ld/st datapaths moved data (one per sub-partition's lane quadrant)",
         "tmem_port_busy_fraction", "tmem_port_cycles over the used sub-partitions' cycles");
+    g.counter("smem_bytes", StatUnit::Bytes, "bytes warps moved with ld.shared / st.shared", &CorePipeStats::smem_bytes);
     return g;
   }();
   return group;

@@ -15,6 +15,9 @@ struct CorePipeStats {
   Cycle fma_busy_cycles = 0, alu_busy_cycles = 0, mufu_busy_cycles = 0, cvt_busy_cycles = 0;
   // Issue slots the CUDA-core instructions took (Warp::execute and Warp::run), summed likewise.
   Cycle issue_cycles = 0;
+  // Bytes the SM's warps moved with ld.shared / st.shared (the power model's SMEM traffic; TMA and
+  // MMA operand traffic is priced with those units).
+  std::uint64_t smem_bytes = 0;
   // Cycles each sub-partition's tcgen05.ld/st datapath (its quadrant of TMEM lanes) moved data.
   Cycle tmem_port_cycles = 0;
   static constexpr Cycle CorePipeStats::*field(CorePipe pipe) {
