@@ -122,7 +122,8 @@ TEST(StatRegistryTest, TheJsonSummaryCarriesEveryStatisticWithTheRegistrysValue)
   for (const char* dim : {"m", "n", "k"}) req.args.set(dim, "256");
   const std::vector<StatSample> expect = stat_registry().sample(gemm.run(req).run);
   const test::Outcome o =
-      test::bwsim("run gemm --config " BWSIM_SOURCE_DIR "/sim_configs/b200.yaml --m 256 --n 256 --k 256 --json");
+      test::bwsim("run gemm --config " BWSIM_SOURCE_DIR "/sim_configs/b200.yaml --m 256 --n 256 --k 256 --json "
+                  "--power-window-us 0");  // no power windows: the same events as the library run
   ASSERT_EQ(o.exit_code, 0) << o.output;
   const nlohmann::json j = nlohmann::json::parse(o.output);
   const nlohmann::json rendered = stats_json(expect);
