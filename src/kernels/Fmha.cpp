@@ -8,6 +8,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <vector>
 
 #include "bwsim/core/Bits.hpp"
@@ -59,6 +60,16 @@ Role role_of(std::uint32_t warp) {
   if (warp == 13) return Role::Load;
   if (warp == 14) return Role::Epilogue;
   return Role::Empty;
+}
+
+// A warp's registers for tcgen05.ld / st: its own in functional mode; in timing mode no data
+// moves (the span only gives the access's size), so every warp shares one buffer nothing writes,
+// rather than each allocating and zeroing its own.
+std::span<std::uint32_t> registers(const Warp& w, std::vector<std::uint32_t>& own, std::size_t n) {
+  static std::vector<std::uint32_t> untouched(32 * 128);
+  if (!w.functional()) return std::span(untouched).first(n);
+  own.resize(n);
+  return own;
 }
 
 enum Barrier : std::uint32_t {
@@ -287,7 +298,8 @@ struct Kernel {
   Task softmax(Warp& w, std::uint32_t i, TmemAddr tmem) const {
     const std::uint32_t q = w.warp_idx() % 4;
     w.set_role(fmt::format("Softmax{} w{}", i, w.warp_idx() % 4));
-    std::vector<std::uint32_t> s(32 * kTileK), pbits(32 * kTileK / 2);
+    std::vector<std::uint32_t> s_own, p_own;
+    const std::span<std::uint32_t> s = registers(w, s_own, 32 * kTileK), pbits = registers(w, p_own, 32 * kTileK / 2);
     std::vector<float> m(32), sum(32), m_prev(32);
     const TmemAddr lanes = TmemAddr::at(32 * q, tmem.column());
     std::uint32_t t0 = 0;
@@ -299,7 +311,7 @@ struct Kernel {
         co_await w.mbarrier_wait(l.bar(SFull, i), (t0 + j) & 1u);
         w.tcgen05_fence_after_thread_sync();
         for (std::uint32_t c = 0; c < kTileK / 32; ++c)
-          w.tcgen05_ld(lanes + (kColS[i] + 32 * c), TmemShape::S32x32b, 32, std::span(s).subspan(c * 32 * 32, 32 * 32));
+          w.tcgen05_ld(lanes + (kColS[i] + 32 * c), TmemShape::S32x32b, 32, s.subspan(c * 32 * 32, 32 * 32));
         co_await w.tcgen05_wait_ld();
         if (w.functional()) compute_p(i, q, *u, j, s, m, m_prev, sum, pbits);
         co_await w.run(softmax_code);
@@ -329,8 +341,8 @@ struct Kernel {
   }
 
   void compute_p(std::uint32_t i, std::uint32_t q, const FmhaWorkUnit& u, std::uint32_t j,
-                 const std::vector<std::uint32_t>& s, std::vector<float>& m, std::vector<float>& m_prev,
-                 std::vector<float>& sum, std::vector<std::uint32_t>& pbits) const {
+                 std::span<const std::uint32_t> s, std::vector<float>& m, std::vector<float>& m_prev,
+                 std::vector<float>& sum, std::span<std::uint32_t> pbits) const {
     const std::uint32_t row0 = static_cast<std::uint32_t>(row(u, i, 32 * q)), len = pr.lens[u.b];
     const double threshold = pr.p.algorithm.rescale_threshold;
     for (std::uint32_t r = 0; r < 32; ++r) {
@@ -372,7 +384,8 @@ struct Kernel {
   Task correction(Warp& w, TmemAddr tmem) const {
     const std::uint32_t q = w.warp_idx() % 4, d = pr.dv;
     w.set_role(fmt::format("Correction w{}", q));
-    std::vector<std::uint32_t> o(32 * d);
+    std::vector<std::uint32_t> o_own;
+    const std::span<std::uint32_t> o = registers(w, o_own, 32 * d);
     std::vector<float> scale(32), m_old(32), m_new(32), total(32);
     std::vector<std::byte> row_bytes(32 * kChunk * 2);
     const TmemAddr lanes = TmemAddr::at(32 * q, tmem.column());
