@@ -53,7 +53,9 @@ struct RunFlags {
   std::string measured_csv, tolerances;   // bwsim compare
   std::string csv;
   std::string report;  // --report FILE.html
-  double sustained = 0;  // --sustained SECONDS: the power model's back-to-back run
+  // --sustained SECONDS: the power model's back-to-back run (a config with a power section reports
+  // the time at the sustained clock by default, not only at the start clock; 0: off).
+  double sustained = 10;
   double power_window_us = 10;  // --power-window-us: the power model's windows inside a run
   std::map<std::string, std::map<std::string, std::string>> params;  // per kernel: flag -> value
 };
@@ -402,7 +404,9 @@ int main(int argc, char** argv) {
                   "stale-parity check that needs its arrival record, for speed");
     sub->add_option("--sustained", flags.sustained,
                     "with a config's power model: also model the kernel run back to back for SECONDS of wall "
-                    "time (the power limit's steady clock, power and time per kernel)");
+                    "time (the power limit's steady clock, power and time per kernel); 0: only the start clock")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0, 3600.0));
     sub->add_option("--power-window-us", flags.power_window_us,
                     "with a config's power model: the windows (microseconds at the config clock) whose power gives "
                     "the run's peak power and power trace; 0: none")
