@@ -45,13 +45,12 @@ std::string by(const AsyncAccess& a) {
 // Replaces the record of the same kind, issuer and range, or appends one: a warp's repeated
 // access to the same buffer keeps one record, the latest.
 AsyncAccess& record(Cta& cta, AccessKind kind, WarpState& issuer, std::uint32_t begin, std::uint32_t end) {
-  for (AsyncAccess& a : cta.race_records())
-    if (a.kind == kind && a.issuer == &issuer && a.begin == begin && a.end == end) {
-      a = AsyncAccess{kind, begin, end, &issuer, issuer.release_seq, issuer.ready};
-      return a;
-    }
-  cta.race_records().push_back(AsyncAccess{kind, begin, end, &issuer, issuer.release_seq, issuer.ready});
-  return cta.race_records().back();
+  RaceRecords& r = cta.race_record_table();
+  const auto [at, added] =
+      r.index.try_emplace(RaceRecordKey{kind, &issuer, begin, end}, static_cast<std::uint32_t>(r.all.size()));
+  const AsyncAccess latest{kind, begin, end, &issuer, issuer.release_seq, issuer.ready};
+  if (added) return r.all.emplace_back(latest);
+  return r.all[at->second] = latest;
 }
 
 }  // namespace

@@ -15,7 +15,10 @@
 // through bar.sync / barrier.cluster for finished tcgen05.ld; longer chains through a third warp
 // are not followed (see README, known limits).
 #include <cstdint>
+#include <unordered_map>
+#include <vector>
 
+#include "bwsim/core/Bits.hpp"
 #include "bwsim/core/Cycle.hpp"
 
 namespace bwsim {
@@ -54,6 +57,26 @@ struct AsyncAccess {
   bool read_unwritten = false;  // TmemLoad of columns no recorded MMA had written yet
   const WarpState* ordered_for = nullptr;  // the last warp found ordered after it (a cache)
   ReleaseToken landing;       // TmaWrite
+};
+
+// A CTA's records: one per (kind, issuer, range), the latest access (record() replaces it in
+// place), found through `index` without a scan; never removed while the CTA lives.
+struct RaceRecordKey {
+  AccessKind kind;
+  const WarpState* issuer;
+  std::uint32_t begin, end;
+  bool operator==(const RaceRecordKey&) const = default;
+};
+struct RaceRecordKeyHash {
+  std::size_t operator()(const RaceRecordKey& k) const noexcept {
+    return static_cast<std::size_t>(mix64(reinterpret_cast<std::uintptr_t>(k.issuer) ^
+                                          (static_cast<std::uint64_t>(k.begin) << 20) ^
+                                          (static_cast<std::uint64_t>(k.end) << 40) ^ static_cast<std::uint64_t>(k.kind)));
+  }
+};
+struct RaceRecords {
+  std::vector<AsyncAccess> all;
+  std::unordered_map<RaceRecordKey, std::uint32_t, RaceRecordKeyHash> index;  // key -> position in `all`
 };
 
 namespace races {

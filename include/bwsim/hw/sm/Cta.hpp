@@ -110,7 +110,8 @@ class Cta {
 
   // --- race checking (check/RaceChecker) ----------------------------------------------------
   bool checks_races() const { return ctx_.check_races; }
-  std::vector<AsyncAccess>& race_records() { return race_records_; }
+  std::vector<AsyncAccess>& race_records() { return race_records_.all; }
+  RaceRecords& race_record_table() { return race_records_; }
 
   // --- checks -----------------------------------------------------------------------------
   void check_smem(WarpState& ws, const char* op, std::uint64_t offset, std::uint64_t len, std::uint32_t align);
@@ -173,7 +174,7 @@ class Cta {
   std::vector<MBarrier> barriers_;
   ZeroedArray<std::uint32_t> barrier_index_;  // per 8-byte SMEM word: 1 + index into barriers_, or 0
   std::vector<std::uint32_t> live_offsets_;  // sorted, for clobber checks
-  std::vector<AsyncAccess> race_records_;
+  RaceRecords race_records_;
   std::uint32_t registers_free_ = 0;
   std::vector<WarpState*> register_waiters_;  // blocked setmaxnreg.inc, oldest first
   struct SetmaxnregRound {
