@@ -69,11 +69,11 @@ TEST(PowerModelTest, TheWindowsEnergyAddsUpToTheRunsAndThePeakIsAtLeastTheMean) 
   const HardwareConfig cfg = h100();
   const SimOptions options{.mode = Mode::Timing, .check_races = false, .snapshot_cycles = 20000};
   const RunResult run = run_gemm_sm90(cfg, options, GemmSm90Params{.m = 2048, .n = 2048, .k = 2048}, false).run;
-  const std::vector<WindowPower> windows = window_power(run, cfg);
-  ASSERT_EQ(windows.size(), (run.cycles + 19999) / 20000);  // snapshots at 0, 20000, ... and the end
   const PowerModel model(cfg.power);
   const KernelEnergy e = energy_of(run, cfg);
   const double ghz = model.start_clock_ghz(e);
+  const std::vector<WindowPower> windows = window_power(run, cfg, ghz);
+  ASSERT_EQ(windows.size(), (run.cycles + 19999) / 20000);  // snapshots at 0, 20000, ... and the end
   double joules = 0, peak = 0;
   for (const WindowPower& w : windows) {
     joules += w.power_w * static_cast<double>(w.end - w.begin) / (ghz * 1e9);

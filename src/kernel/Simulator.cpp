@@ -43,26 +43,27 @@ struct Simulator::Launch {
   Cycle last_finish = 0;
   std::vector<WarpSummary> warps;
 
+  // The units' counters now, per SM and summed, and the memory system's, into `r`.
+  void count(RunResult& r) const {
+    r.memory = ctx.memory.stats();
+    for (std::uint32_t i = 0; i < gpu.sm_count(); ++i) {
+      const Sm& sm = gpu.sm(i);
+      r.tma_per_sm.push_back(sm.tma().stats());
+      r.mma_per_sm.push_back(sm.mma().stats());
+      r.wgmma_per_sm.push_back(sm.wgmma().stats());
+      r.pipes_per_sm.push_back(sm.pipe_stats());
+    }
+    r.tma = TmaStats::declared().total(r.tma_per_sm);
+    r.mma = MmaStats::declared().total(r.mma_per_sm);
+    r.wgmma = WgmmaStats::declared().total(r.wgmma_per_sm);
+    r.pipes = CorePipeStats::declared().total(r.pipes_per_sm);
+  }
   // The chip's counters now.
   CounterSnapshot snapshot() const {
-    CounterSnapshot c;
-    c.cycle = ctx.now();
-    c.memory = ctx.memory.stats();
-    std::vector<TmaStats> tma;
-    std::vector<MmaStats> mma;
-    std::vector<WgmmaStats> wgmma;
-    std::vector<CorePipeStats> pipes;
-    for (std::uint32_t i = 0; i < gpu.sm_count(); ++i) {
-      tma.push_back(gpu.sm(i).tma().stats());
-      mma.push_back(gpu.sm(i).mma().stats());
-      wgmma.push_back(gpu.sm(i).wgmma().stats());
-      pipes.push_back(gpu.sm(i).pipe_stats());
-    }
-    c.tma = TmaStats::declared().total(tma);
-    c.mma = MmaStats::declared().total(mma);
-    c.wgmma = WgmmaStats::declared().total(wgmma);
-    c.pipes = CorePipeStats::declared().total(pipes);
-    return c;
+    RunResult now;
+    now.cycles = ctx.now();
+    count(now);
+    return now.counters();
   }
   // Records a snapshot and schedules the next while anything else is pending (so it never keeps
   // a finished or deadlocked run alive).
@@ -305,21 +306,10 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
   r.sms_used = l.gpu.sms_used();
   r.ctas = lc.grid_ctas;
   r.clock_ghz = config_.clock_ghz;
-  r.memory = memory_->stats();
-  for (std::uint32_t i = 0; i < l.gpu.sm_count(); ++i) {
-    const Sm& sm = l.gpu.sm(i);
-    r.tma_per_sm.push_back(sm.tma().stats());
-    r.mma_per_sm.push_back(sm.mma().stats());
-    r.wgmma_per_sm.push_back(sm.wgmma().stats());
-    r.pipes_per_sm.push_back(sm.pipe_stats());
-  }
-  r.tma = TmaStats::declared().total(r.tma_per_sm);
-  r.mma = MmaStats::declared().total(r.mma_per_sm);
-  r.wgmma = WgmmaStats::declared().total(r.wgmma_per_sm);
-  r.pipes = CorePipeStats::declared().total(r.pipes_per_sm);
+  l.count(r);
   r.snapshots = std::move(l.snapshots);
   while (r.snapshots.size() > 1 && r.snapshots.back().cycle >= r.cycles) r.snapshots.pop_back();
-  r.snapshots.push_back(CounterSnapshot{r.cycles, r.tma, r.mma, r.wgmma, r.pipes, r.memory});
+  r.snapshots.push_back(r.counters());
   r.warps = std::move(l.warps);
   r.phase_flips = std::move(flips);
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

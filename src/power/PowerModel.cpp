@@ -53,14 +53,12 @@ KernelEnergy energy_between(const CounterSnapshot& from, const CounterSnapshot& 
 }
 
 KernelEnergy energy_of(const RunResult& run, const HardwareConfig& c) {
-  return energy_between(CounterSnapshot{}, CounterSnapshot{run.cycles, run.tma, run.mma, run.wgmma, run.pipes, run.memory},
-                        c);
+  return energy_between(CounterSnapshot{}, run.counters(), c);
 }
 
-std::vector<WindowPower> window_power(const RunResult& run, const HardwareConfig& config) {
+std::vector<WindowPower> window_power(const RunResult& run, const HardwareConfig& config, double ghz) {
   std::vector<WindowPower> w;
   const PowerModel model(config.power);
-  const double ghz = model.start_clock_ghz(energy_of(run, config));
   for (std::size_t k = 1; k < run.snapshots.size(); ++k) {
     const CounterSnapshot &a = run.snapshots[k - 1], &b = run.snapshots[k];
     if (b.cycle > a.cycle) w.push_back({a.cycle, b.cycle, model.power_w(energy_between(a, b, config), ghz)});

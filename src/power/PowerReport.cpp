@@ -16,7 +16,7 @@ nlohmann::json power_json(const RunResult& run, const HardwareConfig& config, do
   const double ghz = model.start_clock_ghz(e), watts = model.power_w(e, ghz);
   const double us = static_cast<double>(run.cycles) / (ghz * 1e3);
   nlohmann::json j{{"clock_ghz", ghz}, {"power_w", watts}, {"time_us", us}, {"energy_mj", watts * us * 1e-3}};
-  if (const std::vector<WindowPower> windows = window_power(run, config); windows.size() > 1) {
+  if (const std::vector<WindowPower> windows = window_power(run, config, ghz); windows.size() > 1) {
     nlohmann::json trace = nlohmann::json::array();
     double peak = 0;
     for (const WindowPower& w : windows) {

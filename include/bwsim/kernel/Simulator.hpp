@@ -102,6 +102,8 @@ struct RunResult {
   // The counters every SimOptions::snapshot_cycles, then at the end (counted when issued: an
   // MMA's FLOPs and a block's pipe cycles fall in the window it started in).
   std::vector<CounterSnapshot> snapshots;
+  // The summed counters at the run's end.
+  CounterSnapshot counters() const { return {cycles, tma, mma, wgmma, pipes, memory}; }
   // What the statistics' formulas see: the run's length over the SMs used.
   StatContext context() const { return StatContext{cycles, sms_used, clock_ghz}; }
   // Fraction of (cycles x SMs used) the TMA units spent streaming.

@@ -34,13 +34,13 @@ KernelEnergy energy_of(const RunResult& run, const HardwareConfig& config);
 // The same for the stretch between two snapshots of one run's counters (energy is linear in them).
 KernelEnergy energy_between(const CounterSnapshot& from, const CounterSnapshot& to, const HardwareConfig& config);
 
-// The board's power in each window between a run's snapshots (RunResult::snapshots) at the clock
-// the run starts at: what a power meter reading faster than the kernel would show.
+// The board's power in each window between a run's snapshots (RunResult::snapshots) at `ghz` (the
+// clock the run starts at): what a power meter reading faster than the kernel would show.
 struct WindowPower {
   std::uint64_t begin = 0, end = 0;  // cycles
   double power_w = 0;
 };
-std::vector<WindowPower> window_power(const RunResult& run, const HardwareConfig& config);
+std::vector<WindowPower> window_power(const RunResult& run, const HardwareConfig& config, double ghz);
 
 class PowerModel {
  public:

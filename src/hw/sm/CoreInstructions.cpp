@@ -100,16 +100,64 @@ Cycle pipe_occupancy(CoreOp op, const HardwareConfig& config) {
   return pipe_occupancy(pipe_of(op), config, op == CoreOp::Fma2 ? 64 : 32);
 }
 
+namespace {
+
+// One sub-partition's issue slot and pipes as a lone block's instructions take them, in the order
+// they are placed: when an instruction can issue (the slot, its pipe and the results it reads
+// allow) and what taking it holds.
+class IssueSlot {
+ public:
+  explicit IssueSlot(const HardwareConfig& config) : config_(config), issue_(config.warp.issue_cycles) {
+    for (std::size_t op = 0; op < occupancy_.size(); ++op) occupancy_[op] = pipe_occupancy(static_cast<CoreOp>(op), config);
+  }
+  // `result[k]`: the cycle instruction k's result can be read (k as in `in.inputs`).
+  Cycle earliest(const CoreInstr& in, const std::vector<Cycle>& result) const {
+    const auto pipe = static_cast<std::size_t>(pipe_of(in.op));
+    Cycle at = std::max(next_issue_, pipe < kCorePipes ? pipe_free_[pipe] : 0);
+    for (std::uint32_t from : in.inputs)
+      if (from != kNoInput) at = std::max(at, result[from]);
+    return at;
+  }
+  struct Taken {
+    Cycle ready;  // its result can be read
+    Cycle held;   // cycles it holds its pipe (0 outside the pipes)
+  };
+  Taken take(const CoreInstr& in, Cycle at) {
+    const auto pipe = static_cast<std::size_t>(pipe_of(in.op));
+    next_issue_ = at + issue_;
+    if (pipe >= kCorePipes) return {at + issue_, 0};  // an op outside the pipes: its result one issue slot later
+    const Cycle held = occupancy_[static_cast<std::size_t>(in.op)];
+    pipe_free_[pipe] = at + held;
+    return {at + latency_of(pipe_of(in.op), config_.pipes), held};
+  }
+  Cycle issue_cycles() const { return issue_; }
+  // When the slot and every pipe are free again.
+  Cycle free() const { return std::max(next_issue_, *std::max_element(pipe_free_.begin(), pipe_free_.end())); }
+
+ private:
+  const HardwareConfig& config_;
+  Cycle issue_;
+  std::array<Cycle, kCoreOps> occupancy_{};
+  std::array<Cycle, kCorePipes> pipe_free_{};
+  Cycle next_issue_ = 0;
+};
+
+// Throws std::invalid_argument unless instruction i reads only earlier instructions.
+void check_inputs(const CoreInstr& in, std::size_t i) {
+  for (std::uint32_t from : in.inputs)
+    if (from != kNoInput && from >= i)
+      throw std::invalid_argument(fmt::format("instruction {} reads instruction {}, not an earlier one", i, from));
+}
+
+}  // namespace
+
 CoreBlockProfile schedule_alone(std::span<const CoreInstr> code, const HardwareConfig& config) {
   CoreBlockProfile p;
   p.instructions = static_cast<std::uint32_t>(code.size());
   if (code.empty()) return p;
-  const Cycle issue = config.warp.issue_cycles;
+  IssueSlot slot(config);
   std::vector<Cycle> result(code.size());  // the cycle each instruction's result can be read
-  std::array<Cycle, kCorePipes> pipe_free{};
-  std::array<Cycle, kCoreOps> occupancy{};
-  for (std::size_t op = 0; op < occupancy.size(); ++op) occupancy[op] = pipe_occupancy(static_cast<CoreOp>(op), config);
-  Cycle next_issue = 0, done = 0;
+  Cycle done = 0;
   struct Use {
     std::size_t resource;
     Cycle from, cycles;
@@ -121,28 +169,20 @@ CoreBlockProfile schedule_alone(std::span<const CoreInstr> code, const HardwareC
     if (in.op == CoreOp::Fma2 && !config.pipes.paired_fp32)
       throw ConfigError(fmt::format("{}: FFMA2/FADD2/FMUL2 need pipes.paired_fp32 (SM100); this config has none",
                                     config.source));
-    const auto pipe = static_cast<std::size_t>(pipe_of(in.op));
-    const bool piped = pipe < kCorePipes;
-    Cycle at = std::max(next_issue, piped ? pipe_free[pipe] : 0);
-    for (std::uint32_t from : in.inputs) {
-      if (from == kNoInput) continue;
-      if (from >= i) throw std::invalid_argument(fmt::format("instruction {} reads instruction {}, not an earlier one", i, from));
-      at = std::max(at, result[from]);
+    check_inputs(in, i);
+    const Cycle at = slot.earliest(in, result);
+    const IssueSlot::Taken t = slot.take(in, at);
+    uses.push_back({0, at, slot.issue_cycles()});
+    if (t.held) {
+      const auto pipe = static_cast<std::size_t>(pipe_of(in.op));
+      p.pipe_cycles[pipe] += t.held;
+      uses.push_back({pipe + 1, at, t.held});
     }
-    uses.push_back({0, at, issue});
-    if (piped) {
-      const Cycle held = occupancy[static_cast<std::size_t>(in.op)];
-      pipe_free[pipe] = at + held;
-      p.pipe_cycles[pipe] += held;
-      uses.push_back({pipe + 1, at, held});
-    }
-    next_issue = at + issue;
-    // (An op outside the pipes: its result, if any, one issue slot later.)
-    result[i] = at + (piped ? latency_of(pipe_of(in.op), config.pipes) : issue);
+    result[i] = t.ready;
     done = std::max(done, result[i]);
   }
-  p.issue_cycles = issue * code.size();
-  p.work = std::max(next_issue, *std::max_element(pipe_free.begin(), pipe_free.end()));
+  p.issue_cycles = slot.issue_cycles() * code.size();
+  p.work = slot.free();
   p.drain = done > p.work ? done - p.work : 0;
   p.segments = segments_of(uses, p.work);
   return p;
@@ -150,44 +190,34 @@ CoreBlockProfile schedule_alone(std::span<const CoreInstr> code, const HardwareC
 
 std::vector<CoreInstr> list_schedule(std::span<const CoreInstr> code, const HardwareConfig& config) {
   const std::size_t n = code.size();
-  const Cycle issue = config.warp.issue_cycles;
   std::vector<std::uint32_t> placed_at(n, kNoInput);  // new index of each original instruction
-  std::vector<Cycle> result(n);
+  std::vector<Cycle> result(n);                        // by original index
   std::vector<std::uint32_t> waiting(n, 0);            // unplaced producers
   std::vector<std::vector<std::uint32_t>> readers(n);
   std::vector<std::uint32_t> ready;                     // placeable, by original index
   for (std::uint32_t i = 0; i < n; ++i) {
+    check_inputs(code[i], i);
     for (std::uint32_t from : code[i].inputs)
       if (from != kNoInput) {
-        if (from >= i) throw std::invalid_argument(fmt::format("instruction {} reads instruction {}, not an earlier one", i, from));
         ++waiting[i];
         readers[from].push_back(i);
       }
     if (waiting[i] == 0) ready.push_back(i);
   }
-  std::array<Cycle, kCorePipes> pipe_free{};
-  Cycle next_issue = 0;
+  IssueSlot slot(config);
   std::vector<CoreInstr> out;
   out.reserve(n);
   while (!ready.empty()) {
     std::size_t best = 0;
     Cycle best_at = 0;
     for (std::size_t k = 0; k < ready.size(); ++k) {
-      const CoreInstr& in = code[ready[k]];
-      const auto pipe = static_cast<std::size_t>(pipe_of(in.op));
-      Cycle at = std::max(next_issue, pipe < kCorePipes ? pipe_free[pipe] : 0);
-      for (std::uint32_t from : in.inputs)
-        if (from != kNoInput) at = std::max(at, result[from]);
+      const Cycle at = slot.earliest(code[ready[k]], result);
       if (k == 0 || at < best_at || (at == best_at && ready[k] < ready[best])) best = k, best_at = at;
     }
     const std::uint32_t i = ready[best];
     ready.erase(ready.begin() + static_cast<std::ptrdiff_t>(best));
-    const CoreInstr& in = code[i];
-    const auto pipe = static_cast<std::size_t>(pipe_of(in.op));
-    if (pipe < kCorePipes) pipe_free[pipe] = best_at + pipe_occupancy(in.op, config);
-    next_issue = best_at + issue;
-    result[i] = best_at + (pipe < kCorePipes ? latency_of(pipe_of(in.op), config.pipes) : issue);
-    CoreInstr moved = in;
+    result[i] = slot.take(code[i], best_at).ready;
+    CoreInstr moved = code[i];
     for (std::uint32_t& from : moved.inputs)
       if (from != kNoInput) from = placed_at[from];
     placed_at[i] = static_cast<std::uint32_t>(out.size());
