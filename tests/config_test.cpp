@@ -79,7 +79,8 @@ TEST(ConfigTest, MissingFileIsRejected) {
 }
 
 TEST(ConfigTest, OverridesReplaceExistingValuesOnly) {
-  const HardwareConfig c = parse_config(b200_text(), "b200", {"tma.load_latency=500", "sm.count=2", "sm.gpcs=1"});
+  const HardwareConfig c =
+      parse_config(b200_text(), "b200", {"tma.load_latency=500", "sm.count=2", "sm.gpcs=1", "dies.count=1"});
   EXPECT_EQ(c.tma.load_latency, 500u);
   EXPECT_EQ(c.sm.count, 2u);
   // A chip shrunk below one TPC per GPC must say how many GPCs it has.

@@ -81,12 +81,13 @@ TEST(FmhaTest, BadShapesAreClearErrors) {
   }
 }
 
-// The B200 cut to 4 SMs: persistent CTAs then loop over several units each.
+// The B200 cut to 4 SMs of one die: persistent CTAs then loop over several units each.
 const HardwareConfig& four_sm_b200() {
   static const HardwareConfig cfg = [] {
     HardwareConfig c = test::b200_config();
     c.sm.count = 4;
     c.sm.gpcs = 1;
+    c.dies.count = 1;
     return c;
   }();
   return cfg;

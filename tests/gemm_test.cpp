@@ -201,7 +201,7 @@ namespace {
 // The persistent GEMM on an 8-SM chip: each cluster loops over several tiles (waves of the
 // persistent grid) in a swizzled raster order; a shape that is no multiple of the tile.
 TEST(GemmPersistent, SeveralWavesOfTilesMatchTheReference) {
-  const HardwareConfig chip = load_config(BWSIM_SOURCE_DIR "/sim_configs/b200.yaml", {"sm.count=8", "sm.gpcs=1"});
+  const HardwareConfig chip = load_config(BWSIM_SOURCE_DIR "/sim_configs/b200.yaml", {"sm.count=8", "sm.gpcs=1", "dies.count=1"});
   struct Case {
     const char* name;
     GemmParams p;

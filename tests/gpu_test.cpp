@@ -2,6 +2,7 @@
 // the persistent grid size.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "TestSupport.hpp"
@@ -26,8 +27,8 @@ std::map<std::uint32_t, Where> run_sleepers(const HardwareConfig& cfg, LaunchCon
 }
 
 TEST(GpuTest, B200GpcsSpreadItsTpcsEvenly) {
-  // 148 SMs = 74 TPCs over 8 GPCs: two of 10 TPCs (20 SMs), six of 9 (18 SMs).
-  EXPECT_EQ(gpc_first_sms(test::b200_config()), (std::vector<std::uint32_t>{0, 20, 40, 58, 76, 94, 112, 130}));
+  // 148 SMs = 74 TPCs, 37 per die, each die's over its 4 GPCs: one of 10 TPCs (20 SMs), three of 9 (18).
+  EXPECT_EQ(chip_layout(test::b200_config()).gpc_first, (std::vector<std::uint32_t>{0, 20, 38, 56, 74, 94, 112, 130}));
   EXPECT_EQ(max_active_clusters(test::b200_config(), 1), 148u);
   EXPECT_EQ(max_active_clusters(test::b200_config(), 2), 74u);
   // 16-CTA clusters: one per GPC, the rest of each GPC stranded.
@@ -40,7 +41,7 @@ TEST(GpuTest, B200GpcsSpreadItsTpcsEvenly) {
 TEST(GpuTest, ClustersStayInsideOneGpcWithPairsOnOneTpc) {
   // B200, 16-CTA clusters, 8 of them: cluster k fills SMs from the start of GPC k.
   const HardwareConfig& cfg = test::b200_config();
-  const auto first = gpc_first_sms(cfg);
+  const auto first = chip_layout(cfg).gpc_first;
   const auto where = run_sleepers(cfg, LaunchConfig{.grid_ctas = 128, .block_threads = 32, .dynamic_smem_bytes = 200000,
                                                     .cluster = {16, 1, 1}, .non_portable_cluster = true},
                                   100);
@@ -50,6 +51,30 @@ TEST(GpuTest, ClustersStayInsideOneGpcWithPairsOnOneTpc) {
     if (rank % 2 == 1) {
       EXPECT_EQ(where.at(cta).sm / 2, where.at(cta - 1).sm / 2) << "pair of CTA " << cta;
     }
+  }
+}
+
+TEST(GpuTest, B200DiesHaveHalfTheSmsAndClustersNeverSpanThem) {
+  const HardwareConfig& cfg = test::b200_config();
+  const ChipLayout layout = chip_layout(cfg);
+  EXPECT_EQ(std::count(layout.die.begin(), layout.die.end(), 0), 74);
+  EXPECT_EQ(layout.die[73], 0);
+  EXPECT_EQ(layout.die[74], 1);  // GPC 4 starts the second die
+  // A full chip of clusters of every size: each cluster's CTAs on SMs of one die.
+  for (const std::uint32_t size : {2u, 4u, 8u, 16u}) {
+    const std::uint32_t clusters = max_active_clusters(cfg, size);
+    const auto where = run_sleepers(cfg,
+                                    LaunchConfig{.grid_ctas = clusters * size, .block_threads = 32,
+                                                 .dynamic_smem_bytes = 200000, .cluster = {size, 1, 1},
+                                                 .non_portable_cluster = size > 8},
+                                    100);
+    std::uint32_t on_die1 = 0;
+    for (std::uint32_t cta = 0; cta < clusters * size; ++cta) {
+      const std::uint32_t leader = cta / size * size;
+      EXPECT_EQ(layout.die[where.at(cta).sm], layout.die[where.at(leader).sm]) << size << "-CTA cluster, CTA " << cta;
+      on_die1 += layout.die[where.at(cta).sm];
+    }
+    EXPECT_EQ(on_die1, clusters * size / 2) << size;  // the dies are alike: half the clusters each
   }
 }
 

@@ -185,6 +185,18 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   sm.finish();
   if (c.sm.gpcs > (c.sm.count + 1) / 2) top.fail("sm.gpcs", "more GPCs than TPCs (2 SMs each)");
 
+  StrictMap dies = top.section("dies");
+  dies.read<std::uint32_t>("count", c.dies.count, 1, 2);
+  dies.read<std::uint64_t>("interleave_bytes", c.dies.interleave_bytes, 128, 1ull << 30);
+  dies.read("link_gbytes_per_second", c.dies.link_gbytes_per_second, 0.0, 1e9);
+  dies.read<Cycle>("link_latency", c.dies.link_latency, 0, kMaxLatency);
+  dies.finish();
+  if (c.dies.interleave_bytes & (c.dies.interleave_bytes - 1))
+    top.fail("dies.interleave_bytes", "must be a power of 2");
+  if (c.sm.gpcs % c.dies.count) top.fail("sm.gpcs", "must be a multiple of dies.count (each die has its own GPCs)");
+  if (c.dies.count > 1 && c.dies.link_gbytes_per_second <= 0)
+    top.fail("dies.link_gbytes_per_second", "must be positive on a chip of more than one die");
+
   StrictMap launch = top.section("launch");
   launch.read<Cycle>("latency", c.launch.latency, 0, kMaxLatency);
   launch.finish();

@@ -27,6 +27,18 @@ struct HardwareConfig {
     std::uint32_t gpcs = 0;                 // GPCs; the SMs' TPCs (2 SMs each) spread over them evenly
   } sm;
 
+  // The chip's dies (hw/sm/ChipLayout, hw/memory/MemorySystem). Each die has an equal share of
+  // the TPCs and GPCs (so a cluster, which stays in one GPC, never spans dies), its half of the
+  // L2 and of the HBM stacks; an address is homed in one die's L2 half, chosen by the parity of
+  // the address's interleave granules (an XOR hash). Bytes an SM reads from or writes to the
+  // other die's half cross the die-to-die link. count 1: one die, the link values unused.
+  struct Dies {
+    std::uint32_t count = 0;             // 1 or 2
+    std::uint64_t interleave_bytes = 0;  // the granule of the address hash that picks a home half
+    double link_gbytes_per_second = 0;   // the die-to-die link, each direction (bytes per ns)
+    Cycle link_latency = 0;              // added to a read or write served by the other die's half
+  } dies;
+
   struct Launch {
     Cycle latency = 0;  // kernel launch -> the first CTAs start
   } launch;

@@ -8,7 +8,9 @@ const HbmModelRegistry& hbm_models() {
   static const HbmModelRegistry registry{
       "hbm.model",
       {{"fifo_link", "one link at hbm.gbytes_per_second in arrival order, plus a constant hbm.latency",
-        [](const HardwareConfig& c) -> std::unique_ptr<HbmModel> { return std::make_unique<HbmFifoLink>(c); }}}};
+        [](const HardwareConfig& c, double share) -> std::unique_ptr<HbmModel> {
+          return std::make_unique<HbmFifoLink>(c, share);
+        }}}};
   return registry;
 }
 

@@ -1,8 +1,10 @@
 #include "bwsim/hw/memory/MemorySystem.hpp"
 
 #include <algorithm>
+#include <bit>
 
 #include "bwsim/hw/memory/TensorCopy.hpp"
+#include "bwsim/hw/sm/ChipLayout.hpp"
 
 namespace bwsim {
 
@@ -27,7 +29,8 @@ const StatGroup<MemoryStats>& MemoryStats::declared() {
                  [](const MemoryStats& m, const StatContext& c) -> StatValue {
                    return c.per_second(static_cast<double>(m.l2_read_bytes + m.l2_write_bytes), 1e9);
                  })
-        .counter("l2_busy_cycles", StatUnit::Cycles, "cycles the L2-to-SM link spent moving bytes",
+        .counter("l2_busy_cycles", StatUnit::Cycles,
+                 "cycles the L2-to-SM link spent moving bytes (of two die halves, the busier one)",
                  &MemoryStats::l2_busy_cycles)
         .formula("l2_busy_fraction", StatUnit::Fraction, "l2_busy_cycles over the run's cycles",
                  [](const MemoryStats& m, const StatContext& c) -> StatValue { return c.busy_fraction(m.l2_busy_cycles); },
@@ -41,34 +44,58 @@ const StatGroup<MemoryStats>& MemoryStats::declared() {
                  [](const MemoryStats& m, const StatContext& c) -> StatValue {
                    return c.per_second(static_cast<double>(m.hbm_read_bytes + m.hbm_write_bytes), 1e9);
                  })
-        .counter("hbm_busy_cycles", StatUnit::Cycles, "cycles the HBM link spent moving bytes",
+        .counter("hbm_busy_cycles", StatUnit::Cycles,
+                 "cycles the HBM link spent moving bytes (of two dies' stacks, the busier one)",
                  &MemoryStats::hbm_busy_cycles)
         .formula("hbm_busy_fraction", StatUnit::Fraction, "hbm_busy_cycles over the run's cycles",
                  [](const MemoryStats& m, const StatContext& c) -> StatValue { return c.busy_fraction(m.hbm_busy_cycles); },
-                 {"HBM", "HBM-bandwidth"});
+                 {"HBM", "HBM-bandwidth"})
+        .counter("d2d_bytes", StatUnit::Bytes,
+                 "bytes that crossed the die-to-die link: reads and writes by an SM of the other die than the "
+                 "address's home L2 half",
+                 &MemoryStats::d2d_bytes)
+        .counter("d2d_busy_cycles", StatUnit::Cycles, "cycles the busier direction of the die-to-die link spent moving bytes",
+                 &MemoryStats::d2d_busy_cycles)
+        .formula("d2d_busy_fraction", StatUnit::Fraction, "d2d_busy_cycles over the run's cycles",
+                 [](const MemoryStats& m, const StatContext& c) -> StatValue { return c.busy_fraction(m.d2d_busy_cycles); },
+                 {"die-to-die link", "die-to-die-bandwidth"});
     return g;
   }();
   return group;
 }
 
-MemorySystem::MemorySystem(const HardwareConfig& config)
-    : config_(config),
-      l2_(l2_policies().at(config.l2.policy, config.source).make(
-          std::max<std::uint64_t>(1, config.l2.bytes / (config.l2.line_bytes * kBlockRows)))),
-      hbm_(hbm_models().at(config.hbm.model, config.source).make(config)),
-      l2_link_(config.l2.gbytes_per_second / config.clock_ghz),
-      delivery_link_(config.l2.delivery_gbytes_per_second / config.clock_ghz) {}
+MemorySystem::MemorySystem(const HardwareConfig& config) : config_(config), sm_die_(chip_layout(config).die) {
+  const std::uint32_t dies = config.dies.count;
+  const double share = 1.0 / dies, clock = config.clock_ghz;
+  const std::uint64_t blocks = std::max<std::uint64_t>(1, config.l2.bytes / (config.l2.line_bytes * kBlockRows));
+  for (std::uint32_t d = 0; d < dies; ++d) {
+    halves_.push_back(Half{l2_policies().at(config.l2.policy, config.source).make(std::max<std::uint64_t>(1, blocks / dies)),
+                           hbm_models().at(config.hbm.model, config.source).make(config, share),
+                           BandwidthLink(config.l2.gbytes_per_second * share / clock),
+                           BandwidthLink(config.l2.delivery_gbytes_per_second * share / clock)});
+    if (dies > 1) links_.emplace_back(config.dies.link_gbytes_per_second / clock);
+  }
+}
+
+std::uint32_t MemorySystem::home(std::uint64_t key) const {
+  if (halves_.size() == 1) return 0;
+  return static_cast<std::uint32_t>(std::popcount(key / config_.dies.interleave_bytes) & 1);
+}
 
 void MemorySystem::begin_launch(Tracer* tracer, int pid) {
-  l2_->clear_in_flight();
-  l2_link_.reset();
-  delivery_link_.reset();
-  hbm_->reset();
+  for (Half& h : halves_) {
+    h.l2->clear_in_flight();
+    h.l2_link.reset();
+    h.delivery_link.reset();
+    h.hbm->reset();
+  }
+  for (BandwidthLink& l : links_) l.reset();
   stats_ = {};
   tracer_ = tracer;
   pid_ = pid;
   l2_counter_ = WindowCounter{l2_counter_.name};
   hbm_counter_ = WindowCounter{hbm_counter_.name};
+  d2d_counter_ = WindowCounter{d2d_counter_.name};
   if (tracer_) tracer_->process_name(pid_, "L2 and HBM (chip)");
 }
 
@@ -76,6 +103,7 @@ void MemorySystem::end_launch() {
   if (tracer_) {
     l2_counter_.flush(*this);
     hbm_counter_.flush(*this);
+    if (!links_.empty()) d2d_counter_.flush(*this);
   }
   tracer_ = nullptr;
 }
@@ -104,8 +132,9 @@ void MemorySystem::WindowCounter::add(MemorySystem& m, Cycle at, std::uint64_t n
 // With `promote`, the lines of the map's L2 promotion granules that the box's lines lie in are
 // touched too; those that miss are fetched beside the box and are in flight with it (a granule
 // wider than a line: 256B promotion with 128-byte lines).
-MemorySystem::Touched MemorySystem::touch(const TensorMap& map, const TensorCoords& c, bool promote, Cycle at,
-                                          std::vector<Cycle*>* fresh) {
+MemorySystem::Touched MemorySystem::touch(std::uint32_t die, const TensorMap& map, const TensorCoords& c, bool write,
+                                          Cycle at, std::vector<Cycle*>* fresh) {
+  const bool promote = !write;
   const std::uint64_t line = config_.l2.line_bytes;
   const std::uint64_t esize = size_of(map.dtype());
   const std::int64_t lo0 = std::max<std::int64_t>(c[0], 0);
@@ -162,21 +191,38 @@ MemorySystem::Touched MemorySystem::touch(const TensorMap& map, const TensorCoor
           }
         }
   touches_.resize(keys_.size());
-  l2_->access(keys_, touches_);
+  halves_[die].l2->access(keys_, touches_);
+  const bool split = halves_.size() > 1;
+  if (split) {  // near misses (every write) of blocks homed on the other die: its half, in one call
+    served_by_.assign(keys_.size(), static_cast<std::uint8_t>(die));
+    far_keys_.clear();
+    far_index_.clear();
+    for (std::uint32_t i = 0; i < keys_.size(); ++i) {
+      if ((touches_[i].hit && !write) || home(keys_[i]) == die) continue;
+      served_by_[i] = static_cast<std::uint8_t>(1 - die);
+      far_keys_.push_back(keys_[i]);
+      far_index_.push_back(i);
+    }
+    far_touches_.resize(far_keys_.size());
+    if (!far_keys_.empty()) halves_[1 - die].l2->access(far_keys_, far_touches_);
+    for (std::size_t j = 0; j < far_touches_.size(); ++j) touches_[far_index_[j]].hit = far_touches_[j].hit;
+  }
   Touched t;
   for (std::size_t i = 0; i < touches_.size(); ++i) {
     const L2Touch& b = touches_[i];
+    Counts& c = t.home[split ? served_by_[i] : die];
     if (promoting && promoted_[i]) {
       if (b.hit) continue;
-      ++t.promoted_misses;
+      ++c.promoted_misses;
       if (fresh) fresh->push_back(b.in_flight);
       continue;
     }
     ++t.blocks;
-    t.hits += b.hit ? 1 : 0;
+    ++c.blocks;
+    c.hits += b.hit ? 1 : 0;
     if (!fresh) continue;
     if (b.hit && b.in_flight_until > at && config_.l2.coalesce_in_flight) {
-      ++t.coalesced;
+      ++c.coalesced;
       t.coalesced_ready = std::max(t.coalesced_ready, b.in_flight_until);
     } else {
       fresh->push_back(b.in_flight);
@@ -185,65 +231,113 @@ MemorySystem::Touched MemorySystem::touch(const TensorMap& map, const TensorCoor
   return t;
 }
 
-MemorySystem::Lookup MemorySystem::lookup(const TensorMap& map, const TensorCoords& coords, bool promote, Cycle at,
-                                          std::vector<Cycle*>* fresh) {
-  const std::uint64_t bytes = in_bounds_elements(map, coords) * size_of(map.dtype());
-  const Touched t = touch(map, coords, promote, at, fresh);
-  if (!t.blocks) return Lookup{bytes, 0};
-  const std::uint64_t per_block = bytes / t.blocks;  // a promoted block holds as many rows as the box's
-  return Lookup{bytes, bytes - bytes * t.hits / t.blocks, bytes * t.coalesced / t.blocks, t.coalesced_ready,
-                per_block * t.promoted_misses};
+// The box's bytes split over the halves that served them in proportion to their blocks (exactly
+// summing to the box).
+MemorySystem::Lookup MemorySystem::lookup(std::uint32_t die, const TensorMap& map, const TensorCoords& coords,
+                                          bool write, Cycle at, std::vector<Cycle*>* fresh) {
+  Lookup l;
+  l.bytes = in_bounds_elements(map, coords) * size_of(map.dtype());
+  const Touched t = touch(die, map, coords, write, at, fresh);
+  l.coalesced_ready = t.coalesced_ready;
+  if (!t.blocks) {
+    l.part[die].bytes = l.bytes;
+    return l;
+  }
+  const std::uint64_t per_block = l.bytes / t.blocks;  // a promoted block holds as many rows as the box's
+  std::uint64_t blocks_before = 0;
+  for (std::uint32_t h = 0; h < halves_.size(); ++h) {
+    const Counts& c = t.home[h];
+    Part& p = l.part[h];
+    p.promoted_miss_bytes = per_block * c.promoted_misses;
+    if (!c.blocks) continue;
+    p.bytes = l.bytes * (blocks_before + c.blocks) / t.blocks - l.bytes * blocks_before / t.blocks;
+    blocks_before += c.blocks;
+    p.miss_bytes = p.bytes - p.bytes * c.hits / c.blocks;
+    p.coalesced_bytes = p.bytes * c.coalesced / c.blocks;
+  }
+  return l;
 }
 
-HbmAccess MemorySystem::hbm_transfer(Cycle at, std::uint64_t bytes) {
-  const HbmAccess a = hbm_->transfer(at, bytes);
+HbmAccess MemorySystem::hbm_transfer(std::uint32_t home, Cycle at, std::uint64_t bytes) {
+  const HbmAccess a = halves_[home].hbm->transfer(at, bytes);
   hbm_counter_.add(*this, a.through, bytes);
   return a;
 }
 
-MemoryRead MemorySystem::read(const TensorMap& map, const TensorCoords& coords, Cycle at) {
+Cycle MemorySystem::cross(std::uint32_t from, Cycle at, std::uint64_t bytes) {
+  stats_.d2d_bytes += bytes;
+  const Cycle through = links_[from].transfer(at, bytes);
+  d2d_counter_.add(*this, through, bytes);
+  return through;
+}
+
+MemoryRead MemorySystem::read(std::uint32_t sm, const TensorMap& map, const TensorCoords& coords, Cycle at) {
   fresh_.clear();
-  const Lookup l = lookup(map, coords, true, at, &fresh_);
+  const std::uint32_t die = sm_die_[sm];
+  const Lookup l = lookup(die, map, coords, false, at, &fresh_);
   stats_.l2_read_bytes += l.bytes;
-  stats_.l2_hit_bytes += l.bytes - l.miss_bytes;
-  stats_.l2_coalesced_bytes += l.coalesced_bytes;
-  const std::uint64_t link_bytes = l.bytes - l.coalesced_bytes;
   Cycle ready = std::max(at, l.coalesced_ready);
-  if (l.bytes) ready = std::max(ready, delivery_link_.transfer(at, l.bytes));
-  if (link_bytes) {
-    const Cycle through = l2_link_.transfer(at, link_bytes);
-    l2_counter_.add(*this, through, link_bytes);
-    ready = std::max(ready, through);
-  }
-  if (const std::uint64_t hbm_bytes = l.miss_bytes + l.promoted_miss_bytes) {
-    stats_.hbm_read_bytes += hbm_bytes;
-    ready = std::max(ready, hbm_transfer(at, hbm_bytes).ready);
+  std::uint64_t miss_bytes = 0;
+  for (std::uint32_t h = 0; h < halves_.size(); ++h) {
+    const Part& p = l.part[h];
+    Half& half = halves_[h];
+    stats_.l2_hit_bytes += p.bytes - p.miss_bytes;
+    stats_.l2_coalesced_bytes += p.coalesced_bytes;
+    miss_bytes += p.miss_bytes;
+    Cycle served = at;
+    if (p.bytes) served = std::max(served, half.delivery_link.transfer(at, p.bytes));
+    if (const std::uint64_t link_bytes = p.bytes - p.coalesced_bytes) {
+      const Cycle through = half.l2_link.transfer(at, link_bytes);
+      l2_counter_.add(*this, through, link_bytes);
+      served = std::max(served, through);
+    }
+    if (const std::uint64_t hbm_bytes = p.miss_bytes + p.promoted_miss_bytes) {
+      stats_.hbm_read_bytes += hbm_bytes;
+      served = std::max(served, hbm_transfer(h, at, hbm_bytes).ready);
+    }
+    if (h != die && p.bytes) served = std::max(served, cross(h, at, p.bytes)) + config_.dies.link_latency;
+    ready = std::max(ready, served);
   }
   for (Cycle* in_flight : fresh_) *in_flight = ready;
-  return MemoryRead{ready, l.miss_bytes};
+  return MemoryRead{ready, miss_bytes};
 }
 
-void MemorySystem::prefetch(const TensorMap& map, const TensorCoords& coords, Cycle at) {
-  const Lookup l = lookup(map, coords, true);
-  const std::uint64_t hbm_bytes = l.miss_bytes + l.promoted_miss_bytes;
-  stats_.hbm_read_bytes += hbm_bytes;
-  if (hbm_bytes) hbm_transfer(at, hbm_bytes);
+void MemorySystem::prefetch(std::uint32_t sm, const TensorMap& map, const TensorCoords& coords, Cycle at) {
+  const Lookup l = lookup(sm_die_[sm], map, coords, false);
+  for (std::uint32_t h = 0; h < halves_.size(); ++h) {
+    const std::uint64_t hbm_bytes = l.part[h].miss_bytes + l.part[h].promoted_miss_bytes;
+    stats_.hbm_read_bytes += hbm_bytes;
+    if (hbm_bytes) hbm_transfer(h, at, hbm_bytes);
+  }
 }
 
-Cycle MemorySystem::write(const TensorMap& map, const TensorCoords& coords, Cycle at) {
-  const std::uint64_t bytes = lookup(map, coords, false).bytes;  // write-allocate: the lines are resident afterwards
-  stats_.l2_write_bytes += bytes;
-  stats_.hbm_write_bytes += bytes;
-  hbm_transfer(at, bytes);  // written through: it takes HBM bandwidth, the store does not wait for it
-  const Cycle taken = l2_link_.transfer(at, bytes);
-  l2_counter_.add(*this, taken, bytes);
+// Written through: the bytes take HBM bandwidth, the store does not wait for it. A store that
+// writes nothing (wholly outside the tensor) is taken at once.
+Cycle MemorySystem::write(std::uint32_t sm, const TensorMap& map, const TensorCoords& coords, Cycle at) {
+  const std::uint32_t die = sm_die_[sm];
+  const Lookup l = lookup(die, map, coords, true);  // write-allocate: the lines are resident afterwards
+  stats_.l2_write_bytes += l.bytes;
+  stats_.hbm_write_bytes += l.bytes;
+  Cycle taken = at;
+  for (std::uint32_t h = 0; h < halves_.size(); ++h) {
+    const std::uint64_t bytes = l.part[h].bytes;
+    if (!bytes) continue;
+    hbm_transfer(h, at, bytes);
+    Cycle t = halves_[h].l2_link.transfer(at, bytes);
+    l2_counter_.add(*this, t, bytes);
+    if (h != die) t = std::max(t, cross(die, at, bytes)) + config_.dies.link_latency;
+    taken = std::max(taken, t);
+  }
   return taken;
 }
 
 MemoryStats MemorySystem::stats() const {
   MemoryStats s = stats_;
-  s.l2_busy_cycles = l2_link_.busy_cycles();
-  s.hbm_busy_cycles = hbm_->busy_cycles();
+  for (const Half& h : halves_) {
+    s.l2_busy_cycles = std::max(s.l2_busy_cycles, h.l2_link.busy_cycles());
+    s.hbm_busy_cycles = std::max(s.hbm_busy_cycles, h.hbm->busy_cycles());
+  }
+  for (const BandwidthLink& l : links_) s.d2d_busy_cycles = std::max(s.d2d_busy_cycles, l.busy_cycles());
   return s;
 }
 

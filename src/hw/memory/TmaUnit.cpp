@@ -77,7 +77,7 @@ void TmaUnit::load(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCo
   // hbm.latency after the request and stream on at the unit's slower miss rate; the unit itself
   // is held only for the streaming, so other requests overlap a miss's latency.
   const Cycle start = start_of(map, at);
-  const MemoryRead from_memory = ctx_.memory.read(map, coords, start);
+  const MemoryRead from_memory = ctx_.memory.read(static_cast<std::uint32_t>(sm_), map, coords, start);
   const Cycle from_l2 = from_memory.ready;
   const std::uint64_t miss = std::min<std::uint64_t>(from_memory.miss_bytes, bytes);
   const double cycles = static_cast<double>(bytes - miss) / ctx_.config.tma.bytes_per_cycle +
@@ -138,7 +138,7 @@ void TmaUnit::store(Cta& cta, WarpState& ws, const TensorMap& map, const TensorC
   // (wait_group.read) store_latency after the streaming, as the write does after the L2 took them
   // (our H100 store rows: the .read and the full wait take the same time).
   Request r{Kind::Store, &cta, &ws, &map, coords, smem, 0, {}, ws.bulk.add_op(), next_id_++, at,
-            ctx_.memory.write(map, coords, start)};
+            ctx_.memory.write(static_cast<std::uint32_t>(sm_), map, coords, start)};
   const Cycle read = end + ctx_.config.tma.store_latency;
   if (ctx_.tracer_for(sm_))
     trace_request(r, "tma.store", at, start, end, std::max(read, r.l2_taken + ctx_.config.tma.store_latency), bytes);
@@ -168,7 +168,7 @@ void TmaUnit::on_store_written(void* unit, std::uint64_t slot) {
 }
 
 void TmaUnit::prefetch(Cta&, WarpState& ws, const TensorMap& map, const TensorCoords& coords, Cycle at) {
-  ctx_.memory.prefetch(map, coords, at + ctx_.config.tma.issue_cycles);
+  ctx_.memory.prefetch(static_cast<std::uint32_t>(sm_), map, coords, at + ctx_.config.tma.issue_cycles);
   ++stats_.prefetches;
   stats_.prefetch_bytes += map.box_bytes();
   if (ctx_.tracer_for(sm_))

@@ -7,27 +7,16 @@
 
 namespace bwsim {
 
-std::vector<std::uint32_t> gpc_first_sms(const HardwareConfig& config) {
-  const std::uint32_t n = config.sm.count, tpcs = (n + 1) / 2, g = config.sm.gpcs;
-  std::vector<std::uint32_t> first;
-  std::uint32_t sm = 0;
-  for (std::uint32_t i = 0; i < g; ++i) {
-    first.push_back(sm);
-    sm = std::min(n, sm + 2 * (tpcs / g + (i < tpcs % g ? 1 : 0)));
-  }
-  return first;
-}
-
 std::uint32_t max_active_clusters(const HardwareConfig& config, std::uint32_t cluster_size) {
-  const std::vector<std::uint32_t> first = gpc_first_sms(config);
+  const ChipLayout layout = chip_layout(config);
   std::uint32_t clusters = 0;
-  for (std::size_t g = 0; g < first.size(); ++g)
-    clusters += ((g + 1 < first.size() ? first[g + 1] : config.sm.count) - first[g]) / cluster_size;
+  for (std::uint32_t g = 0; g < layout.gpcs(); ++g)
+    clusters += (layout.gpc_end(g, config.sm.count) - layout.gpc_first[g]) / cluster_size;
   return clusters;
 }
 
 Gpu::Gpu(SimContext& ctx, Sm::FinishFn on_cta_finished, void* context)
-    : config_(ctx.config), gpc_first_(gpc_first_sms(ctx.config)), load_(ctx.config.sm.count) {
+    : config_(ctx.config), layout_(chip_layout(ctx.config)), load_(ctx.config.sm.count) {
   for (std::uint32_t i = 0; i < config_.sm.count; ++i) {
     sms_.emplace_back(ctx, i);
     sms_.back().set_on_cta_finished(on_cta_finished, context);
@@ -60,7 +49,7 @@ bool Gpu::fits(std::uint32_t sm, const CtaFootprint& cta, std::uint32_t level) c
 bool Gpu::place_in(std::uint32_t gpc, const CtaFootprint& cta, std::uint32_t cluster_size, std::uint32_t level,
                    Placement& out) const {
   out.sms.clear();
-  const std::uint32_t first = gpc_first_[gpc], end = gpc_end(gpc);
+  const std::uint32_t first = layout_.gpc_first[gpc], end = gpc_end(gpc);
   if (cluster_size == 1) {
     for (std::uint32_t sm = first; sm < end; ++sm)
       if (fits(sm, cta, level)) {

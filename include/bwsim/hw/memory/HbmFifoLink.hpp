@@ -1,5 +1,5 @@
 #pragma once
-// hbm.model "fifo_link": one link at hbm.gbytes_per_second shared in arrival order (a fluid FIFO),
+// hbm.model "fifo_link": one link at its share of hbm.gbytes_per_second shared in arrival order (a fluid FIFO),
 // and a read's bytes in the L2 a constant hbm.latency after they have crossed it. No banks,
 // refresh, read/write turnaround or queueing latency below saturation.
 #include "bwsim/hw/memory/BandwidthLink.hpp"
@@ -9,8 +9,8 @@ namespace bwsim {
 
 class HbmFifoLink final : public HbmModel {
  public:
-  explicit HbmFifoLink(const HardwareConfig& config)
-      : link_(config.hbm.gbytes_per_second / config.clock_ghz), latency_(config.hbm.latency) {}
+  HbmFifoLink(const HardwareConfig& config, double share)
+      : link_(config.hbm.gbytes_per_second * share / config.clock_ghz), latency_(config.hbm.latency) {}
   void reset() override { link_.reset(); }
   HbmAccess transfer(Cycle at, std::uint64_t bytes) override {
     const Cycle through = link_.transfer(at, bytes);

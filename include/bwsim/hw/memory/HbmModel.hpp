@@ -28,8 +28,9 @@ class HbmModel {
 };
 
 // "fifo_link" (the default): one link at hbm.gbytes_per_second in arrival order plus a constant
-// hbm.latency.
-using HbmModelRegistry = ModelRegistry<ConfigError, std::unique_ptr<HbmModel>, const HardwareConfig&>;
+// hbm.latency. The factory's second argument is the share of the chip's HBM the model serves (a
+// die's stacks: 1 / dies.count).
+using HbmModelRegistry = ModelRegistry<ConfigError, std::unique_ptr<HbmModel>, const HardwareConfig&, double>;
 const HbmModelRegistry& hbm_models();
 
 }  // namespace bwsim

@@ -3,7 +3,7 @@
 // l2.policy chooses how it replaces blocks. Residency is tracked per block of 8 rows x one
 // 128-byte line of a tensor (1 KiB for a full box row width): coarse enough to cost a handful of
 // lookups per TMA box, fine enough that a tile read by one CTA and then by another hits. One
-// shared L2: the two die halves of a B200 are not told apart.
+// policy per die's L2 half (hw/memory/MemorySystem).
 #include <cstdint>
 #include <memory>
 #include <span>

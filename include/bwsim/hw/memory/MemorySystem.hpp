@@ -3,6 +3,15 @@
 // l2.policy, its bandwidth to the SMs) and HBM (the config's hbm.model). Every TMA load, store and
 // prefetch goes through it. The L2's bandwidth to the SMs is a link that requests reserve in the
 // order they arrive (BandwidthLink), so many SMs streaming at once share its rate.
+//
+// On a chip of two dies (config dies) each die has its half: an L2 of half the capacity and
+// bandwidth and half the HBM stacks. Every address has a home die (its HBM stacks, and the L2
+// half that is its point of coherence). A die's L2 half also caches what its own SMs read (as
+// each L2 partition of an A100/H100 does, and as B200's near-L2 latency up to one half's
+// footprint shows): a read looks in the near half first; a near miss of an address homed on the
+// other die is served by that die's half (a far hit, or a miss filled from that die's HBM) over
+// the die-to-die link of that direction, paying dies.link_latency. Writes go to the home half.
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -24,7 +33,9 @@ struct MemoryStats {
   std::uint64_t l2_write_bytes = 0;  // written by TMA stores
   std::uint64_t hbm_read_bytes = 0;  // L2 misses filled from HBM (loads and prefetches)
   std::uint64_t hbm_write_bytes = 0; // stores written through to HBM
-  Cycle l2_busy_cycles = 0, hbm_busy_cycles = 0;  // cycles each link spent moving bytes
+  std::uint64_t d2d_bytes = 0;       // bytes that crossed between the dies (reads and writes)
+  // Cycles each link spent moving bytes (of two die halves or directions, the busier one).
+  Cycle l2_busy_cycles = 0, hbm_busy_cycles = 0, d2d_busy_cycles = 0;
   double l2_hit_rate() const {
     return l2_read_bytes ? static_cast<double>(l2_hit_bytes) / static_cast<double>(l2_read_bytes) : 0.0;
   }
@@ -50,15 +61,19 @@ class MemorySystem {
   void end_launch();
   static constexpr Cycle kCounterWindow = 1000;  // display granularity of the counters, not hardware
 
-  // A TMA load (or prefetch) of the box at `coords` whose request reaches the L2 at `at`:
-  // returns the cycle its data has left the L2 for the SM (its misses filled from HBM first).
-  MemoryRead read(const TensorMap& map, const TensorCoords& coords, Cycle at);
-  // A TMA prefetch of the box to the L2 arriving at `at`: its misses are read from HBM; nothing
-  // goes to an SM.
-  void prefetch(const TensorMap& map, const TensorCoords& coords, Cycle at);
-  // A TMA store of the box at `coords` (written to the L2 and through to HBM) arriving at `at`:
-  // returns the cycle the L2 has taken the bytes.
-  Cycle write(const TensorMap& map, const TensorCoords& coords, Cycle at);
+  // A TMA load of the box at `coords` by SM `sm` whose request reaches the L2 at `at`: returns
+  // the cycle its data has left the L2 for the SM (its misses filled from HBM first).
+  MemoryRead read(std::uint32_t sm, const TensorMap& map, const TensorCoords& coords, Cycle at);
+  // A TMA prefetch of the box by SM `sm` to the L2 arriving at `at`: its misses are read from
+  // HBM; nothing goes to an SM.
+  void prefetch(std::uint32_t sm, const TensorMap& map, const TensorCoords& coords, Cycle at);
+  // A TMA store of the box at `coords` by SM `sm` (written to the L2 and through to HBM) arriving
+  // at `at`: returns the cycle the L2 has taken the bytes.
+  Cycle write(std::uint32_t sm, const TensorMap& map, const TensorCoords& coords, Cycle at);
+
+  // The home die of GMEM address `key`: the parity of its dies.interleave_bytes granules' index
+  // bits (an XOR hash, so strided tiles do not all land on one die).
+  std::uint32_t home(std::uint64_t key) const;
 
   MemoryStats stats() const;
 
@@ -71,32 +86,53 @@ class MemorySystem {
     void add(MemorySystem& m, Cycle at, std::uint64_t n);
     void flush(MemorySystem& m);
   };
-  // The box's in-bounds bytes and how many of them miss in the L2 (touching its blocks).
-  struct Lookup {
-    std::uint64_t bytes, miss_bytes;
-    std::uint64_t coalesced_bytes = 0;  // in blocks still in flight to another SM at the request
-    Cycle coalesced_ready = 0;          // when the last of those arrives
+  static constexpr std::uint32_t kMaxDies = 2;
+  // One die's L2 half and HBM stacks.
+  struct Half {
+    std::unique_ptr<L2Policy> l2;
+    std::unique_ptr<HbmModel> hbm;
+    BandwidthLink l2_link, delivery_link;
+  };
+  // What a box found in the half that served it: its in-bounds bytes there and how many missed.
+  struct Part {
+    std::uint64_t bytes = 0, miss_bytes = 0;
+    std::uint64_t coalesced_bytes = 0;      // in blocks still in flight to another SM at the request
     std::uint64_t promoted_miss_bytes = 0;  // fetched from HBM beside the box (its L2 promotion)
   };
-  // With `at` and `fresh` (a read): blocks in flight at `at` are coalesced, the others' in-flight
-  // fields are collected in `fresh` for the caller to set. `promote`: blocks of the map's L2
-  // promotion granule beside the box are fetched too (loads and prefetches, not stores).
-  Lookup lookup(const TensorMap& map, const TensorCoords& coords, bool promote, Cycle at = 0,
+  struct Lookup {
+    std::uint64_t bytes = 0;
+    std::array<Part, kMaxDies> part{};  // by the die whose half served them
+    Cycle coalesced_ready = 0;          // when the last coalesced block arrives
+  };
+  // An access by an SM of die `die`. With `at` and `fresh` (a read): blocks in flight at `at` are
+  // coalesced, the others' in-flight fields are collected in `fresh` for the caller to set. Reads
+  // and prefetches also fetch the blocks of the map's L2 promotion granule beside the box; a
+  // write goes to each block's home half.
+  Lookup lookup(std::uint32_t die, const TensorMap& map, const TensorCoords& coords, bool write, Cycle at = 0,
                 std::vector<Cycle*>* fresh = nullptr);
-  // Moves `bytes` between HBM and the L2 from `at` (and counts them for the trace).
-  HbmAccess hbm_transfer(Cycle at, std::uint64_t bytes);
-  // Touches the box's L2 blocks: returns (blocks, blocks that hit).
-  struct Touched {
+  // Moves `bytes` between die `home`'s HBM and its L2 half from `at` (and counts them for the trace).
+  HbmAccess hbm_transfer(std::uint32_t home, Cycle at, std::uint64_t bytes);
+  // Moves `bytes` over the die-to-die link from die `from` to the other, arriving at `at`: the
+  // cycle they are across.
+  Cycle cross(std::uint32_t from, Cycle at, std::uint64_t bytes);
+  // Touches the box's L2 blocks (near half, then the home half where it is the other): per
+  // serving half, the blocks and those that hit.
+  struct Counts {
     std::uint32_t blocks = 0, hits = 0, coalesced = 0;
     std::uint32_t promoted_misses = 0;  // promotion blocks beside the box that missed
+  };
+  struct Touched {
+    std::array<Counts, kMaxDies> home{};
+    std::uint32_t blocks = 0;
     Cycle coalesced_ready = 0;
   };
-  Touched touch(const TensorMap& map, const TensorCoords& coords, bool promote, Cycle at, std::vector<Cycle*>* fresh);
+  Touched touch(std::uint32_t die, const TensorMap& map, const TensorCoords& coords, bool write, Cycle at,
+                std::vector<Cycle*>* fresh);
 
   const HardwareConfig& config_;
-  std::unique_ptr<L2Policy> l2_;
-  std::unique_ptr<HbmModel> hbm_;
-  BandwidthLink l2_link_, delivery_link_;
+  std::vector<Half> halves_;          // one per die
+  std::vector<BandwidthLink> links_;  // the die-to-die link from die d to the other (two dies)
+  std::vector<std::uint8_t> sm_die_;  // the die of each SM
   MemoryStats stats_;
   std::vector<Cycle*> fresh_;  // a read's blocks that go over the link (reused, no allocation per read)
   // A box's block keys in touch order, whether each is a promotion block (1; kept only when the
@@ -104,9 +140,15 @@ class MemorySystem {
   std::vector<std::uint64_t> keys_;
   std::vector<std::uint8_t> promoted_;
   std::vector<L2Touch> touches_;
+  // With two dies: the half serving each block, and the blocks looked up in the far half (their
+  // keys, positions in keys_ and results).
+  std::vector<std::uint8_t> served_by_;
+  std::vector<std::uint64_t> far_keys_;
+  std::vector<std::uint32_t> far_index_;
+  std::vector<L2Touch> far_touches_;
   Tracer* tracer_ = nullptr;
   int pid_ = 0;
-  WindowCounter l2_counter_{"L2 -> SM GB/s"}, hbm_counter_{"HBM GB/s"};
+  WindowCounter l2_counter_{"L2 -> SM GB/s"}, hbm_counter_{"HBM GB/s"}, d2d_counter_{"die-to-die GB/s"};
 };
 
 }  // namespace bwsim

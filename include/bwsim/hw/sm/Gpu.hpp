@@ -1,6 +1,7 @@
 #pragma once
-// The chip: its SMs in TPCs (2 SMs) and GPCs, and the block scheduler's placement rules: a
-// cluster's CTAs all on SMs of one GPC, ranks 2i and 2i+1 on the two SMs of one TPC, and no SM
+// The chip: its SMs in TPCs (2 SMs), GPCs and dies (hw/sm/ChipLayout), and the block scheduler's
+// placement rules: a cluster's CTAs all on SMs of one GPC (so of one die), ranks 2i and 2i+1 on
+// the two SMs of one TPC, and no SM
 // beyond its resident-CTA, shared-memory, warp and register limits. CTAs go breadth-first (an
 // SM gets a second CTA only when no SM with fewer can take it), SMs in index order.
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bwsim/hw/sm/ChipLayout.hpp"
 #include "bwsim/hw/sm/Sm.hpp"
 
 namespace bwsim {
@@ -24,9 +26,6 @@ struct Placement {
   std::vector<std::uint32_t> sms, slots;
 };
 
-// The first SM of each GPC: TPCs spread over the GPCs as evenly as they go, the first GPCs
-// taking one more (floor-swept chips have GPCs of unequal size); SMs numbered GPC by GPC.
-std::vector<std::uint32_t> gpc_first_sms(const HardwareConfig& config);
 // How many clusters of `cluster_size` CTAs (one per SM) run at once: what CUTLASS sizes a
 // persistent grid by (cudaOccupancyMaxActiveClusters).
 std::uint32_t max_active_clusters(const HardwareConfig& config, std::uint32_t cluster_size);
@@ -38,8 +37,8 @@ class Gpu {
   std::uint32_t sm_count() const { return static_cast<std::uint32_t>(sms_.size()); }
   Sm& sm(std::uint32_t i) { return sms_[i]; }
   const Sm& sm(std::uint32_t i) const { return sms_[i]; }
-  std::uint32_t gpcs() const { return static_cast<std::uint32_t>(gpc_first_.size()); }
-  std::uint32_t gpc_sms(std::uint32_t gpc) const { return gpc_end(gpc) - gpc_first_[gpc]; }
+  std::uint32_t gpcs() const { return layout_.gpcs(); }
+  std::uint32_t gpc_sms(std::uint32_t gpc) const { return gpc_end(gpc) - layout_.gpc_first[gpc]; }
 
   // Why clusters of `cluster_size` CTAs of this footprint can never be resident ("" if they can).
   std::string never_fits(const CtaFootprint& cta, std::uint32_t cluster_size) const;
@@ -56,16 +55,14 @@ class Gpu {
     std::uint64_t slots = 0;  // bit i: slot i taken
     bool used = false;
   };
-  std::uint32_t gpc_end(std::uint32_t gpc) const {
-    return gpc + 1 < gpc_first_.size() ? gpc_first_[gpc + 1] : sm_count();
-  }
+  std::uint32_t gpc_end(std::uint32_t gpc) const { return layout_.gpc_end(gpc, sm_count()); }
   bool fits(std::uint32_t sm, const CtaFootprint& cta, std::uint32_t level) const;
   bool place_in(std::uint32_t gpc, const CtaFootprint& cta, std::uint32_t cluster_size, std::uint32_t level,
                 Placement& out) const;
 
   const HardwareConfig& config_;
   std::deque<Sm> sms_;
-  std::vector<std::uint32_t> gpc_first_;  // first SM of each GPC
+  ChipLayout layout_;
   std::vector<Load> load_;
 };
 

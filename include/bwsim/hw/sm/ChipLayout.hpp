@@ -1,0 +1,24 @@
+#pragma once
+// Where each SM sits on the chip: its die, its GPC and its TPC (2 SMs). SMs are numbered die by
+// die and, within a die, GPC by GPC. Each die has an equal share of the TPCs and of the GPCs;
+// within a die the TPCs spread over its GPCs as evenly as they go, the first GPCs taking one more
+// (floor-swept chips have GPCs of unequal size).
+#include <cstdint>
+#include <vector>
+
+#include "bwsim/config/HardwareConfig.hpp"
+
+namespace bwsim {
+
+struct ChipLayout {
+  std::vector<std::uint32_t> gpc_first;  // the first SM of each GPC
+  std::vector<std::uint8_t> die;         // the die of each SM
+  std::uint32_t gpcs() const { return static_cast<std::uint32_t>(gpc_first.size()); }
+  std::uint32_t gpc_end(std::uint32_t gpc, std::uint32_t sm_count) const {
+    return gpc + 1 < gpc_first.size() ? gpc_first[gpc + 1] : sm_count;
+  }
+};
+
+ChipLayout chip_layout(const HardwareConfig& config);
+
+}  // namespace bwsim
