@@ -24,6 +24,7 @@
 #include "bwsim/power/PowerReport.hpp"
 #include "bwsim/kernels/GemmSm90Compare.hpp"
 #include "bwsim/kernels/Ubench.hpp"
+#include "bwsim/report/Fidelity.hpp"
 #include "bwsim/report/HtmlReport.hpp"
 #include "bwsim/report/StatsOutput.hpp"
 
@@ -271,6 +272,30 @@ int sweep_kernel(const bwsim::KernelInfo& k, RunFlags& f) {
   return 0;
 }
 
+// bwsim fidelity: the kernel run with each uncertain config value at its low and high end.
+int fidelity_kernel(const bwsim::KernelInfo& k, RunFlags& f) {
+  const bwsim::HardwareConfig cfg = bwsim::load_config(f.config, f.overrides);
+  bwsim::KernelRequest req = make_request(k, cfg, f);
+  req.options.progress = nullptr;
+  const bwsim::FidelityReport r = bwsim::fidelity(k, f.config, f.overrides, req.options, req.args);
+  if (f.json) {
+    nlohmann::json j{{"kernel", k.name},
+                     {"config", cfg.name},
+                     {"cycles", r.base_cycles},
+                     {"uncertainty", r.uncertainty},
+                     {"borrowed_or_estimated_share", r.borrowed_or_estimated_share}};
+    for (const bwsim::Sensitivity& s : r.rows)
+      j["values"].push_back({{"key", s.key}, {"tag", s.tag}, {"band", s.band}, {"value", s.value}, {"low", s.low},
+                             {"high", s.high}, {"low_cycles", s.low_cycles}, {"high_cycles", s.high_cycles},
+                             {"low_change", s.low_change}, {"high_change", s.high_change}});
+    fmt::print("{}\n", j.dump());
+    return 0;
+  }
+  fmt::print("kernel    {}\nconfig    {} ({}); each listed value set to its low and high end (cycles' change)\n\n{}",
+             k.name, cfg.name, f.config, bwsim::fidelity_text(r));
+  return 0;
+}
+
 // A GEMM twin CSV: every kernel row against gemm_sm90 at the row's clock; exit 1 if any row is
 // outside its tolerance (10% unless the tolerance file widens it) or the mean absolute error
 // exceeds the 5% target.
@@ -356,6 +381,9 @@ int main(int argc, char** argv) {
 
   auto* sweep = app.add_subcommand("sweep", "run a kernel over parameter lists: bwsim sweep KERNEL --param m=1024,2048");
   sweep->require_subcommand(1);
+  auto* fidelity = app.add_subcommand("fidelity", "how much a kernel's cycles rest on each uncertain config value: "
+                                                  "bwsim fidelity KERNEL [parameters] --config FILE");
+  fidelity->require_subcommand(1);
   auto* describe = app.add_subcommand("describe-config", "print a config's validated values, one key per line");
   auto* compare = app.add_subcommand("compare", "simulate the calibration microbenchmarks and compare with a hardware CSV");
   auto* stats_table = app.add_subcommand("stats-table", "print every statistic's name, unit and description "
@@ -372,7 +400,7 @@ int main(int argc, char** argv) {
   compare->add_option("--set", flags.overrides, "override a config value: key.path=value (repeatable)");
   const bwsim::KernelInfo* chosen = nullptr;
   for (const auto& k : bwsim::kernel_registry()) flags.params[k.name];
-  for (auto* parent : {run, sweep})
+  for (auto* parent : {run, sweep, fidelity})
   for (const auto& k : bwsim::kernel_registry()) {
     auto* sub = parent->add_subcommand(k.name, k.summary);
     for (const auto& p : k.params) {
@@ -418,7 +446,9 @@ int main(int argc, char** argv) {
   }
 
   // A clearer message than CLI11's for the most common mistake.
-  if (argc >= 3 && (std::string(argv[1]) == "run" || std::string(argv[1]) == "sweep") && argv[2][0] != '-' &&
+  if (argc >= 3 && (std::string(argv[1]) == "run" || std::string(argv[1]) == "sweep" ||
+                    std::string(argv[1]) == "fidelity") &&
+      argv[2][0] != '-' &&
       !bwsim::find_kernel(argv[2])) {
     fmt::print(stderr, "bwsim: unknown kernel '{}'; `bwsim list` shows the kernels\n", argv[2]);
     return kExitBadInput;
@@ -445,6 +475,7 @@ int main(int argc, char** argv) {
     if (describe->parsed()) return describe_config(flags);
     if (compare->parsed()) return compare_hardware(flags);
     if (sweep->parsed()) return sweep_kernel(*chosen, flags);
+    if (fidelity->parsed()) return fidelity_kernel(*chosen, flags);
     return run_kernel(*chosen, flags);
   } catch (const bwsim::InputError& e) {
     fmt::print(stderr, "bwsim: {}\n", e.what());

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <fstream>
 #include <limits>
 #include <set>
@@ -165,6 +166,44 @@ void read_power(StrictMap p, HardwareConfig& c) {
   if (w.idle_w >= w.limit_w) p.fail("power.idle_w", "not below power.limit_w");
 }
 
+// uncertainty: {bands: {TAG: band, ...}, values: {dotted.key: TAG, ...}}; every key a numeric
+// value of this config, every tag one of the bands.
+void read_uncertainty(StrictMap u, const YAML::Node& root, HardwareConfig& c, const std::string& origin) {
+  HardwareConfig::Uncertainty& out = c.uncertainty;
+  const YAML::Node bands = root["uncertainty"]["bands"], values = root["uncertainty"]["values"];
+  u.section("bands");
+  u.section("values");
+  u.finish();
+  auto fail = [&](const std::string& path, const std::string& what) {
+    throw ConfigError(fmt::format("{}: uncertainty.{}: {}", origin, path, what));
+  };
+  if (!bands.IsMap()) fail("bands", "expected a mapping of provenance tags to relative bands");
+  for (const auto& kv : bands) {
+    const std::string tag = kv.first.as<std::string>();
+    double band = 0;
+    try {
+      band = kv.second.as<double>();
+    } catch (const YAML::Exception&) {
+      fail("bands." + tag, "expected a number");
+    }
+    if (band <= 0 || band >= 1) fail("bands." + tag, fmt::format("band {} is out of range (0, 1)", band));
+    out.bands.emplace_back(tag, band);
+  }
+  if (!values.IsMap()) fail("values", "expected a mapping of dotted config keys to provenance tags");
+  for (const auto& kv : values) {
+    const std::string key = kv.first.as<std::string>(), tag = kv.second.as<std::string>();
+    YAML::Node n = YAML::Clone(root);  // walked with reset(): assigning a node handle writes the tree
+    std::stringstream ss(key);
+    for (std::string part; std::getline(ss, part, '.');) n.reset(n.IsMap() ? n[part] : YAML::Node());
+    double number = 0;
+    if (!n || !n.IsScalar() || !YAML::convert<double>::decode(n, number))
+      fail("values." + key, "names no numeric value of the config");
+    if (std::none_of(out.bands.begin(), out.bands.end(), [&](const auto& b) { return b.first == tag; }))
+      fail("values." + key, fmt::format("tag '{}' has no band in uncertainty.bands", tag));
+    out.keys.emplace_back(key, tag);
+  }
+}
+
 HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   HardwareConfig c;
   c.source = origin;
@@ -310,9 +349,20 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
     top.fail("cluster.max_ctas_portable", "exceeds cluster.max_ctas");
 
   if (top.has("power")) read_power(top.section("power"), c);
+  if (top.has("uncertainty")) read_uncertainty(top.section("uncertainty"), root, c, origin);
   top.finish();
   return c;
 }
+
+}  // namespace
+
+double HardwareConfig::Uncertainty::band(const std::string& tag) const {
+  for (const auto& [t, b] : bands)
+    if (t == tag) return b;
+  return 0;
+}
+
+namespace {
 
 HardwareConfig parse_root(const std::string& text, const std::string& origin, const std::vector<std::string>& overrides) {
   YAML::Node root;

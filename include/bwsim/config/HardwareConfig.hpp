@@ -176,6 +176,16 @@ struct HardwareConfig {
     // two points is interpolated, beyond the last point extrapolated along the last segment.
     std::vector<std::pair<double, double>> energy_scale;
   } power;
+
+  // How sure the config's values are (bwsim fidelity). Optional: no section, no values listed.
+  // Each listed value (a dotted key of a numeric value) has a provenance tag: M measured on this
+  // chip, D derived from measurements, H100 a Hopper measurement reused, E an estimate; the
+  // fidelity report varies it by its tag's band (a relative +-).
+  struct Uncertainty {
+    std::vector<std::pair<std::string, double>> bands;      // tag -> band
+    std::vector<std::pair<std::string, std::string>> keys;  // dotted key -> tag, in the file's order
+    double band(const std::string& tag) const;
+  } uncertainty;
 };
 
 // Loads and validates a config file. `overrides` are "dotted.key=value" strings applied before
