@@ -391,6 +391,10 @@ std::int64_t run_ubench(const HardwareConfig& config, const UbenchScenario& s, s
       if (param < 512 || param > 131072 || (param & (param - 1)) != 0)
         throw InputError(fmt::format("{}: box bytes, 512 times a power of two up to 131072, got {}", s.name, param));
       break;
+    case UbenchParam::SaTileBytes:
+      if (param % 512 != 0 || param == 0 || param > 65536)
+        throw InputError(fmt::format("{}: box bytes, whole 512-byte rows up to 65536, got {}", s.name, param));
+      break;
     case UbenchParam::Ctas:
       if (param == 0 || param > config.sm.count)
         throw InputError(fmt::format("{}: CTAs, one per SM, in 1..{} (sm.count), got {}", s.name, config.sm.count, param));

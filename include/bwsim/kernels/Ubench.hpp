@@ -22,6 +22,7 @@ enum class UbenchParam : std::uint8_t {
   Ctas,         // CTAs of the launch, one per SM: 1..sm.count
   UmmaN,        // a tcgen05.mma's N: a multiple of 16 in 16..256
   SaBoxBytes,   // a box of 512-byte rows: 512 x 2^i up to 131072
+  SaTileBytes,  // a box of 512-byte rows, 1..128 of them (whole rows)
   StreamInFlight,  // bytes in flight per streaming CTA of a loaded-latency run: 0 (none) or 1..4 32 KiB boxes
   WarpsPerSubPartition,  // warps on each of the SM's 4 sub-partitions: 1..8
 };
