@@ -1,7 +1,9 @@
 #include "bwsim/hw/memory/TensorCopy.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
+#include <utility>
 
 namespace bwsim {
 namespace {
@@ -27,6 +29,16 @@ void fill_element(const TensorMap& map, std::byte* dst) {
   std::memcpy(dst, &nan, n);
 }
 
+// The box indices i of dimension d whose element is inside the tensor, 0 <= c_d + i*es_d < dim_d:
+// the range [lo, hi) (empty: lo == hi).
+std::pair<std::int64_t, std::int64_t> in_bounds_range(const TensorMap& map, const TensorCoords& c, std::uint32_t d) {
+  const std::int64_t c0 = c[d], es = map.elem_stride(d), dim = static_cast<std::int64_t>(map.dim(d));
+  std::int64_t lo = 0, hi = map.box_elems(d);
+  if (c0 < 0) lo = (-c0 + es - 1) / es;
+  if (c0 + (hi - 1) * es >= dim) hi = dim - c0 <= 0 ? 0 : (dim - c0 + es - 1) / es;
+  return {std::min(lo, hi), hi};
+}
+
 // Visits every row (all dims but the innermost) of the box: calls fn(row_index, gmem offset of
 // the row's first element or -1 if the row lies outside the tensor, [lo, hi) in-bounds range of
 // the innermost box index).
@@ -34,12 +46,8 @@ template <class Fn>
 void for_each_row(const TensorMap& map, const TensorCoords& c, Fn&& fn) {
   std::array<std::uint32_t, kMaxTensorRank> n{};
   for (std::uint32_t d = 0; d < kMaxTensorRank; ++d) n[d] = d < map.rank() ? map.box_elems(d) : 1;
-  // In-bounds range of the innermost index i0: 0 <= c0 + i0*es0 < dim0.
-  const std::int64_t c0 = c[0], es0 = map.elem_stride(0), dim0 = static_cast<std::int64_t>(map.dim(0));
-  std::int64_t lo = 0, hi = n[0];
-  if (c0 < 0) lo = (-c0 + es0 - 1) / es0;
-  if (c0 + (hi - 1) * es0 >= dim0) hi = dim0 - c0 <= 0 ? 0 : (dim0 - c0 + es0 - 1) / es0;
-  if (lo > hi) lo = hi;
+  const std::int64_t c0 = c[0];
+  const auto [lo, hi] = in_bounds_range(map, c, 0);
   std::uint64_t row = 0;
   for (std::uint32_t i4 = 0; i4 < n[4]; ++i4)
     for (std::uint32_t i3 = 0; i3 < n[3]; ++i3)
@@ -106,11 +114,13 @@ void copy_box_to_gmem(const TensorMap& map, const TensorCoords& c, std::span<con
   });
 }
 
+// The in-bounds elements form a product of one index range per dimension.
 std::uint64_t in_bounds_elements(const TensorMap& map, const TensorCoords& c) {
-  std::uint64_t total = 0;
-  for_each_row(map, c, [&](std::uint64_t, std::int64_t goff, std::int64_t lo, std::int64_t hi) {
-    if (goff >= 0) total += static_cast<std::uint64_t>(hi - lo);
-  });
+  std::uint64_t total = 1;
+  for (std::uint32_t d = 0; d < map.rank(); ++d) {
+    const auto [lo, hi] = in_bounds_range(map, c, d);
+    total *= static_cast<std::uint64_t>(hi - lo);
+  }
   return total;
 }
 
