@@ -205,7 +205,12 @@ MemorySystem::Touched MemorySystem::touch(std::uint32_t die, const TensorMap& ma
     }
     far_touches_.resize(far_keys_.size());
     if (!far_keys_.empty()) halves_[1 - die].l2->access(far_keys_, far_touches_);
-    for (std::size_t j = 0; j < far_touches_.size(); ++j) touches_[far_index_[j]].hit = far_touches_[j].hit;
+    for (std::size_t j = 0; j < far_touches_.size(); ++j) {  // the home half's state; the near copy fills too
+      L2Touch& t = touches_[far_index_[j]];
+      t.hit = far_touches_[j].hit;
+      t.in_flight_until = far_touches_[j].in_flight_until;
+      if (fresh && !t.hit) fresh->push_back(far_touches_[j].in_flight);
+    }
   }
   Touched t;
   for (std::size_t i = 0; i < touches_.size(); ++i) {
