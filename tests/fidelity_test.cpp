@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 
 #include "TestSupport.hpp"
 #include "bwsim/report/Fidelity.hpp"
@@ -39,6 +40,20 @@ TEST(FidelityTest, EachValuesEndsMoveTheCyclesAsDerivedByHand) {
   EXPECT_DOUBLE_EQ(r.rows[1].band, 0.10);
   EXPECT_NEAR(r.uncertainty, std::sqrt(50.0 * 50 + 1 + 1) / 626, 1e-12);
   EXPECT_NEAR(r.borrowed_or_estimated_share, (2500.0 + 1) / 2502, 1e-12);  // all but wakeup's are E
+}
+
+TEST(FidelityTest, ValuesRestrictsTheRunsToTheNamedKeys) {
+  const test::Outcome o = test::bwsim("fidelity tma_stream --config " BWSIM_SOURCE_DIR
+                                      "/sim_configs/unit_test.yaml --ctas 1 --loads 1 --stages 1 "
+                                      "--values tma.issue_cycles,mbarrier.wakeup_latency --json");
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  const nlohmann::json j = nlohmann::json::parse(o.output);
+  ASSERT_EQ(j["values"].size(), 2u);
+  EXPECT_EQ(j["values"][0]["key"], "mbarrier.wakeup_latency");  // a tie: the file's order
+  EXPECT_EQ(j["values"][1]["high_cycles"], 627);
+  EXPECT_NEAR(j["uncertainty"].get<double>(), std::sqrt(2.0) / 626, 1e-12);
+  test::expect_bad_input("fidelity tma_stream --config " BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml --values l2.bytes",
+                         "--values: 'l2.bytes' is not listed in");
 }
 
 TEST(FidelityTest, AConfigWithoutProvenanceIsBadInput) {

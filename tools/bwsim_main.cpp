@@ -52,6 +52,7 @@ struct RunFlags {
   std::string stats;  // --stats FILE: stall analysis as JSON
   std::vector<std::string> sweep_params;  // bwsim sweep: name=v1,v2,...
   std::string measured_csv, tolerances;   // bwsim compare
+  std::vector<std::string> fidelity_values;  // bwsim fidelity --values: only these keys
   std::string csv;
   std::string report;  // --report FILE.html
   // --sustained SECONDS: the power model's back-to-back run (a config with a power section reports
@@ -277,7 +278,7 @@ int fidelity_kernel(const bwsim::KernelInfo& k, RunFlags& f) {
   const bwsim::HardwareConfig cfg = bwsim::load_config(f.config, f.overrides);
   bwsim::KernelRequest req = make_request(k, cfg, f);
   req.options.progress = nullptr;
-  const bwsim::FidelityReport r = bwsim::fidelity(k, f.config, f.overrides, req.options, req.args);
+  const bwsim::FidelityReport r = bwsim::fidelity(k, f.config, f.overrides, req.options, req.args, f.fidelity_values);
   if (f.json) {
     nlohmann::json j{{"kernel", k.name},
                      {"config", cfg.name},
@@ -408,6 +409,10 @@ int main(int argc, char** argv) {
       value = p.default_value;
       sub->add_option("--" + p.name, value, p.help)->capture_default_str();
     }
+    if (parent == fidelity)
+      sub->add_option("--values", flags.fidelity_values,
+                      "vary only these listed values (dotted keys, comma-separated); default every listed value")
+          ->delimiter(',');
     if (parent == sweep) {
       sub->add_option("--param", flags.sweep_params, "a parameter and its values: NAME=V1,V2,... (repeatable)")
           ->required();

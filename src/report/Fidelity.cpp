@@ -46,17 +46,24 @@ Cycle run_cycles(const KernelInfo& kernel, const HardwareConfig& config, const S
 double Sensitivity::half_range() const { return std::fabs(high_change - low_change) / 2; }
 
 FidelityReport fidelity(const KernelInfo& kernel, const std::string& config_path,
-                        const std::vector<std::string>& overrides, const SimOptions& options, const KernelArgs& args) {
+                        const std::vector<std::string>& overrides, const SimOptions& options, const KernelArgs& args,
+                        const std::vector<std::string>& only) {
   const HardwareConfig base = load_config(config_path, overrides);
   if (base.uncertainty.keys.empty())
     throw InputError(fmt::format("{}: the config has no uncertainty section listing its values' provenance, so there "
                                  "is nothing to vary",
                                  config_path));
+  std::vector<std::pair<std::string, std::string>> keys;
+  for (const auto& kv : base.uncertainty.keys)
+    if (only.empty() || std::find(only.begin(), only.end(), kv.first) != only.end()) keys.push_back(kv);
+  for (const std::string& key : only)
+    if (std::none_of(keys.begin(), keys.end(), [&](const auto& kv) { return kv.first == key; }))
+      throw InputError(fmt::format("--values: '{}' is not listed in {}'s uncertainty section", key, config_path));
   FidelityReport report;
   report.base_cycles = run_cycles(kernel, base, options, args);
   const double base_cycles = static_cast<double>(report.base_cycles);
   double total = 0, borrowed = 0;
-  for (const auto& [key, tag] : base.uncertainty.keys) {
+  for (const auto& [key, tag] : keys) {
     Sensitivity s{key, tag, base.uncertainty.band(tag)};
     s.value = value_text(config_path, overrides, key);
     s.low = scaled(s.value, 1 - s.band);

@@ -28,10 +28,11 @@ struct FidelityReport {
   double borrowed_or_estimated_share = 0;
 };
 
-// Runs `kernel` with `request`'s options and arguments on the config at `config_path` (with
-// `overrides`), once as it is and twice per listed value.
+// Runs `kernel` with `options` and `args` on the config at `config_path` (with `overrides`), once
+// as it is and twice per listed value (or per value of `only`, when given: each must be listed).
 FidelityReport fidelity(const KernelInfo& kernel, const std::string& config_path,
-                        const std::vector<std::string>& overrides, const SimOptions& options, const KernelArgs& args);
+                        const std::vector<std::string>& overrides, const SimOptions& options, const KernelArgs& args,
+                        const std::vector<std::string>& only = {});
 
 std::string fidelity_text(const FidelityReport& report);
 
