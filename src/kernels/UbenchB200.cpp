@@ -142,38 +142,36 @@ std::int64_t tma2dmcast_iteration(const HardwareConfig& c, McastMode mode, std::
   // source strides modes 0/1 by every CTA instead; the published runs did not: their TMA
   // instruction counts, 4 x CTAs x 2 GiB / (group_rows x groups x 512 B), show the groups.)
   const std::uint64_t group_rows = std::uint64_t{kWarps} * h * (mode == McastMode::NoSharing ? cluster : 1);
-  const std::uint64_t stride = groups;
-  const std::uint64_t rows = group_rows * stride * kIterations;
+  const std::uint64_t rows = group_rows * groups * kIterations;
   const TensorMap map = TensorMap::tiled({.dtype = DataType::F32, .address = sim.gmem().alloc(rows * kRowBytes),
                                           .dims = {kRowElems, rows}, .strides = {kRowBytes}, .box = {kRowElems, h}});
-  const RunResult r = sim.launch("ubench",
-             // SA pins the dynamic SMEM at the 227 KiB maximum: one CTA per SM at any tile size.
-             LaunchConfig{.grid_ctas = ctas, .block_threads = 32 * kWarps, .dynamic_smem_bytes = c.sm.max_smem_per_cta,
-                          .cluster = {cluster, 1, 1}},
-             [&](Warp& w) -> Task {
-               const std::uint32_t warp = w.warp_idx(), rank = w.cluster_ctarank();
-               const MBarrierRef bar{kWarps * tile_bytes + 8 * warp};
-               w.mbarrier_init(bar, 1);
-               co_await w.syncthreads();
-               w.fence_mbarrier_init();
-               w.cluster_arrive();
-               co_await w.cluster_wait();
-               const std::uint64_t my_group = w.cta_idx() / sharing;
-               for (std::uint32_t it = 0; it < kIterations; ++it) {
-                 const std::uint64_t base = group_rows * my_group + it * group_rows * stride +
-                                            (mode == McastMode::NoSharing ? std::uint64_t{rank} * kWarps * h : 0);
-                 const TensorCoords coords{0, static_cast<std::int32_t>(base + warp * h)};
-                 w.mbarrier_arrive_expect_tx(bar, tile_bytes);
-                 if (mode != McastMode::ExplicitMcast)
-                   w.tma_load(map, SmemAddr{warp * tile_bytes}, bar, coords);
-                 else if (rank == 0)
-                   w.tma_load(map, SmemAddr{warp * tile_bytes}, bar, coords,
-                              TmaLoadFlags{.multicast_mask = static_cast<std::uint16_t>((1u << cluster) - 1)});
-                 co_await w.mbarrier_wait(bar, it & 1u);
-                 w.cluster_arrive();
-                 co_await w.cluster_wait();
-               }
-             });
+  // SA pins the dynamic SMEM at the 227 KiB maximum: one CTA per SM at any tile size.
+  const LaunchConfig launch{.grid_ctas = ctas, .block_threads = 32 * kWarps,
+                            .dynamic_smem_bytes = c.sm.max_smem_per_cta, .cluster = {cluster, 1, 1}};
+  const RunResult r = sim.launch("ubench", launch, [&](Warp& w) -> Task {
+    const std::uint32_t warp = w.warp_idx(), rank = w.cluster_ctarank();
+    const MBarrierRef bar{kWarps * tile_bytes + 8 * warp};
+    w.mbarrier_init(bar, 1);
+    co_await w.syncthreads();
+    w.fence_mbarrier_init();
+    w.cluster_arrive();
+    co_await w.cluster_wait();
+    const std::uint64_t my_group = w.cta_idx() / sharing;
+    for (std::uint32_t it = 0; it < kIterations; ++it) {
+      const std::uint64_t base = group_rows * my_group + it * group_rows * groups +
+                                 (mode == McastMode::NoSharing ? std::uint64_t{rank} * kWarps * h : 0);
+      const TensorCoords coords{0, static_cast<std::int32_t>(base + warp * h)};
+      w.mbarrier_arrive_expect_tx(bar, tile_bytes);
+      if (mode != McastMode::ExplicitMcast)
+        w.tma_load(map, SmemAddr{warp * tile_bytes}, bar, coords);
+      else if (rank == 0)
+        w.tma_load(map, SmemAddr{warp * tile_bytes}, bar, coords,
+                   TmaLoadFlags{.multicast_mask = static_cast<std::uint16_t>((1u << cluster) - 1)});
+      co_await w.mbarrier_wait(bar, it & 1u);
+      w.cluster_arrive();
+      co_await w.cluster_wait();
+    }
+  });
   return static_cast<std::int64_t>(static_cast<double>(r.cycles - c.launch.latency) / kIterations + 0.5);
 }
 
