@@ -181,3 +181,21 @@ TEST(RaceTest, CheckingCanBeTurnedOff) {
 
 }  // namespace
 }  // namespace bwsim
+
+namespace bwsim {
+namespace {
+
+// A pair's MMA warp in a 2x4 cluster multicasts every stage release to the CTAs whose data it
+// read: 64 arrivals per tile here, so a checker that kept only a warp's latest 64 arrivals had
+// forgotten the accumulator's commit by the time the peer's epilogue read it, and reported this
+// correct kernel (race-early-accumulator-read). Arrivals are now kept while their barrier is
+// within a few phases of them.
+TEST(RaceCheckerTest, ACommitIsRememberedBehindAnyNumberOfMulticastReleases) {
+  const test::Outcome o = test::bwsim("run gemm_2sm --cluster 2x4 --ctas 16 --m 1024 --n 2048 --k 512");
+  EXPECT_EQ(o.exit_code, 0) << o.output;
+  const test::Outcome big = test::bwsim("run gemm_2sm --cluster 4x4 --ctas 144 --m 4096 --n 4096 --k 4096");
+  EXPECT_EQ(big.exit_code, 0) << big.output;
+}
+
+}  // namespace
+}  // namespace bwsim

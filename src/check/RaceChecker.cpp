@@ -2,12 +2,26 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "bwsim/hw/sm/Cta.hpp"
 
 namespace bwsim::races {
 namespace {
 
-constexpr std::size_t kReleasesKept = 64;  // per warp; older arrivals no longer order anything
+// A landed arrival stops ordering anything once its barrier has completed more than this many
+// phases after the arrival's (a waiter may lag one phase, an ABA waiter two): no access is checked
+// against it any more. Arrivals are kept by this rule, not by count: a warp whose commits each
+// multicast to many CTAs (a 16-CTA cluster's MMA warp) makes hundreds of arrivals per tile while a
+// reader may still need the tile's one accumulator commit.
+constexpr std::uint64_t kPhasesKept = 4;
+constexpr std::size_t kReleasesCap = 1 << 16;  // per warp, whatever the phases: bounds the memory
+
+bool still_orders(const ReleaseEntry& e) {
+  if (!e.landed) return true;
+  const MBarrier* b = e.token.cta->find_barrier(e.token.offset);
+  return b && b->generation() == e.token.generation && b->phase() <= e.token.phase + kPhasesKept;
+}
 
 bool saw_complete(const WarpState& o, const ReleaseToken& t) {
   for (const ObservedPhases& p : o.observed)
@@ -241,7 +255,11 @@ void dealloc(Cta& cta, WarpState& ws, std::uint32_t begin, std::uint32_t end) {
 void arrival_issued(WarpState& ws, const Cta& target, std::uint32_t offset, bool commit) {
   ++ws.release_seq;
   ws.releases.push_back(ReleaseEntry{ws.release_seq, commit, false, ReleaseToken{&target, offset, 0, 0}});
-  if (ws.releases.size() > kReleasesKept) ws.releases.pop_front();
+  if (ws.releases.size() < ws.releases_compact_at) return;
+  // Drop what no longer orders anything (amortised: the next pass waits until the kept ones double).
+  std::erase_if(ws.releases, [](const ReleaseEntry& e) { return !still_orders(e); });
+  while (ws.releases.size() > kReleasesCap) ws.releases.pop_front();
+  ws.releases_compact_at = std::max<std::size_t>(64, 2 * ws.releases.size());
 }
 
 void arrival_landed(WarpState& ws, const Cta& target, std::uint32_t offset, std::uint32_t generation,

@@ -81,9 +81,10 @@ struct WarpState {
   WarpState* next_waiter = nullptr;
   std::uint64_t token_result = 0;  // phase returned by the last arrive-with-token
   std::vector<ObservedPhases> observed;  // per barrier this warp has waited on
-  // Race checking: the arrivals this warp issued (latest kReleasesKept) and their count.
+  // Race checking: the arrivals this warp issued that may still order an access (check/RaceChecker) and their count.
   std::uint64_t release_seq = 0;
   std::deque<ReleaseEntry> releases;
+  std::size_t releases_compact_at = 64;  // size at which the checker next drops releases that no longer order anything
 
   BulkGroups bulk;
 
