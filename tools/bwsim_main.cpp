@@ -278,6 +278,7 @@ int fidelity_kernel(const bwsim::KernelInfo& k, RunFlags& f) {
   const bwsim::HardwareConfig cfg = bwsim::load_config(f.config, f.overrides);
   bwsim::KernelRequest req = make_request(k, cfg, f);
   req.options.progress = nullptr;
+  req.options.snapshot_cycles = 0;  // only the cycles count here: no power windows
   const bwsim::FidelityReport r = bwsim::fidelity(k, f.config, f.overrides, req.options, req.args, f.fidelity_values);
   if (f.json) {
     nlohmann::json j{{"kernel", k.name},

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 #include <type_traits>
+#include <utility>
 
 #include "bwsim/core/Error.hpp"
 
@@ -192,15 +193,22 @@ void read_uncertainty(StrictMap u, const YAML::Node& root, HardwareConfig& c, co
   if (!values.IsMap()) fail("values", "expected a mapping of dotted config keys to provenance tags");
   for (const auto& kv : values) {
     const std::string key = kv.first.as<std::string>(), tag = kv.second.as<std::string>();
-    YAML::Node n = YAML::Clone(root);  // walked with reset(): assigning a node handle writes the tree
+    // Walked through const nodes (a missing key is not inserted) with reset() (assigning a node
+    // handle would write the tree).
+    YAML::Node n = root;
+    bool found = true;
     std::stringstream ss(key);
-    for (std::string part; std::getline(ss, part, '.');) n.reset(n.IsMap() ? n[part] : YAML::Node());
+    for (std::string part; found && std::getline(ss, part, '.');) {
+      const YAML::Node next = n.IsMap() ? std::as_const(n)[part] : YAML::Node();
+      found = next.IsDefined();
+      if (found) n.reset(next);
+    }
     double number = 0;
-    if (!n || !n.IsScalar() || !YAML::convert<double>::decode(n, number))
+    if (!found || !n.IsScalar() || !YAML::convert<double>::decode(n, number))
       fail("values." + key, "names no numeric value of the config");
     if (std::none_of(out.bands.begin(), out.bands.end(), [&](const auto& b) { return b.first == tag; }))
       fail("values." + key, fmt::format("tag '{}' has no band in uncertainty.bands", tag));
-    out.keys.emplace_back(key, tag);
+    out.keys.push_back({key, tag, n.Scalar()});
   }
 }
 

@@ -1,26 +1,12 @@
 #include "bwsim/report/Fidelity.hpp"
 
 #include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
 namespace bwsim {
 namespace {
-
-// The value at dotted `key` of the config file as the parser will see it: the last --set of it,
-// or the file's.
-std::string value_text(const std::string& config_path, const std::vector<std::string>& overrides,
-                       const std::string& key) {
-  for (auto it = overrides.rbegin(); it != overrides.rend(); ++it)
-    if (it->rfind(key + "=", 0) == 0) return it->substr(key.size() + 1);
-  YAML::Node n = YAML::LoadFile(config_path);
-  std::stringstream ss(key);
-  for (std::string part; std::getline(ss, part, '.');) n.reset(n[part]);  // reset: `=` would write the tree
-  return n.as<std::string>();
-}
 
 bool is_integer(const std::string& text) {
   return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
@@ -53,19 +39,18 @@ FidelityReport fidelity(const KernelInfo& kernel, const std::string& config_path
     throw InputError(fmt::format("{}: the config has no uncertainty section listing its values' provenance, so there "
                                  "is nothing to vary",
                                  config_path));
-  std::vector<std::pair<std::string, std::string>> keys;
-  for (const auto& kv : base.uncertainty.keys)
-    if (only.empty() || std::find(only.begin(), only.end(), kv.first) != only.end()) keys.push_back(kv);
+  std::vector<HardwareConfig::Uncertainty::Listed> keys;
+  for (const auto& listed : base.uncertainty.keys)
+    if (only.empty() || std::find(only.begin(), only.end(), listed.key) != only.end()) keys.push_back(listed);
   for (const std::string& key : only)
-    if (std::none_of(keys.begin(), keys.end(), [&](const auto& kv) { return kv.first == key; }))
+    if (std::none_of(keys.begin(), keys.end(), [&](const auto& listed) { return listed.key == key; }))
       throw InputError(fmt::format("--values: '{}' is not listed in {}'s uncertainty section", key, config_path));
   FidelityReport report;
   report.base_cycles = run_cycles(kernel, base, options, args);
   const double base_cycles = static_cast<double>(report.base_cycles);
   double total = 0, borrowed = 0;
-  for (const auto& [key, tag] : keys) {
-    Sensitivity s{key, tag, base.uncertainty.band(tag)};
-    s.value = value_text(config_path, overrides, key);
+  for (const auto& [key, tag, value] : keys) {
+    Sensitivity s{key, tag, base.uncertainty.band(tag), value};
     s.low = scaled(s.value, 1 - s.band);
     s.high = scaled(s.value, 1 + s.band);
     for (const bool high : {false, true}) {

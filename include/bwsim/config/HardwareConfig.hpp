@@ -182,8 +182,13 @@ struct HardwareConfig {
   // chip, D derived from measurements, H100 a Hopper measurement reused, E an estimate; the
   // fidelity report varies it by its tag's band (a relative +-).
   struct Uncertainty {
-    std::vector<std::pair<std::string, double>> bands;      // tag -> band
-    std::vector<std::pair<std::string, std::string>> keys;  // dotted key -> tag, in the file's order
+    struct Listed {
+      std::string key;    // dotted config key
+      std::string tag;    // provenance
+      std::string value;  // the value as configured (after any --set), e.g. "294"
+    };
+    std::vector<std::pair<std::string, double>> bands;  // tag -> band
+    std::vector<Listed> keys;                            // in the file's order
     double band(const std::string& tag) const;
   } uncertainty;
 };
