@@ -215,14 +215,13 @@ MemorySystem::Touched MemorySystem::touch(std::uint32_t die, const TensorMap& ma
   Touched t;
   for (std::size_t i = 0; i < touches_.size(); ++i) {
     const L2Touch& b = touches_[i];
-    Counts& c = t.home[split ? served_by_[i] : die];
+    Counts& c = t.served[split ? served_by_[i] : die];
     if (promoting && promoted_[i]) {
       if (b.hit) continue;
       ++c.promoted_misses;
       if (fresh) fresh->push_back(b.in_flight);
       continue;
     }
-    ++t.blocks;
     ++c.blocks;
     c.hits += b.hit ? 1 : 0;
     if (!fresh) continue;
@@ -244,18 +243,19 @@ MemorySystem::Lookup MemorySystem::lookup(std::uint32_t die, const TensorMap& ma
   l.bytes = in_bounds_elements(map, coords) * size_of(map.dtype());
   const Touched t = touch(die, map, coords, write, at, fresh);
   l.coalesced_ready = t.coalesced_ready;
-  if (!t.blocks) {
+  const std::uint32_t blocks = t.blocks();
+  if (!blocks) {
     l.part[die].bytes = l.bytes;
     return l;
   }
-  const std::uint64_t per_block = l.bytes / t.blocks;  // a promoted block holds as many rows as the box's
+  const std::uint64_t per_block = l.bytes / blocks;  // a promoted block holds as many rows as the box's
   std::uint64_t blocks_before = 0;
   for (std::uint32_t h = 0; h < halves_.size(); ++h) {
-    const Counts& c = t.home[h];
+    const Counts& c = t.served[h];
     Part& p = l.part[h];
     p.promoted_miss_bytes = per_block * c.promoted_misses;
     if (!c.blocks) continue;
-    p.bytes = l.bytes * (blocks_before + c.blocks) / t.blocks - l.bytes * blocks_before / t.blocks;
+    p.bytes = l.bytes * (blocks_before + c.blocks) / blocks - l.bytes * blocks_before / blocks;
     blocks_before += c.blocks;
     p.miss_bytes = p.bytes - p.bytes * c.hits / c.blocks;
     p.coalesced_bytes = p.bytes * c.coalesced / c.blocks;

@@ -11,7 +11,7 @@ std::uint32_t max_active_clusters(const HardwareConfig& config, std::uint32_t cl
   const ChipLayout layout = chip_layout(config);
   std::uint32_t clusters = 0;
   for (std::uint32_t g = 0; g < layout.gpcs(); ++g)
-    clusters += (layout.gpc_end(g, config.sm.count) - layout.gpc_first[g]) / cluster_size;
+    clusters += layout.gpc_sms(g) / cluster_size;
   return clusters;
 }
 
@@ -49,7 +49,7 @@ bool Gpu::fits(std::uint32_t sm, const CtaFootprint& cta, std::uint32_t level) c
 bool Gpu::place_in(std::uint32_t gpc, const CtaFootprint& cta, std::uint32_t cluster_size, std::uint32_t level,
                    Placement& out) const {
   out.sms.clear();
-  const std::uint32_t first = layout_.gpc_first[gpc], end = gpc_end(gpc);
+  const std::uint32_t first = layout_.gpc_first[gpc], end = layout_.gpc_end(gpc);
   if (cluster_size == 1) {
     for (std::uint32_t sm = first; sm < end; ++sm)
       if (fits(sm, cta, level)) {

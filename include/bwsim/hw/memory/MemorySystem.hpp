@@ -71,10 +71,6 @@ class MemorySystem {
   // at `at`: returns the cycle the L2 has taken the bytes.
   Cycle write(std::uint32_t sm, const TensorMap& map, const TensorCoords& coords, Cycle at);
 
-  // The home die of GMEM address `key`: the parity of its dies.interleave_bytes granules' index
-  // bits (an XOR hash, so strided tiles do not all land on one die).
-  std::uint32_t home(std::uint64_t key) const;
-
   MemoryStats stats() const;
 
  private:
@@ -87,6 +83,9 @@ class MemorySystem {
     void flush(MemorySystem& m);
   };
   static constexpr std::uint32_t kMaxDies = 2;
+  // The home die of GMEM address `key`: the parity of its dies.interleave_bytes granules' index
+  // bits (an XOR hash, so strided tiles do not all land on one die).
+  std::uint32_t home(std::uint64_t key) const;
   // One die's L2 half and HBM stacks.
   struct Half {
     std::unique_ptr<L2Policy> l2;
@@ -122,9 +121,9 @@ class MemorySystem {
     std::uint32_t promoted_misses = 0;  // promotion blocks beside the box that missed
   };
   struct Touched {
-    std::array<Counts, kMaxDies> home{};
-    std::uint32_t blocks = 0;
+    std::array<Counts, kMaxDies> served{};  // by the die whose half served the blocks
     Cycle coalesced_ready = 0;
+    std::uint32_t blocks() const { return served[0].blocks + served[1].blocks; }
   };
   Touched touch(std::uint32_t die, const TensorMap& map, const TensorCoords& coords, bool write, Cycle at,
                 std::vector<Cycle*>* fresh);

@@ -14,9 +14,10 @@ struct ChipLayout {
   std::vector<std::uint32_t> gpc_first;  // the first SM of each GPC
   std::vector<std::uint8_t> die;         // the die of each SM
   std::uint32_t gpcs() const { return static_cast<std::uint32_t>(gpc_first.size()); }
-  std::uint32_t gpc_end(std::uint32_t gpc, std::uint32_t sm_count) const {
-    return gpc + 1 < gpc_first.size() ? gpc_first[gpc + 1] : sm_count;
+  std::uint32_t gpc_end(std::uint32_t gpc) const {  // one past the GPC's last SM
+    return gpc + 1 < gpc_first.size() ? gpc_first[gpc + 1] : static_cast<std::uint32_t>(die.size());
   }
+  std::uint32_t gpc_sms(std::uint32_t gpc) const { return gpc_end(gpc) - gpc_first[gpc]; }
 };
 
 ChipLayout chip_layout(const HardwareConfig& config);

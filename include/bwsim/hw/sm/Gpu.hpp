@@ -38,7 +38,7 @@ class Gpu {
   Sm& sm(std::uint32_t i) { return sms_[i]; }
   const Sm& sm(std::uint32_t i) const { return sms_[i]; }
   std::uint32_t gpcs() const { return layout_.gpcs(); }
-  std::uint32_t gpc_sms(std::uint32_t gpc) const { return gpc_end(gpc) - layout_.gpc_first[gpc]; }
+  std::uint32_t gpc_sms(std::uint32_t gpc) const { return layout_.gpc_sms(gpc); }
 
   // Why clusters of `cluster_size` CTAs of this footprint can never be resident ("" if they can).
   std::string never_fits(const CtaFootprint& cta, std::uint32_t cluster_size) const;
@@ -55,7 +55,6 @@ class Gpu {
     std::uint64_t slots = 0;  // bit i: slot i taken
     bool used = false;
   };
-  std::uint32_t gpc_end(std::uint32_t gpc) const { return layout_.gpc_end(gpc, sm_count()); }
   bool fits(std::uint32_t sm, const CtaFootprint& cta, std::uint32_t level) const;
   bool place_in(std::uint32_t gpc, const CtaFootprint& cta, std::uint32_t cluster_size, std::uint32_t level,
                 Placement& out) const;
