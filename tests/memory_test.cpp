@@ -70,6 +70,34 @@ TEST(MemorySystemTest, AMissPaysTheHbmLatencyAndTheSameBoxThenHits) {
   EXPECT_EQ(r.memory.hbm_read_bytes, 4096u);
 }
 
+// Two 4 KiB boxes that both miss, issued back to back by one warp (hbm.latency 500): the second
+// streams 68 .. 132 and its missed bytes are in at 68 + 500 + 64 = 632, but with
+// tma.miss_box_cycles 1000 not before the first's (4 + 500 + 64 = 568) + 1000 = 1568 (our H100
+// rows: one SM's missing boxes complete one per ~400 cycles, 16 and 32 KiB alike). The phase
+// completes at 1568 + load latency 100, the waiter wakes 10 later; without the rule at 632 + 110.
+TEST(MemorySystemTest, OneSmsBoxesWithMissesCompleteAtMostOnePerMissBoxInterval) {
+  for (const Cycle interval : {1000u, 0u}) {
+    const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml",
+                                           {"hbm.latency=500", fmt::format("tma.miss_box_cycles={}", interval)});
+    Simulator sim(cfg, SimOptions{.mode = Mode::Timing});
+    const TensorMap map = TensorMap::tiled({.dtype = DataType::U8, .address = sim.gmem().alloc(8192),
+                                            .dims = {128, 64}, .strides = {128}, .box = {128, 32},
+                                            .swizzle = Swizzle::B128});
+    Cycle done = 0;
+    sim.launch("misses", LaunchConfig{.grid_ctas = 1, .block_threads = 32, .dynamic_smem_bytes = 16384},
+               [&](Warp& w) -> Task {
+                 const MBarrierRef bar{0};
+                 w.mbarrier_init(bar, 1);                        // 0
+                 w.mbarrier_arrive_expect_tx(bar, 8192);         // 1
+                 w.tma_load(map, SmemAddr{1024}, bar, {0, 0});   // 2, streams 4 .. 68
+                 w.tma_load(map, SmemAddr{5120}, bar, {0, 32});  // 3, streams 68 .. 132
+                 co_await w.mbarrier_wait(bar, 0);
+                 done = w.now();
+               });
+    EXPECT_EQ(done, interval ? 1678u : 742u) << interval;
+  }
+}
+
 // cuTensorMapEncodeTiled's L2 promotion: with 256B, a miss of a 128-byte-wide box on rows 1 KiB
 // apart fetches each row's neighbouring line too, so the next box along the rows hits (as
 // tools/calibration/h100_hbm_boxes.csv shows: 1118 cycles per load with 256B against 1415 with

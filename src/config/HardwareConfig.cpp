@@ -302,6 +302,7 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   tma.read<std::uint32_t>("bytes_per_cycle", c.tma.bytes_per_cycle, 1, 65536);
   tma.read<Cycle>("multicast_extra_latency", c.tma.multicast_extra_latency, 0, kMaxLatency);
   tma.read<std::uint32_t>("miss_bytes_per_cycle", c.tma.miss_bytes_per_cycle, 1, 65536);
+  tma.read<Cycle>("miss_box_cycles", c.tma.miss_box_cycles, 0, kMaxLatency);
   tma.finish();
 
   StrictMap tmem = top.section("tmem");

@@ -99,6 +99,7 @@ struct HardwareConfig {
     std::uint32_t bytes_per_cycle = 0;  // bytes one SM's TMA unit streams per cycle
     Cycle multicast_extra_latency = 0;  // added to load_latency for a .multicast::cluster load
     std::uint32_t miss_bytes_per_cycle = 0;  // the unit's rate for bytes that miss in the L2 (served by HBM)
+    Cycle miss_box_cycles = 0;  // one SM's boxes with L2 misses complete at most one per this many cycles
   } tma;
 
   struct Tmem {

@@ -83,10 +83,15 @@ void TmaUnit::load(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCo
   const double cycles = static_cast<double>(bytes - miss) / ctx_.config.tma.bytes_per_cycle +
                         static_cast<double>(miss) / ctx_.config.tma.miss_bytes_per_cycle;
   const Cycle end = stream(start, static_cast<Cycle>(std::ceil(cycles)));
-  const Cycle misses_in =
-      miss ? start + ctx_.config.hbm.latency +
-                 static_cast<Cycle>(std::ceil(static_cast<double>(miss) / ctx_.config.tma.miss_bytes_per_cycle))
-           : 0;
+  // One SM's boxes with misses also complete at most one per tma.miss_box_cycles, whatever their
+  // size (our H100 rows: 16 and 32 KiB boxes alike).
+  Cycle misses_in = 0;
+  if (miss) {
+    misses_in = start + ctx_.config.hbm.latency +
+                static_cast<Cycle>(std::ceil(static_cast<double>(miss) / ctx_.config.tma.miss_bytes_per_cycle));
+    if (misses_done_) misses_in = std::max(misses_in, misses_done_ + ctx_.config.tma.miss_box_cycles);
+    misses_done_ = misses_in;
+  }
   const bool multicast = dests.ranks != (1u << cta.rank());
   const Cycle done = std::max({end, from_l2, misses_in}) + ctx_.config.tma.load_latency +
                      (multicast ? ctx_.config.tma.multicast_extra_latency : 0);

@@ -74,6 +74,7 @@ class TmaUnit {
   SimContext& ctx_;
   int sm_;
   Cycle free_at_ = 0;
+  Cycle misses_done_ = 0;  // when the last box with L2 misses had its missed bytes in (0: none yet)
   std::uint64_t next_id_ = 0;
   std::vector<const TensorMap*> known_maps_;  // descriptors fetched this launch
   SlotPool<Request> requests_;

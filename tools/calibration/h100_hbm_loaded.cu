@@ -1,0 +1,306 @@
+// HBM latency under load: one probe SM times 16 KiB TMA boxes read from HBM while other SMs read
+// their own HBM data at a controlled rate. It separates what h100_hbm_boxes.csv mixes: the load
+// of the whole chip (bytes per cycle from HBM), the number of SMs making it, where those SMs are,
+// and the probe SM's own boxes in flight. Prints CSV: scenario,param,value (comment lines start
+// with '#').
+//
+// Data: one buffer of 128-byte rows (uint8, dims {128, rows}, box {128, 128} = 16 KiB,
+// SWIZZLE_128B, L2 promotion 256B, as h100_hbm_boxes.cu's W = 128 map): region c (c = 1..131)
+// = rows (c - 1) * 131072 .. + 131071 (16 MiB, 1024 boxes) for background CTA c; the probe's
+// region = the 257 boxes after the last one. Every launch is preceded by an L2 flush
+// (cudaMemset of a 256 MiB scratch buffer), so every box comes from HBM.
+//
+// The program (k_hbm_loaded): one launch of 1 + B CTAs (B = 0..131) of 32 threads, each asking
+// for 133120 B of dynamic SMEM (one CTA per SM; the host checks the %smid values differ), thread
+// 0 of each does everything.
+// - Background CTA c >= 1: with a smid filter (below) it returns at once unless its %smid passes.
+//   Otherwise: init S mbarriers (count 1); then loads k = 0, 1, .. of its region's boxes in
+//   order (box k to stage k % S, issued once the stage's previous box has arrived and at least
+//   D cycles (clock64) after the previous issue); after each wait it counts the box if the
+//   last flag value it read was 1; after each issue it reads the flag (ld.volatile.global, so
+//   the read overlaps the boxes in flight); it stops issuing when that value is 2 or its region
+//   is used up (counted as "exhausted"), then waits for its boxes in flight.
+// - The probe CTA 0: init N mbarriers; one untimed priming load (box 0 of its region: the
+//   launch's descriptor fetch); spin 60000 cycles (the background reaches a steady state); set
+//   the flag to 1 (st.volatile.global + __threadfence) and read %globaltimer and clock64; then
+//   64 loads of boxes 1..64 through N stages (box i to stage i % N, issued once the stage's
+//   previous box has arrived), each load's issue-to-arrival time measured when N = 1; clock64
+//   and %globaltimer; set the flag to 2.
+// Values of one launch: the probe's latency = the upper median of its 64 load times (N = 1) or
+//   its round trip per box = N x (probe cycles / 64) (N > 1, Little's law); the background's
+//   bytes per probe cycle = (boxes counted) x 16384 / (probe window ns x probe MHz / 1000).
+//
+// Rows (3 launches each; value = the median launch; a comment line gives the probe's clock in
+// MHz, the three launch values, the background's bytes per cycle, the number of active
+// background CTAs and whether any ran out of data):
+// - hbm_probe_round_alone, param N = 1, 2, 3, 4, 6, 8: no background (B = 0).
+// - hbm_probe_latency_s<S>_d<D>, param B: N = 1, B background CTAs with S stages and issue
+//   spacing D: S = 1, 2, 4 with D = 0 for B = 15, 31, 65, 131; S = 4 with D = 1000, 2000, 4000,
+//   8000, 16000 for B = 131 (131 SMs each with about one box in flight at a chosen rate).
+//   hbm_probe_bg_bytes_per_cycle_x100_s<S>_d<D>, param B: the background's rate in those runs.
+// - hbm_probe_round_bg131_s4_d4000, param N = 2, 4: the probe's own boxes in flight under load.
+// - hbm_probe_latency_smid_{low,spread}_s<S>, param S = 2, 4: B = 131 launched, active only the
+//   CTAs with %smid 1..16 ("low": SMs next to each other) or %smid % 8 == 1 ("spread", 16 or 17
+//   SMs across the chip), N = 1; hbm_probe_bg_bytes_per_cycle_x100_smid_{low,spread}: their rate.
+//
+// Shared helpers (CHECK, encode_tiled, smem_addr, mbar_*, fence_mbar_init, globaltimer,
+// tma_load_2d) come from calibration_ptx.cuh.
+// Build: nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a h100_hbm_loaded.cu -lcuda
+#include "calibration_ptx.cuh"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+constexpr unsigned kBox = 16384, kBoxRows = 128, kBgBoxes = 1024, kProbeLoads = 64;
+constexpr unsigned kStageBytes = 6 * 32768;  // 8 stages of 16 KiB or 6 of 32 KiB
+constexpr unsigned kSmem = kStageBytes + 2048;  // > half an SM's SMEM: one CTA per SM
+constexpr unsigned kSpinCycles = 60000;
+constexpr unsigned long long kRegionRows = 1ull * kBgBoxes * kBoxRows;
+constexpr size_t kFlushBytes = 256ull << 20;
+
+enum Filter : unsigned { kAll = 0, kSmidLow = 1, kSmidSpread = 2 };
+
+// out: [0, 64) the probe's load times; then per CTA kOutPerCta values from kOutCtaBase.
+constexpr unsigned kOutCtaBase = 64, kOutPerCta = 8;
+// per CTA: 0 start ns, 1 end ns, 2 start clock, 3 end clock, 4 smid, 5 counted boxes,
+// 6 active (1) or filtered out (0), 7 exhausted (1)
+
+__global__ void k_hbm_loaded(const __grid_constant__ CUtensorMap map, unsigned probe_stages, unsigned bg_stages,
+                             unsigned bg_spacing, unsigned filter, unsigned long long probe_row, unsigned probe_box_rows,
+                             const __grid_constant__ CUtensorMap probe_map, unsigned* flag, long long* out) {
+  extern __shared__ unsigned char smem[];
+  if (threadIdx.x != 0) return;
+  unsigned smid;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+  long long* o = out + kOutCtaBase + kOutPerCta * blockIdx.x;
+  o[4] = smid;
+  const unsigned base = (smem_addr(smem) + 1023) & ~1023u, bars = base + kStageBytes;
+  volatile unsigned* vflag = flag;
+  if (blockIdx.x != 0) {  // background
+    const bool active = filter == kAll || (filter == kSmidLow && smid >= 1 && smid <= 16) ||
+                        (filter == kSmidSpread && smid % 8 == 1);
+    o[6] = active;
+    if (!active) return;
+    const unsigned S = bg_stages;
+    for (unsigned s = 0; s < S; ++s) mbar_init(bars + 8 * s, 1);
+    fence_mbar_init();
+    const unsigned long long first_row = (blockIdx.x - 1) * kRegionRows;
+    o[0] = static_cast<long long>(globaltimer());
+    o[2] = clock64();
+    unsigned state = 0, counted = 0, k = 0;
+    long long last_issue = clock64() - bg_spacing;
+    for (;; ++k) {
+      const unsigned s = k % S;
+      if (k >= S) {
+        mbar_wait(bars + 8 * s, ((k - S) / S) & 1u);
+        if (state == 1) ++counted;
+      }
+      if (state == 2) break;
+      if (k >= kBgBoxes) {
+        o[7] = 1;
+        break;
+      }
+      while (clock64() - last_issue < static_cast<long long>(bg_spacing)) {
+      }
+      last_issue = clock64();
+      mbar_arrive_expect_tx(bars + 8 * s, kBox);
+      tma_load_2d(base + s * kBox, &map, 0, static_cast<int>(first_row + 1ull * k * kBoxRows), bars + 8 * s);
+      state = *vflag;
+    }
+    // drain: the boxes still in flight (issued k - S + 1 .. k - 1, those not yet waited for)
+    for (unsigned j = (k >= S ? k - S + 1 : 0); j < k; ++j) mbar_wait(bars + 8 * (j % S), (j / S) & 1u);
+    o[1] = static_cast<long long>(globaltimer());
+    o[3] = clock64();
+    o[5] = counted;
+    return;
+  }
+  // probe
+  const unsigned N = probe_stages, probe_box = probe_box_rows * 128;
+  for (unsigned s = 0; s < N; ++s) mbar_init(bars + 8 * s, 1);
+  fence_mbar_init();
+  mbar_arrive_expect_tx(bars, probe_box);  // priming load (descriptor fetch), untimed; stage 0's phase 0
+  tma_load_2d(base, &probe_map, 0, static_cast<int>(probe_row), bars);
+  mbar_wait(bars, 0);
+  const long long spin0 = clock64();
+  while (clock64() - spin0 < kSpinCycles) {
+  }
+  *vflag = 1;
+  __threadfence();
+  o[0] = static_cast<long long>(globaltimer());
+  o[2] = clock64();
+  // load i (i = 0..63) is box i + 1 into stage i % N; stage 0 already completed one phase
+  auto phase_of = [&](unsigned i) { return ((i / N) + (i % N == 0 ? 1u : 0u)) & 1u; };
+  for (unsigned i = 0; i < kProbeLoads + N; ++i) {
+    if (i >= N) {
+      const unsigned j = i - N;
+      mbar_wait(bars + 8 * (j % N), phase_of(j));
+      if (N == 1) out[j] = clock64() - out[j];
+    }
+    if (i >= kProbeLoads) continue;
+    const unsigned s = i % N;
+    if (N == 1) out[i] = clock64();
+    mbar_arrive_expect_tx(bars + 8 * s, probe_box);
+    tma_load_2d(base + s * probe_box, &probe_map, 0, static_cast<int>(probe_row + 1ull * (i + 1) * probe_box_rows),
+                bars + 8 * s);
+  }
+  o[3] = clock64();
+  o[1] = static_cast<long long>(globaltimer());
+  __threadfence();
+  *vflag = 2;
+}
+
+struct Launch {
+  double probe = 0;  // latency (N = 1) or round trip per box (N > 1), probe cycles
+  double bg_bpc = 0;  // background bytes per probe cycle during the probe window
+  double mhz = 0;
+  unsigned active = 0;
+  bool exhausted = false;
+  std::vector<long long> smids;  // active background CTAs' SMs
+  long long probe_smid = -1;
+};
+
+struct Run {
+  unsigned probe_stages, bg_ctas, bg_stages, bg_spacing, filter;
+  unsigned long long probe_row = 131ull * kRegionRows;  // after the background regions
+  bool probe32 = false;                                  // 32 KiB probe boxes (256 rows)
+};
+
+CUtensorMap g_map16, g_map32;
+
+Launch launch(const CUtensorMap& map, const Run& r, unsigned* flag, long long* dout, void* flush) {
+  const unsigned grid = 1 + r.bg_ctas;
+  CHECK(cudaMemset(flush, 1, kFlushBytes));
+  CHECK(cudaMemset(flag, 0, sizeof(unsigned)));
+  CHECK(cudaMemset(dout, 0, sizeof(long long) * (kOutCtaBase + kOutPerCta * grid)));
+  CHECK(cudaDeviceSynchronize());
+  k_hbm_loaded<<<grid, 32, kSmem>>>(map, r.probe_stages, r.bg_stages, r.bg_spacing, r.filter, r.probe_row,
+                                    r.probe32 ? 256u : 128u, r.probe32 ? g_map32 : g_map16, flag, dout);
+  CHECK(cudaGetLastError());
+  CHECK(cudaDeviceSynchronize());
+  std::vector<long long> h(kOutCtaBase + kOutPerCta * grid);
+  CHECK(cudaMemcpy(h.data(), dout, h.size() * sizeof(long long), cudaMemcpyDeviceToHost));
+  std::vector<long long> all_smids;
+  Launch l;
+  const long long* p = &h[kOutCtaBase];
+  const double probe_ns = static_cast<double>(p[1] - p[0]), probe_cycles = static_cast<double>(p[3] - p[2]);
+  l.mhz = probe_cycles / (probe_ns / 1000.0);
+  l.probe_smid = p[4];
+  all_smids.push_back(p[4]);
+  if (r.probe_stages == 1) {
+    std::vector<long long> t(h.begin(), h.begin() + kProbeLoads);
+    std::sort(t.begin(), t.end());
+    l.probe = static_cast<double>(t[kProbeLoads / 2]);
+  } else {
+    l.probe = r.probe_stages * probe_cycles / kProbeLoads;
+  }
+  double boxes = 0;
+  for (unsigned c = 1; c < grid; ++c) {
+    const long long* o = &h[kOutCtaBase + kOutPerCta * c];
+    all_smids.push_back(o[4]);
+    if (!o[6]) continue;
+    ++l.active;
+    l.smids.push_back(o[4]);
+    boxes += static_cast<double>(o[5]);
+    l.exhausted = l.exhausted || o[7];
+  }
+  l.bg_bpc = boxes * kBox / probe_cycles;
+  std::sort(all_smids.begin(), all_smids.end());
+  if (std::adjacent_find(all_smids.begin(), all_smids.end()) != all_smids.end()) {
+    std::fprintf(stderr, "two CTAs on one SM\n");
+    std::exit(1);
+  }
+  return l;
+}
+
+// Three launches; prints the row(s) and the comment; returns the median launch.
+Launch row(const CUtensorMap& map, const Run& r, unsigned* flag, long long* dout, void* flush, const std::string& name,
+           unsigned param, const std::string& bg_name = "") {
+  std::vector<Launch> runs;
+  for (int i = 0; i < 3; ++i) runs.push_back(launch(map, r, flag, dout, flush));
+  std::vector<unsigned> order = {0, 1, 2};
+  std::sort(order.begin(), order.end(), [&](unsigned a, unsigned b) { return runs[a].probe < runs[b].probe; });
+  const Launch& m = runs[order[1]];
+  std::printf("%s,%u,%.0f\n", name.c_str(), param, m.probe);
+  if (!bg_name.empty()) {
+    std::vector<double> bpc = {runs[0].bg_bpc, runs[1].bg_bpc, runs[2].bg_bpc};
+    std::sort(bpc.begin(), bpc.end());
+    std::printf("%s,%u,%.0f\n", bg_name.c_str(), param, 100.0 * bpc[1]);
+  }
+  std::printf("# %s %u: clock_mhz %.0f, launch values %.0f %.0f %.0f, background B/clk %.1f %.1f %.1f, active %u%s, probe smid %lld",
+              name.c_str(), param, m.mhz, runs[0].probe, runs[1].probe, runs[2].probe, runs[0].bg_bpc, runs[1].bg_bpc,
+              runs[2].bg_bpc, m.active, (runs[0].exhausted || runs[1].exhausted || runs[2].exhausted) ? ", EXHAUSTED" : "",
+              m.probe_smid);
+  if (m.active > 0 && m.active <= 32) {
+    std::vector<long long> s = m.smids;
+    std::sort(s.begin(), s.end());
+    std::printf(", background smids");
+    for (long long v : s) std::printf(" %lld", v);
+  }
+  std::printf("\n");
+  std::fflush(stdout);
+  return m;
+}
+
+CUtensorMap make_probe_map(void* data, unsigned long long rows, unsigned box_rows) {
+  const EncodeFn encode = encode_tiled();
+  CUtensorMap m;
+  const cuuint64_t dims[2] = {128, rows};
+  const cuuint64_t strides[1] = {128};
+  const cuuint32_t box[2] = {128, box_rows};
+  const cuuint32_t estr[2] = {1, 1};
+  if (encode(&m, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, data, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+             CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) !=
+      CUDA_SUCCESS) {
+    std::fprintf(stderr, "cuTensorMapEncodeTiled failed\n");
+    std::exit(1);
+  }
+  return m;
+}
+
+int main() {
+  CHECK(cudaFuncSetAttribute(k_hbm_loaded, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
+  const unsigned long long rows = 131ull * kRegionRows + 257ull * 256;
+  void* data;
+  CHECK(cudaMalloc(&data, 128ull * rows));
+  CHECK(cudaMemset(data, 0, 128ull * rows));
+  g_map16 = make_probe_map(data, rows, kBoxRows);
+  g_map32 = make_probe_map(data, rows, 256);
+  const CUtensorMap& map = g_map16;
+  void* flush;
+  CHECK(cudaMalloc(&flush, kFlushBytes));
+  long long* dout;
+  CHECK(cudaMalloc(&dout, sizeof(long long) * (kOutCtaBase + kOutPerCta * 132)));
+  unsigned* flag;
+  CHECK(cudaMalloc(&flag, sizeof(unsigned)));
+  std::printf("scenario,param,value\n");
+  launch(map, Run{1, 131, 4, 0, kAll}, flag, dout, flush);  // warm-up (clocks)
+  for (unsigned n : {1u, 2u, 3u, 4u, 6u, 8u}) row(map, Run{n, 0, 1, 0, kAll}, flag, dout, flush, "hbm_probe_round_alone", n);
+  for (unsigned n : {1u, 2u, 4u, 6u}) {
+    Run r{n, 0, 1, 0, kAll};
+    r.probe32 = true;
+    row(map, r, flag, dout, flush, "hbm_probe_round_alone_box32k", n);
+  }
+  for (unsigned mib : {0u, 512u, 1024u, 1536u})
+    for (unsigned n : {1u, 4u, 8u}) {
+      Run r{n, 0, 1, 0, kAll};
+      r.probe_row = mib * 8192ull;  // 8192 rows of 128 B per MiB
+      row(map, r, flag, dout, flush, "hbm_probe_round_alone_at" + std::to_string(mib) + "mib", n);
+    }
+  auto name = [](const char* what, unsigned s, unsigned d) { return std::string(what) + "_s" + std::to_string(s) + "_d" + std::to_string(d); };
+  for (unsigned s : {1u, 2u, 4u})
+    for (unsigned b : {15u, 31u, 65u, 131u})
+      row(map, Run{1, b, s, 0, kAll}, flag, dout, flush, name("hbm_probe_latency", s, 0), b,
+          name("hbm_probe_bg_bytes_per_cycle_x100", s, 0));
+  for (unsigned d : {1000u, 2000u, 4000u, 8000u, 16000u})
+    row(map, Run{1, 131, 4, d, kAll}, flag, dout, flush, name("hbm_probe_latency", 4, d), 131,
+        name("hbm_probe_bg_bytes_per_cycle_x100", 4, d));
+  for (unsigned n : {2u, 4u}) row(map, Run{n, 131, 4, 4000, kAll}, flag, dout, flush, "hbm_probe_round_bg131_s4_d4000", n);
+  for (unsigned f : {kSmidLow, kSmidSpread})
+    for (unsigned s : {2u, 4u}) {
+      const std::string which = f == kSmidLow ? "low" : "spread";
+      row(map, Run{1, 131, s, 0, f}, flag, dout, flush, "hbm_probe_latency_smid_" + which + "_s" + std::to_string(s), s,
+          "hbm_probe_bg_bytes_per_cycle_x100_smid_" + which);
+    }
+  return 0;
+}
