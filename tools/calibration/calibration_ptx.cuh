@@ -44,9 +44,10 @@ inline EncodeFn encode_tiled() {
 }
 
 // 2D uint8 map of 128-byte rows (dims {128, rows}, box {128, box_rows}, SWIZZLE_128B, L2 promotion
-// 128B, OOB fill none): the map of h100_ubench.cu and h100_units2.cu. (gemm_sm90_twin.cu's bf16
-// make_map is the five-argument overload.)
-inline CUtensorMap make_map(void* base, unsigned rows, unsigned box_rows) {
+// 128B unless given, OOB fill none): the map of h100_ubench.cu and h100_units2.cu (256B:
+// h100_hbm_loaded.cu). (gemm_sm90_twin.cu's bf16 make_map is the five-argument overload.)
+inline CUtensorMap make_map(void* base, unsigned rows, unsigned box_rows,
+                            CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_128B) {
   const EncodeFn encode = encode_tiled();
   CUtensorMap m;
   const cuuint64_t dims[2] = {128, rows};  // 128 bytes per row (the 128B swizzle span)
@@ -54,7 +55,7 @@ inline CUtensorMap make_map(void* base, unsigned rows, unsigned box_rows) {
   const cuuint32_t box[2] = {128, box_rows};
   const cuuint32_t estr[2] = {1, 1};
   if (encode(&m, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, base, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
-             CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) !=
+             CU_TENSOR_MAP_SWIZZLE_128B, promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) !=
       CUDA_SUCCESS) {
     std::fprintf(stderr, "cuTensorMapEncodeTiled failed\n");
     std::exit(1);
@@ -103,6 +104,12 @@ __device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
 __device__ __forceinline__ void fence_mbar_init() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
 // fence.proxy.async.shared::cta: generic-proxy SMEM writes -> async-proxy (TMA, wgmma) accesses.
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+// mov.u32 from %smid: the SM this thread runs on.
+__device__ __forceinline__ unsigned sm_id() {
+  unsigned s;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
+  return s;
+}
 // mov.u64 from %globaltimer (ns).
 __device__ __forceinline__ unsigned long long globaltimer() {
   unsigned long long t;

@@ -34,7 +34,7 @@
 // Each row: 3 launches; the value is the median. A comment follows each row: the clock (median of
 // the CTAs' clock64 delta / %globaltimer delta, MHz) and the three launch values.
 //
-// Shared helpers (CHECK, encode_tiled, smem_addr, mbar_*, fence_mbar_init, globaltimer,
+// Shared helpers (CHECK, encode_tiled, sm_id, smem_addr, mbar_*, fence_mbar_init, globaltimer,
 // tma_load_2d) come from calibration_ptx.cuh.
 // Build: nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a h100_hbm_boxes.cu -lcuda
 #include "calibration_ptx.cuh"
@@ -67,8 +67,7 @@ constexpr unsigned kOut = 5;
 __global__ void k_boxes(const __grid_constant__ CUtensorMap map, unsigned n, unsigned stages, long long* out) {
   extern __shared__ unsigned char smem[];
   if (threadIdx.x != 0) return;
-  unsigned smid;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+  const unsigned smid = sm_id();
   const unsigned base = (smem_addr(smem) + 1023) & ~1023u, bars = base + 4 * kBox;
   for (unsigned s = 0; s < stages; ++s) mbar_init(bars + 8 * s, 1);
   fence_mbar_init();

@@ -43,7 +43,7 @@
 //   CTAs with %smid 1..16 ("low": SMs next to each other) or %smid % 8 == 1 ("spread", 16 or 17
 //   SMs across the chip), N = 1; hbm_probe_bg_bytes_per_cycle_x100_smid_{low,spread}: their rate.
 //
-// Shared helpers (CHECK, encode_tiled, smem_addr, mbar_*, fence_mbar_init, globaltimer,
+// Shared helpers (CHECK, make_map, sm_id, smem_addr, mbar_*, fence_mbar_init, globaltimer,
 // tma_load_2d) come from calibration_ptx.cuh.
 // Build: nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a h100_hbm_loaded.cu -lcuda
 #include "calibration_ptx.cuh"
@@ -71,8 +71,7 @@ __global__ void k_hbm_loaded(const __grid_constant__ CUtensorMap map, unsigned p
                              const __grid_constant__ CUtensorMap probe_map, unsigned* flag, long long* out) {
   extern __shared__ unsigned char smem[];
   if (threadIdx.x != 0) return;
-  unsigned smid;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+  const unsigned smid = sm_id();
   long long* o = out + kOutCtaBase + kOutPerCta * blockIdx.x;
   o[4] = smid;
   const unsigned base = (smem_addr(smem) + 1023) & ~1023u, bars = base + kStageBytes;
@@ -166,20 +165,27 @@ struct Run {
   bool probe32 = false;                                  // 32 KiB probe boxes (256 rows)
 };
 
-CUtensorMap g_map16, g_map32;
+// What every launch uses: the two maps of the buffer (16 and 32 KiB boxes), the flag, the output
+// and the L2 flush buffer.
+struct Device {
+  CUtensorMap box16, box32;
+  unsigned* flag;
+  long long* out;
+  void* flush;
+};
 
-Launch launch(const CUtensorMap& map, const Run& r, unsigned* flag, long long* dout, void* flush) {
+Launch launch(const Device& d, const Run& r) {
   const unsigned grid = 1 + r.bg_ctas;
-  CHECK(cudaMemset(flush, 1, kFlushBytes));
-  CHECK(cudaMemset(flag, 0, sizeof(unsigned)));
-  CHECK(cudaMemset(dout, 0, sizeof(long long) * (kOutCtaBase + kOutPerCta * grid)));
+  CHECK(cudaMemset(d.flush, 1, kFlushBytes));
+  CHECK(cudaMemset(d.flag, 0, sizeof(unsigned)));
+  CHECK(cudaMemset(d.out, 0, sizeof(long long) * (kOutCtaBase + kOutPerCta * grid)));
   CHECK(cudaDeviceSynchronize());
-  k_hbm_loaded<<<grid, 32, kSmem>>>(map, r.probe_stages, r.bg_stages, r.bg_spacing, r.filter, r.probe_row,
-                                    r.probe32 ? 256u : 128u, r.probe32 ? g_map32 : g_map16, flag, dout);
+  k_hbm_loaded<<<grid, 32, kSmem>>>(d.box16, r.probe_stages, r.bg_stages, r.bg_spacing, r.filter, r.probe_row,
+                                    r.probe32 ? 256u : 128u, r.probe32 ? d.box32 : d.box16, d.flag, d.out);
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
   std::vector<long long> h(kOutCtaBase + kOutPerCta * grid);
-  CHECK(cudaMemcpy(h.data(), dout, h.size() * sizeof(long long), cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(h.data(), d.out, h.size() * sizeof(long long), cudaMemcpyDeviceToHost));
   std::vector<long long> all_smids;
   Launch l;
   const long long* p = &h[kOutCtaBase];
@@ -214,10 +220,10 @@ Launch launch(const CUtensorMap& map, const Run& r, unsigned* flag, long long* d
 }
 
 // Three launches; prints the row(s) and the comment; returns the median launch.
-Launch row(const CUtensorMap& map, const Run& r, unsigned* flag, long long* dout, void* flush, const std::string& name,
+Launch row(const Device& d, const Run& r, const std::string& name,
            unsigned param, const std::string& bg_name = "") {
   std::vector<Launch> runs;
-  for (int i = 0; i < 3; ++i) runs.push_back(launch(map, r, flag, dout, flush));
+  for (int i = 0; i < 3; ++i) runs.push_back(launch(d, r));
   std::vector<unsigned> order = {0, 1, 2};
   std::sort(order.begin(), order.end(), [&](unsigned a, unsigned b) { return runs[a].probe < runs[b].probe; });
   const Launch& m = runs[order[1]];
@@ -242,64 +248,47 @@ Launch row(const CUtensorMap& map, const Run& r, unsigned* flag, long long* dout
   return m;
 }
 
-CUtensorMap make_probe_map(void* data, unsigned long long rows, unsigned box_rows) {
-  const EncodeFn encode = encode_tiled();
-  CUtensorMap m;
-  const cuuint64_t dims[2] = {128, rows};
-  const cuuint64_t strides[1] = {128};
-  const cuuint32_t box[2] = {128, box_rows};
-  const cuuint32_t estr[2] = {1, 1};
-  if (encode(&m, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, data, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
-             CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) !=
-      CUDA_SUCCESS) {
-    std::fprintf(stderr, "cuTensorMapEncodeTiled failed\n");
-    std::exit(1);
-  }
-  return m;
-}
-
 int main() {
   CHECK(cudaFuncSetAttribute(k_hbm_loaded, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
-  const unsigned long long rows = 131ull * kRegionRows + 257ull * 256;
+  const auto rows = static_cast<unsigned>(131 * kRegionRows + 257 * 256);  // 17.2 M rows of 128 B
   void* data;
   CHECK(cudaMalloc(&data, 128ull * rows));
   CHECK(cudaMemset(data, 0, 128ull * rows));
-  g_map16 = make_probe_map(data, rows, kBoxRows);
-  g_map32 = make_probe_map(data, rows, 256);
-  const CUtensorMap& map = g_map16;
-  void* flush;
-  CHECK(cudaMalloc(&flush, kFlushBytes));
-  long long* dout;
-  CHECK(cudaMalloc(&dout, sizeof(long long) * (kOutCtaBase + kOutPerCta * 132)));
-  unsigned* flag;
-  CHECK(cudaMalloc(&flag, sizeof(unsigned)));
+  Device d;
+  d.box16 = make_map(data, rows, kBoxRows, CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
+  d.box32 = make_map(data, rows, 256, CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
+  CHECK(cudaMalloc(&d.flush, kFlushBytes));
+  CHECK(cudaMalloc(&d.out, sizeof(long long) * (kOutCtaBase + kOutPerCta * 132)));
+  CHECK(cudaMalloc(&d.flag, sizeof(unsigned)));
   std::printf("scenario,param,value\n");
-  launch(map, Run{1, 131, 4, 0, kAll}, flag, dout, flush);  // warm-up (clocks)
-  for (unsigned n : {1u, 2u, 3u, 4u, 6u, 8u}) row(map, Run{n, 0, 1, 0, kAll}, flag, dout, flush, "hbm_probe_round_alone", n);
+  launch(d, Run{1, 131, 4, 0, kAll});  // warm-up (clocks)
+  for (unsigned n : {1u, 2u, 3u, 4u, 6u, 8u}) row(d, Run{n, 0, 1, 0, kAll}, "hbm_probe_round_alone", n);
   for (unsigned n : {1u, 2u, 4u, 6u}) {
     Run r{n, 0, 1, 0, kAll};
     r.probe32 = true;
-    row(map, r, flag, dout, flush, "hbm_probe_round_alone_box32k", n);
+    row(d, r, "hbm_probe_round_alone_box32k", n);
   }
   for (unsigned mib : {0u, 512u, 1024u, 1536u})
     for (unsigned n : {1u, 4u, 8u}) {
       Run r{n, 0, 1, 0, kAll};
       r.probe_row = mib * 8192ull;  // 8192 rows of 128 B per MiB
-      row(map, r, flag, dout, flush, "hbm_probe_round_alone_at" + std::to_string(mib) + "mib", n);
+      row(d, r, "hbm_probe_round_alone_at" + std::to_string(mib) + "mib", n);
     }
-  auto name = [](const char* what, unsigned s, unsigned d) { return std::string(what) + "_s" + std::to_string(s) + "_d" + std::to_string(d); };
+  auto name = [](const char* what, unsigned s, unsigned gap) {
+    return std::string(what) + "_s" + std::to_string(s) + "_d" + std::to_string(gap);
+  };
   for (unsigned s : {1u, 2u, 4u})
     for (unsigned b : {15u, 31u, 65u, 131u})
-      row(map, Run{1, b, s, 0, kAll}, flag, dout, flush, name("hbm_probe_latency", s, 0), b,
+      row(d, Run{1, b, s, 0, kAll}, name("hbm_probe_latency", s, 0), b,
           name("hbm_probe_bg_bytes_per_cycle_x100", s, 0));
-  for (unsigned d : {1000u, 2000u, 4000u, 8000u, 16000u})
-    row(map, Run{1, 131, 4, d, kAll}, flag, dout, flush, name("hbm_probe_latency", 4, d), 131,
-        name("hbm_probe_bg_bytes_per_cycle_x100", 4, d));
-  for (unsigned n : {2u, 4u}) row(map, Run{n, 131, 4, 4000, kAll}, flag, dout, flush, "hbm_probe_round_bg131_s4_d4000", n);
+  for (unsigned gap : {1000u, 2000u, 4000u, 8000u, 16000u})
+    row(d, Run{1, 131, 4, gap, kAll}, name("hbm_probe_latency", 4, gap), 131,
+        name("hbm_probe_bg_bytes_per_cycle_x100", 4, gap));
+  for (unsigned n : {2u, 4u}) row(d, Run{n, 131, 4, 4000, kAll}, "hbm_probe_round_bg131_s4_d4000", n);
   for (unsigned f : {kSmidLow, kSmidSpread})
     for (unsigned s : {2u, 4u}) {
       const std::string which = f == kSmidLow ? "low" : "spread";
-      row(map, Run{1, 131, s, 0, f}, flag, dout, flush, "hbm_probe_latency_smid_" + which + "_s" + std::to_string(s), s,
+      row(d, Run{1, 131, s, 0, f}, "hbm_probe_latency_smid_" + which + "_s" + std::to_string(s), s,
           "hbm_probe_bg_bytes_per_cycle_x100_smid_" + which);
     }
   return 0;

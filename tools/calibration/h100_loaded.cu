@@ -52,7 +52,7 @@
 // bytes / (latest streaming CTA end - earliest start)), and by how many ns the first streaming
 // CTA to finish outlasted the probe window (minimum over the 5 launches; must be > 0).
 //
-// Shared helpers (CHECK, the uint8 make_map, smem_addr, mbar_*, fence_mbar_init, globaltimer,
+// Shared helpers (CHECK, the uint8 make_map, sm_id, smem_addr, mbar_*, fence_mbar_init, globaltimer,
 // tma_load_2d, tma_stream_loop) come from calibration_ptx.cuh.
 // Build: nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a h100_loaded.cu -lcuda
 #include "calibration_ptx.cuh"
@@ -73,8 +73,7 @@ __global__ void k_loaded(const __grid_constant__ CUtensorMap stream_map, const _
                          long long* out) {
   extern __shared__ unsigned char smem[];
   if (threadIdx.x != 0) return;
-  unsigned smid;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+  const unsigned smid = sm_id();
   long long* cta_out = out + kOutCtaBase + kOutPerCta * blockIdx.x;
   cta_out[2] = smid;
   const unsigned base = (smem_addr(smem) + 1023) & ~1023u;
