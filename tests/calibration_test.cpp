@@ -8,6 +8,8 @@
 #include <fstream>
 
 #include "TestSupport.hpp"
+#include "bwsim/core/Csv.hpp"
+#include "bwsim/kernels/GemmSm90.hpp"
 #include "bwsim/kernels/GemmSm90Compare.hpp"
 #include "bwsim/kernels/Ubench.hpp"
 
@@ -56,6 +58,25 @@ TEST(CalibrationTest, L2LatencyUnderLoadStaysWithinItsStatedBounds) {
 }
 TEST(CalibrationTest, HbmBoxRowsStayWithinTheirStatedBounds) {
   expect_rows_within("h100", calibration("h100_hbm_boxes.csv"), calibration("h100_loaded_tolerances.csv"), 72);
+}
+
+// The L2's room for data all SMs read (h100_l2_footprint.csv: 132 SMs reading F MiB, DRAM bytes
+// per pass as a share of F). Silicon holds a footprint every SM reads only up to one partition's
+// 25 MiB (45 / 119 / 182 at 24 / 28 / 32 MiB) and one split among the SMs further (34 at 32, 91 at
+// 48). h100.yaml's two L2 halves put both knees in place; one unified 50 MiB L2 holds the shared
+// footprint to 48 MiB, which the second half of the test shows fails.
+TEST(CalibrationTest, TheH100L2HoldsDataEverySmReadsOnlyUpToOnePartition) {
+  const HardwareConfig h100 = load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml");
+  const UbenchScenario& shared = *find_ubench("l2_footprint_shared_hbm_per_pass_x100");
+  const UbenchScenario& split = *find_ubench("l2_footprint_split_hbm_per_pass_x100");
+  EXPECT_EQ(run_ubench(h100, shared, 20), 0);      // silicon 20
+  EXPECT_GE(run_ubench(h100, shared, 28), 90);     // silicon 119
+  EXPECT_GE(run_ubench(h100, shared, 32), 100);    // silicon 182
+  EXPECT_LT(run_ubench(h100, split, 32), 40);      // silicon 34
+  EXPECT_GE(run_ubench(h100, split, 48), 85);      // silicon 91
+  HardwareConfig unified = h100;
+  unified.dies.count = 1;
+  EXPECT_EQ(run_ubench(unified, shared, 32), 0);
 }
 
 // CUDA-core units and the softmax twin (h100_cudacore.csv): chains and streams of one opcode, the
@@ -141,8 +162,31 @@ void expect_gemm_rows(const char* chip, double mean_bound) {
   EXPECT_LE(mean_absolute_error(rows), mean_bound) << chip;
 }
 
-TEST(KernelValidationTest, GemmSm90OnTheH100StaysWithinItsStatedBounds) { expect_gemm_rows("h100", 0.13); }
-TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.11); }
+TEST(KernelValidationTest, GemmSm90OnTheH100StaysWithinItsStatedBounds) { expect_gemm_rows("h100", 0.125); }
+TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.105); }
+
+// The twin's DRAM traffic on its timed launch (ncu, h100_gemm_traffic.csv) against the model's HBM
+// reads after one warm-up launch, for the 4096^3 rows: all six within 10% (they were 42-89% short
+// while the L2 was one 50 MiB cache; the ping-pong rows read ~10x their operands on silicon).
+TEST(KernelValidationTest, TheH100GemmsReadFromHbmWhatSiliconReadsAt4096Cubed) {
+  const HardwareConfig h100 = load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml");
+  std::size_t checked = 0;
+  for (const auto& row : read_csv_rows(BWSIM_SOURCE_DIR "/tools/calibration/h100_gemm_traffic.csv", 17)) {
+    if (row[0] != "4096" || row[8] != "1" || row[7] != "m") continue;  // the six gemm_sm90 4096^3 rows
+    const GemmSm90Params p{.m = 4096, .n = 4096, .k = 4096,
+                           .schedule = row[3] == "pingpong" ? Sm90Schedule::Pingpong : Sm90Schedule::Cooperative,
+                           .rows_per_wg = static_cast<std::uint32_t>(std::stoul(row[4])),
+                           .tile_n = static_cast<std::uint32_t>(std::stoul(row[5])),
+                           .stages = static_cast<std::uint32_t>(std::stoul(row[6])),
+                           .warmup = 1};
+    const double silicon = std::stod(row[10]);
+    const auto model = static_cast<double>(
+        run_gemm_sm90(h100, SimOptions{.mode = Mode::Timing, .check_races = false}, p, false).run.memory.hbm_read_bytes);
+    EXPECT_NEAR(model / silicon, 1.0, 0.10) << row[3] << " " << row[4] << "/" << row[5] << " " << row[6] << " stages";
+    ++checked;
+  }
+  EXPECT_EQ(checked, 6u);
+}
 
 TEST(KernelValidationTest, AWrongTensorRateIsCaughtByTheOneCtaRows) {
   const HardwareConfig wrong =

@@ -218,9 +218,10 @@ TEST(PowerModelTest, TheSustainedH100GemmsClockAndTimeMatchSilicon) {
   const auto errors = sustained_errors(h100(), BWSIM_SOURCE_DIR "/tools/calibration/h100_gemm_sustained.csv");
   ASSERT_EQ(errors.size(), 3u);
   for (const SustainedError& e : errors) {
-    // 16384^3 holds the board at 639 W (the energy counter; NVML's 1 s power reads ~650 W, with
-    // the SW power cap flagged): a limit other than the board's 700 W binds there, which the
-    // model lacks, so its clock comes out 7% low.
+    // 16384^3: silicon reads as many DRAM bytes as the model (h100_gemm_traffic.csv, 34.5 / 34.4
+    // GB) but moves them at 2.75 TB/s, not the model's 3.15, so the model's cycles are 9% short
+    // and its power per second high: its clock comes out 7% low (HBM rate under load, issue 15).
+    // Silicon also holds 639 W there with the SW power cap flagged, which stays unexplained.
     EXPECT_LT(std::abs(e.clock), e.size == 16384 ? 0.08 : 0.05) << e.size;
     EXPECT_LT(std::abs(e.time), 0.10) << e.size;
   }
@@ -230,12 +231,15 @@ TEST(PowerModelTest, TheSustainedH200GemmsWithTheH100EnergiesNotRefitted) {
   const HardwareConfig h200 = load_config(BWSIM_SOURCE_DIR "/sim_configs/h200.yaml");
   const auto errors = sustained_errors(h200, BWSIM_SOURCE_DIR "/tools/calibration/h200_gemm_sustained.csv");
   ASSERT_EQ(errors.size(), 3u);
-  // Predicted: clock -6.5% / -2.3% / -7.6%, time +1.6% / -0.7% / +6.9%. The H100's energies are
-  // above the H200's own unit rows (fma 7%, wgmma 17% at the H200's 1800 MHz tensor clock), so the
-  // predicted power is high and the clock low; 16384^3 also holds the board under 700 W (672 W),
-  // the second limit the model lacks, as on the H100. Time stays within 10%.
+  // Predicted: clock -8.4% / -2.3% / -7.6%, time +3.8% / -0.7% / +6.9%. The H100's energies are
+  // above the H200's own unit rows (fma 7%, wgmma 17% at the H200's 1800 MHz tensor clock, HBM
+  // 65.3 against its 39.3 pJ per byte), so the predicted power is high and the clock low. 4096^3
+  // went from -6.5% to -8.4% when the L2 became two partitions: it now reads 174 MB per GEMM from
+  // HBM (silicon 169 MB, h100_gemm_traffic.csv) instead of 98, at the H100's energy per byte
+  // (+26 pJ per byte over the H200's = +24 W). 16384^3 also holds the board under 700 W (672 W).
+  // Time stays within 10%.
   for (const SustainedError& e : errors) {
-    EXPECT_LT(std::abs(e.clock), 0.08) << e.size;
+    EXPECT_LT(std::abs(e.clock), e.size == 4096 ? 0.09 : 0.08) << e.size;
     EXPECT_LT(std::abs(e.time), 0.10) << e.size;
   }
 }

@@ -334,6 +334,7 @@ std::vector<UbenchScenario> make_scenarios() {
   for (UbenchScenario& s : loaded_latency_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : cuda_core_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : hbm_box_scenarios()) all.push_back(std::move(s));
+  for (UbenchScenario& s : l2_footprint_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : b200_published_scenarios()) all.push_back(std::move(s));
   return all;
 }
@@ -402,6 +403,11 @@ std::int64_t run_ubench(const HardwareConfig& config, const UbenchScenario& s, s
     case UbenchParam::WarpsPerSubPartition:
       if (param == 0 || param > 8)
         throw InputError(fmt::format("{}: warps per sub-partition, 1..8, got {}", s.name, param));
+      break;
+    case UbenchParam::FootprintMib:
+      if (param * 64 < config.sm.count || param > 1024)
+        throw InputError(fmt::format("{}: MiB all SMs read, at least one 16 KiB box per SM ({}) and at most 1024, got {}",
+                                     s.name, (config.sm.count + 63) / 64, param));
       break;
     case UbenchParam::StreamInFlight:
       if (param % kBox != 0 || param > 4 * kBox)

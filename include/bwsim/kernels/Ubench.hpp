@@ -25,6 +25,7 @@ enum class UbenchParam : std::uint8_t {
   SaTileBytes,  // a box of 512-byte rows, 1..128 of them (whole rows)
   StreamInFlight,  // bytes in flight per streaming CTA of a loaded-latency run: 0 (none) or 1..4 32 KiB boxes
   WarpsPerSubPartition,  // warps on each of the SM's 4 sub-partitions: 1..8
+  FootprintMib,  // MiB of data all SMs read: 3..1024 (at least a 16 KiB box per SM)
 };
 
 struct UbenchScenario {
@@ -46,6 +47,8 @@ std::vector<UbenchScenario> loaded_latency_scenarios();
 std::vector<UbenchScenario> hbm_box_scenarios();
 // The CUDA-core unit and softmax-twin scenarios (UbenchCudaCore.cpp), part of ubench_scenarios().
 std::vector<UbenchScenario> cuda_core_scenarios();
+// The L2 footprint sweep (UbenchL2Footprint.cpp), part of ubench_scenarios().
+std::vector<UbenchScenario> l2_footprint_scenarios();
 // The SemiAnalysis B200 scenarios (UbenchB200.cpp), part of ubench_scenarios().
 std::vector<UbenchScenario> b200_published_scenarios();
 const UbenchScenario* find_ubench(const std::string& name);
