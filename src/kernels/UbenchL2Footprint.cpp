@@ -1,4 +1,4 @@
-// The L2 footprint sweep of tools/calibration/h100_l2_partition.cu as a bwsim program: one CTA per
+// The L2 footprint sweep of tools/calibration/h100_l2_footprint.cu as a bwsim program: one CTA per
 // SM reads 16 KiB boxes of a region of F MiB through 4 stages, every CTA the whole region from a
 // staggered start ("shared") or each its own slice ("split"); a warm-up launch makes one pass, the
 // measured launch two. The value is the measured launch's HBM bytes read per pass as a share of

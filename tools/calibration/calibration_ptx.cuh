@@ -128,20 +128,21 @@ __device__ __forceinline__ void tma_load_2d(unsigned dst, const CUtensorMap* map
       : "memory");
 }
 // The all-SM stream program's loop (h100_units2.cu's k_tma_stream_grid, h100_loaded.cu's streaming
-// CTAs): `loads` boxes of box_bytes (box_rows rows) of *map through `stages` stages, stage s at
-// SMEM base + s * box_bytes with its mbarrier at bars + 8 * s (initialized with count 1 by the
-// caller). Load i reads rows first_row + (i * box_rows) % region_rows into stage i % stages, which
-// is reused once its previous box has arrived (try_wait parity ((i - stages) / stages) & 1);
-// returns when the last box has arrived.
+// CTAs, h100_l2_footprint.cu): `loads` boxes of box_bytes (box_rows rows) of *map through `stages`
+// stages, stage s at SMEM base + s * box_bytes with its mbarrier at bars + 8 * s (initialized with
+// count 1 by the caller). Load i reads rows first_row + ((first_box + i) * box_rows) % region_rows
+// into stage i % stages, which is reused once its previous box has arrived (try_wait parity
+// ((i - stages) / stages) & 1); returns when the last box has arrived.
 __device__ __forceinline__ void tma_stream_loop(const CUtensorMap* map, unsigned base, unsigned bars,
                                                 unsigned box_bytes, unsigned box_rows, unsigned first_row,
-                                                unsigned region_rows, unsigned stages, unsigned loads) {
+                                                unsigned region_rows, unsigned stages, unsigned loads,
+                                                unsigned first_box = 0) {
   for (unsigned i = 0; i < loads + stages; ++i) {
     const unsigned s = i % stages;
     if (i >= stages) mbar_wait(bars + 8 * s, ((i - stages) / stages) & 1);
     if (i < loads) {
       mbar_arrive_expect_tx(bars + 8 * s, box_bytes);
-      const int row = static_cast<int>(first_row + (i * box_rows) % region_rows);
+      const int row = static_cast<int>(first_row + ((first_box + i) * box_rows) % region_rows);
       tma_load_2d(base + s * box_bytes, map, 0, row, bars + 8 * s);
     }
   }

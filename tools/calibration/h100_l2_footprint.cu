@@ -4,14 +4,14 @@
 // whitepapers describe their L2 partitions) holds a shared footprint only up to one partition's
 // capacity (every line twice), a split one up to more than that (a line twice only when its reader
 // is in the other partition than the line's home); one unified 50 MiB L2 would hold both up to 50.
-// Run under Nsight Compute (run_l2_partition.sh), which counts the DRAM bytes of the measured
+// Run under Nsight Compute (run_l2_footprint.sh), which counts the DRAM bytes of the measured
 // launch; this program prints the row's timing.
 //
 // CLI: h100_l2_footprint shared|split FOOTPRINT_MIB
 // The program: a region of FOOTPRINT_MIB MiB of 128-byte rows (uint8 map, box 128 rows = 16 KiB,
 // SWIZZLE_128B, L2 promotion 128B); one CTA of 32 threads per SM (132; 133120 B of dynamic SMEM
-// each, so one per SM), thread 0 loads boxes through 4 stages (each reissued once its previous box
-// arrived). "shared": CTA c reads all n = FOOTPRINT_MIB * 64 boxes in order, starting at box
+// each, so one per SM), thread 0 loads boxes through 4 stages (calibration_ptx.cuh's
+// tma_stream_loop). "shared": CTA c reads all n = FOOTPRINT_MIB * 64 boxes in order, starting at box
 // c * n / 132 (staggered, so CTAs do not join each other's fills in flight); "split": CTA c reads
 // its n / 132 boxes. Launch 1 (warm-up) makes one pass over what each CTA reads, launch 2 (the
 // measured one: ncu --launch-skip 1) two passes: DRAM bytes of launch 2 / (2 x footprint) is the
@@ -35,17 +35,14 @@ __global__ void k_sweep(const __grid_constant__ CUtensorMap map, unsigned n, uns
   const unsigned base = (smem_addr(smem) + 1023) & ~1023u, bars = base + kStages * kBox;
   for (unsigned s = 0; s < kStages; ++s) mbar_init(bars + 8 * s, 1);
   fence_mbar_init();
-  const unsigned start = blockIdx.x * stagger, loads = count * passes;
+  const unsigned start = blockIdx.x * stagger;
   const unsigned long long ns0 = globaltimer();
   const long long c0 = clock64();
-  for (unsigned i = 0; i < loads + kStages; ++i) {
-    const unsigned s = i % kStages;
-    if (i >= kStages) mbar_wait(bars + 8 * s, ((i - kStages) / kStages) & 1u);
-    if (i >= loads) continue;
-    mbar_arrive_expect_tx(bars + 8 * s, kBox);
-    const unsigned box = (start + i % count) % n;
-    tma_load_2d(base + s * kBox, &map, 0, static_cast<int>(128 * box), bars + 8 * s);
-  }
+  // shared (count = n): box (start + i) % n; split: boxes start .. start + count - 1, cyclically.
+  if (count == n)
+    tma_stream_loop(&map, base, bars, kBox, 128, 0, 128 * n, kStages, count * passes, start);
+  else
+    tma_stream_loop(&map, base, bars, kBox, 128, 128 * start, 128 * count, kStages, count * passes);
   long long* o = out + 4 * blockIdx.x;
   o[0] = static_cast<long long>(ns0);
   o[1] = static_cast<long long>(globaltimer());

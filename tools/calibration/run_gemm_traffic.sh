@@ -4,7 +4,7 @@
 # the L2 as the timed reps find them; --cache-control none keeps that state). Writes
 # h100_gemm_traffic.csv in $OUT (default: this directory): the row's parameters, then DRAM bytes
 # read and written, L2 read sectors (32 B) and those that hit, L2 sectors crossing between the two
-# L2 partitions (ltcfabric), SM cycles and the SM clock, and ncu's pass count.
+# L2 partitions (ltcfabric), SM cycles and the SM clock.
 # Usage: bash tools/calibration/run_gemm_traffic.sh
 set -uo pipefail
 cd "$(dirname "$0")"
@@ -25,21 +25,11 @@ t() {  # t M N K SCHEDULE ROWS TILE_N STAGES RASTER SWIZZLE GRID
               --raster "$8" --swizzle "$9" --grid "${10}" --reps 1)
   timeout 300 ncu --clock-control none --cache-control none -k regex:k_gemm --launch-skip 2 --launch-count 1 \
     --metrics "$metrics" --csv --page raw --print-units base "$bin/twin" "${args[@]}" > "$bin/ncu.txt" 2> "$bin/ncu.err"
-  python3 - "$bin/ncu.txt" "$*" >> "$csv" <<'PY'
-import csv, sys
-lines = [l for l in open(sys.argv[1]) if l.startswith('"')]
-rows = list(csv.reader(lines))
-if len(rows) < 3:
-    print("# FAILED " + sys.argv[2]); sys.exit(0)
-head, data = rows[0], rows[-1]
-v = dict(zip(head, data))
-def num(k): return v.get(k, "nan").replace(",", "")
-keys = ["dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_sectors_op_read.sum",
-        "lts__t_sectors_op_read_lookup_hit.sum", "lts__t_sectors_srcunit_ltcfabric.sum",
-        "sm__cycles_elapsed.max", "sm__cycles_elapsed.avg.per_second"]
-a = sys.argv[2].split()
-print(",".join(a + [num(k) for k in keys]))
-PY
+  if values=$(python3 ncu_metrics.py "$bin/ncu.txt" ${metrics//,/ }); then
+    echo "$(echo "$*" | tr ' ' ,),$values" >> "$csv"
+  else
+    echo "# FAILED $*" >> "$csv"
+  fi
   tail -n 1 "$csv"
 }
 # The rows of run_gemm_sm90.sh (full) and run_gemm_scaling.sh, then 16384^3 (the sustained row).

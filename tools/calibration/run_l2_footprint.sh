@@ -22,21 +22,13 @@ for mode in shared split; do
   for mib in 8 12 16 20 24 28 32 36 40 48 56; do
     timeout 120 ncu --clock-control none --cache-control none -k regex:k_sweep --launch-skip 1 --launch-count 1 \
       --metrics "$metrics" --csv --page raw --print-units base /tmp/h100_l2_footprint "$mode" "$mib" > /tmp/l2p.txt 2>&1
-    python3 - /tmp/l2p.txt >> "$csv" <<'PY'
-import csv, sys
-text = open(sys.argv[1]).read().splitlines()
-row = next((l for l in text if l.startswith("shared,") or l.startswith("split,")), None)
-rows = list(csv.reader([l for l in text if l.startswith('"')]))
-if row is None or len(rows) < 3:
-    print("# FAILED " + " | ".join(text[-3:])); sys.exit(0)
-v = dict(zip(rows[0], rows[-1]))
-keys = ["dram__bytes_read.sum", "lts__t_sectors_op_read.sum", "lts__t_sectors_op_read_lookup_hit.sum",
-        "lts__t_sectors_srcunit_ltcfabric.sum"]
-vals = [v.get(k, "nan").replace(",", "") for k in keys]
-mode, mib = row.split(",")[:2]
-print("# " + row + "," + ",".join(vals))
-print(f"l2_footprint_{mode}_hbm_per_pass_x100,{mib},{round(float(vals[0]) * 100 / (2 * int(mib) * 1048576))}")
-PY
+    row=$(grep -E '^(shared|split),' /tmp/l2p.txt)
+    if [ -n "$row" ] && values=$(python3 ncu_metrics.py /tmp/l2p.txt ${metrics//,/ }); then
+      echo "# $row,$values" >> "$csv"
+      echo "$row,$values" | awk -F, '{printf "l2_footprint_%s_hbm_per_pass_x100,%d,%.0f\n", $1, $2, $7 * 100 / (2 * $2 * 1048576)}' >> "$csv"
+    else
+      echo "# FAILED $mode $mib: $(tail -n 3 /tmp/l2p.txt | tr '\n' ' ')" >> "$csv"
+    fi
     tail -n 1 "$csv"
   done
 done
