@@ -49,15 +49,35 @@ TEST(CalibrationTest, EveryH200ScenarioIsWithinItsToleranceWithItsOwnConfig) {
   expect_rows_within("h200", calibration("h200_measured.csv"), kTolerances, 91);
 }
 
-// Latency under load (h100_loaded.csv: one SM's TMA loads while 131 stream from the L2;
-// h100_hbm_boxes.csv: operand boxes from HBM by 1..132 SMs): the model's FIFO links lack the
-// queueing silicon shows below saturation, so these rows carry wide stated bounds; the test pins
-// them (no row may get worse) until that mechanism lands.
+// L2 latency under load (h100_loaded.csv: one SM's TMA loads while 131 stream from the L2): the
+// model's L2 is a FIFO link without the arbitration silicon shows, so these rows carry wide stated
+// bounds; the test pins them (no row may get worse) until that mechanism lands.
 TEST(CalibrationTest, L2LatencyUnderLoadStaysWithinItsStatedBounds) {
   expect_rows_within("h100", calibration("h100_loaded.csv"), calibration("h100_loaded_tolerances.csv"), 12);
 }
-TEST(CalibrationTest, HbmBoxRowsStayWithinTheirStatedBounds) {
-  expect_rows_within("h100", calibration("h100_hbm_boxes.csv"), calibration("h100_loaded_tolerances.csv"), 72);
+
+// HBM operand boxes by 1..132 SMs (h100_hbm_boxes.cu on each chip): the latency under load is
+// hbm.loaded, fitted on these rows of each chip; the contiguous rows are within 14%, and what the
+// wider bounds cover is an idle strided box (hbm_boxes_tolerances.csv).
+TEST(CalibrationTest, HbmBoxRowsOfBothChipsStayWithinTheirStatedBounds) {
+  for (const char* chip : {"h100", "h200"}) {
+    const auto rows = expect_rows_within(chip, calibration((std::string(chip) + "_hbm_boxes.csv").c_str()),
+                                         calibration("hbm_boxes_tolerances.csv"), 72);
+    for (const UbenchComparison& r : rows) {
+      if (r.scenario.find("_w128") == std::string::npos) continue;
+      EXPECT_LE(std::abs(r.error), 0.14) << chip << " " << r.scenario;
+    }
+  }
+}
+
+// Without the load term (fifo_link) the same rows leave their bounds: at 16 and 66 SMs the FIFO
+// link delivers up to 70% more than silicon, so the test above can fail.
+TEST(CalibrationTest, AFifoLinkHbmFailsTheBoxRows) {
+  HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml", {"hbm.model=fifo_link"});
+  cfg.hbm.loaded.present = false;
+  const auto rows =
+      compare_with_hardware(cfg, calibration("h100_hbm_boxes.csv"), calibration("hbm_boxes_tolerances.csv"));
+  EXPECT_GE(std::count_if(rows.begin(), rows.end(), [](const UbenchComparison& r) { return !r.within(); }), 20);
 }
 
 // The L2's room for data all SMs read (h100_l2_footprint.csv: 132 SMs reading F MiB, DRAM bytes
@@ -162,8 +182,8 @@ void expect_gemm_rows(const char* chip, double mean_bound) {
   EXPECT_LE(mean_absolute_error(rows), mean_bound) << chip;
 }
 
-TEST(KernelValidationTest, GemmSm90OnTheH100StaysWithinItsStatedBounds) { expect_gemm_rows("h100", 0.125); }
-TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.105); }
+TEST(KernelValidationTest, GemmSm90OnTheH100StaysWithinItsStatedBounds) { expect_gemm_rows("h100", 0.095); }
+TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.082); }
 
 // The twin's DRAM traffic on its timed launch (ncu, h100_gemm_traffic.csv) against the model's HBM
 // reads after one warm-up launch, for the 4096^3 rows: all six within 10% (they were 42-89% short

@@ -103,7 +103,7 @@ TEST(L2PolicyTest, AnUnknownPolicyIsAConfigErrorListingTheValidOnes) {
   }
   EXPECT_THROW(model_choices(cfg), ConfigError);
   test::expect_bad_input("run tma_copy --config " BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml --set hbm.model=banked",
-                         "hbm.model: unknown model 'banked'; the valid names are fifo_link");
+                         "hbm.model: unknown model 'banked'; the valid names are fifo_link, loaded_link");
   test::expect_bad_input("describe-config " BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml --set l2.policy=mru",
                          "the valid names are lru, clock");
 }
@@ -112,7 +112,7 @@ TEST(L2PolicyTest, DescribeConfigShowsTheChosenModelsAndTheAlternatives) {
   const test::Outcome o = test::bwsim("describe-config " BWSIM_SOURCE_DIR "/sim_configs/b200.yaml --set l2.policy=clock");
   ASSERT_EQ(o.exit_code, 0) << o.output;
   EXPECT_NE(o.output.find("clock  (--set)  (models: lru, clock)"), std::string::npos) << o.output;
-  EXPECT_NE(o.output.find("fifo_link  (models: fifo_link)"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("fifo_link  (models: fifo_link, loaded_link)"), std::string::npos) << o.output;
 }
 
 }  // namespace

@@ -218,11 +218,12 @@ TEST(PowerModelTest, TheSustainedH100GemmsClockAndTimeMatchSilicon) {
   const auto errors = sustained_errors(h100(), BWSIM_SOURCE_DIR "/tools/calibration/h100_gemm_sustained.csv");
   ASSERT_EQ(errors.size(), 3u);
   for (const SustainedError& e : errors) {
-    // 16384^3: silicon reads as many DRAM bytes as the model (h100_gemm_traffic.csv, 34.5 / 34.4
-    // GB) but moves them at 2.75 TB/s, not the model's 3.15, so the model's cycles are 9% short
-    // and its power per second high: its clock comes out 7% low (HBM rate under load, issue 15).
-    // Silicon also holds 639 W there with the SW power cap flagged, which stays unexplained.
-    EXPECT_LT(std::abs(e.clock), e.size == 16384 ? 0.08 : 0.05) << e.size;
+    // Predicted: clock -4.0% / -1.9% / -2.7%, time +1.3% / -0.2% / +7.4%. 16384^3 was -6.9% (clock)
+    // while the HBM was a FIFO link: silicon reads as many DRAM bytes as the model
+    // (h100_gemm_traffic.csv, 34.5 / 34.4 GB) but moves them at 2.75 TB/s, and without the load
+    // term (hbm.loaded) the model moved them at 3.15: 9% too few cycles, so too much power per
+    // second. Silicon holds 639 W there with the SW power cap flagged, which stays unexplained.
+    EXPECT_LT(std::abs(e.clock), 0.05) << e.size;
     EXPECT_LT(std::abs(e.time), 0.10) << e.size;
   }
 }
@@ -231,7 +232,7 @@ TEST(PowerModelTest, TheSustainedH200GemmsWithTheH100EnergiesNotRefitted) {
   const HardwareConfig h200 = load_config(BWSIM_SOURCE_DIR "/sim_configs/h200.yaml");
   const auto errors = sustained_errors(h200, BWSIM_SOURCE_DIR "/tools/calibration/h200_gemm_sustained.csv");
   ASSERT_EQ(errors.size(), 3u);
-  // Predicted: clock -8.4% / -2.3% / -7.6%, time +3.8% / -0.7% / +6.9%. The H100's energies are
+  // Predicted: clock -8.4% / -2.3% / -6.6%, time +3.9% / -0.5% / +6.0%. The H100's energies are
   // above the H200's own unit rows (fma 7%, wgmma 17% at the H200's 1800 MHz tensor clock, HBM
   // 65.3 against its 39.3 pJ per byte), so the predicted power is high and the clock low. 4096^3
   // went from -6.5% to -8.4% when the L2 became two partitions: it now reads 174 MB per GEMM from
@@ -239,7 +240,7 @@ TEST(PowerModelTest, TheSustainedH200GemmsWithTheH100EnergiesNotRefitted) {
   // (+26 pJ per byte over the H200's = +24 W). 16384^3 also holds the board under 700 W (672 W).
   // Time stays within 10%.
   for (const SustainedError& e : errors) {
-    EXPECT_LT(std::abs(e.clock), e.size == 4096 ? 0.09 : 0.08) << e.size;
+    EXPECT_LT(std::abs(e.clock), e.size == 4096 ? 0.09 : 0.07) << e.size;
     EXPECT_LT(std::abs(e.time), 0.10) << e.size;
   }
 }

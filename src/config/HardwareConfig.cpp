@@ -276,6 +276,17 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   hbm.read<std::string>("model", c.hbm.model, "", "");
   hbm.read("gbytes_per_second", c.hbm.gbytes_per_second, 1.0, 1e9);
   hbm.read<Cycle>("latency", c.hbm.latency, 0, kMaxLatency);
+  if (hbm.has("loaded")) {
+    StrictMap loaded = hbm.section("loaded");
+    HardwareConfig::Hbm::Loaded& l = c.hbm.loaded;
+    l.present = true;
+    loaded.read<Cycle>("window", l.window, 1, kMaxLatency);
+    loaded.read<Cycle>("step_latency", l.step_latency, 0, kMaxLatency);
+    loaded.read("step_load", l.step_load, 1e-6, 1.0);
+    loaded.read<Cycle>("queue_latency", l.queue_latency, 0, kMaxLatency);
+    loaded.read("max_load", l.max_load, 0.0, 0.999);
+    loaded.finish();
+  }
   hbm.finish();
   if (c.sm.max_smem_per_cta > c.sm.smem_bytes)
     top.fail("sm.max_smem_per_cta", "exceeds sm.smem_bytes");

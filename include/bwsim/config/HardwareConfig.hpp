@@ -72,9 +72,20 @@ struct HardwareConfig {
   } l2;
 
   struct Hbm {
-    std::string model;             // the model, by name (hw/memory/HbmModel: fifo_link)
+    std::string model;             // the model, by name (hw/memory/HbmModel: fifo_link, loaded_link)
     double gbytes_per_second = 0;  // achievable bandwidth, reads and writes together
     Cycle latency = 0;             // added to an L2 hit's latency for bytes that miss
+    // loaded_link only (section hbm.loaded): latency that grows with the HBM's recent load u, the
+    // bytes that reached it in the last `window` cycles over what it moves in that time:
+    // step_latency * min(1, u / step_load) + queue_latency * u / (1 - u), u at most max_load.
+    struct Loaded {
+      bool present = false;
+      Cycle window = 0;
+      Cycle step_latency = 0;
+      double step_load = 0;
+      Cycle queue_latency = 0;
+      double max_load = 0;
+    } loaded;
   } hbm;
 
   struct Warp {

@@ -10,6 +10,7 @@ Cycle BandwidthLink::transfer(Cycle arrival, std::uint64_t bytes) {
   const double cycles = static_cast<double>(bytes) / bytes_per_cycle_;
   free_ = start + cycles;
   busy_ += cycles;
+  bytes_ += static_cast<double>(bytes);
   return static_cast<Cycle>(std::ceil(free_));
 }
 

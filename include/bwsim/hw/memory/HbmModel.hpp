@@ -27,9 +27,10 @@ class HbmModel {
   virtual Cycle busy_cycles() const = 0;
 };
 
-// "fifo_link" (the default): one link at hbm.gbytes_per_second in arrival order plus a constant
-// hbm.latency. The factory's second argument is the share of the chip's HBM the model serves (a
-// die's stacks: 1 / dies.count).
+// "fifo_link": one link at hbm.gbytes_per_second in arrival order plus a constant hbm.latency;
+// "loaded_link": the same plus latency that grows with the HBM's recent load (hbm.loaded). The
+// factory's second argument is the share of the chip's HBM the model serves (a die's stacks:
+// 1 / dies.count).
 using HbmModelRegistry = ModelRegistry<ConfigError, std::unique_ptr<HbmModel>, const HardwareConfig&, double>;
 const HbmModelRegistry& hbm_models();
 
