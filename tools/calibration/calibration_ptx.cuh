@@ -63,6 +63,25 @@ inline CUtensorMap make_map(void* base, unsigned rows, unsigned box_rows,
   return m;
 }
 
+// 2D uint8 map of `rows` rows `width` bytes apart (dims {width, rows}), box {128, box_rows},
+// SWIZZLE_128B, OOB fill none: a K-major operand of row stride `width` read 128 bytes (64 bf16) of
+// K at a time (h100_hbm_boxes.cu, h100_stage_ring.cu).
+inline CUtensorMap make_strided_map(void* base, unsigned long long width, unsigned long long rows, unsigned box_rows,
+                                    CUtensorMapL2promotion promotion) {
+  const EncodeFn encode = encode_tiled();
+  CUtensorMap m;
+  const cuuint64_t dims[2] = {width, rows};
+  const cuuint64_t strides[1] = {width};
+  const cuuint32_t box[2] = {128, box_rows};
+  const cuuint32_t estr[2] = {1, 1};
+  if (encode(&m, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, base, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+             CU_TENSOR_MAP_SWIZZLE_128B, promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+    std::fprintf(stderr, "cuTensorMapEncodeTiled failed (width %llu rows %llu)\n", width, rows);
+    std::exit(1);
+  }
+  return m;
+}
+
 // A 32-bit integer hash (xor-shift-multiply): the pseudo-random operand values of
 // gemm_sm90_twin.cu and h100_power.cu.
 __host__ __device__ inline uint32_t hash32(uint32_t x) {

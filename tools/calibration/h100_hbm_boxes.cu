@@ -5,7 +5,7 @@
 // gemm_sm90 rows); W = 33024 is 32768 + 256 (not a power of two). Prints CSV: scenario,param,value
 // (comment lines start with '#'); each row below is a program the simulator reproduces.
 //
-// Tensor map (local make_box_map): uint8, dims {W, R}, row stride W, box {128, 128},
+// Tensor map (calibration_ptx.cuh's make_strided_map): uint8, dims {W, R}, row stride W, box {128, 128},
 // SWIZZLE_128B, L2 promotion 256B (as gemm_sm90_twin.cu's operand maps; the _p128 rows: 128B),
 // OOB fill none. Loads by
 // cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes into 1024-byte
@@ -34,7 +34,7 @@
 // Each row: 3 launches; the value is the median. A comment follows each row: the clock (median of
 // the CTAs' clock64 delta / %globaltimer delta, MHz) and the three launch values.
 //
-// Shared helpers (CHECK, encode_tiled, sm_id, smem_addr, mbar_*, fence_mbar_init, globaltimer,
+// Shared helpers (CHECK, make_strided_map, sm_id, smem_addr, mbar_*, fence_mbar_init, globaltimer,
 // tma_load_2d) come from calibration_ptx.cuh.
 // Build: nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a h100_hbm_boxes.cu -lcuda
 #include "calibration_ptx.cuh"
@@ -44,22 +44,6 @@
 
 constexpr unsigned kBox = 16384, kLoads = 256, kSmem = 4 * kBox + 67584;  // > half an SM's SMEM
 constexpr size_t kFlushBytes = 256ull << 20;
-
-CUtensorMap make_box_map(void* base, unsigned long long w, unsigned long long rows, CUtensorMapL2promotion promo) {
-  const EncodeFn encode = encode_tiled();
-  CUtensorMap m;
-  const cuuint64_t dims[2] = {w, rows};
-  const cuuint64_t strides[1] = {w};
-  const cuuint32_t box[2] = {128, 128};
-  const cuuint32_t estr[2] = {1, 1};
-  if (encode(&m, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, base, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
-             CU_TENSOR_MAP_SWIZZLE_128B, promo, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) !=
-      CUDA_SUCCESS) {
-    std::fprintf(stderr, "cuTensorMapEncodeTiled failed (W %llu rows %llu)\n", w, rows);
-    std::exit(1);
-  }
-  return m;
-}
 
 // out per CTA (long long): start ns, end ns, start clock, end clock, %smid.
 constexpr unsigned kOut = 5;
@@ -149,8 +133,8 @@ int main() {
     void* data;
     CHECK(cudaMalloc(&data, w * rows));
     CHECK(cudaMemset(data, 0, w * rows));
-    const CUtensorMap map =
-        make_box_map(data, w, rows, v < 5 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+    const CUtensorMap map = make_strided_map(data, w, rows, 128,
+                                             v < 5 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
     for (unsigned stages : {1u, 2u, 4u}) {
       for (unsigned g : grids) {
         std::vector<Launch> runs;

@@ -1,0 +1,134 @@
+// A GEMM mainloop's memory side without the MMA: G SMs each step through K = 256 k-blocks of a
+// 2- or 4-stage ring, each stage holding the k-block's A box (16 KiB from HBM, the SM's own rows,
+// rows 32 KiB apart: a bf16 K-major operand with K = 16384) and/or its B box (32 KiB, 256 rows of
+// an 8 MiB operand every SM reads at the same k, resident in the L2 after the warm-up launch), as
+// gemm_sm90_twin.cu's cooperative 128x256 tile at M = 128 G, N = 256, K = 16384 (the
+// h100_gemm_scaling.csv rows). The tensor pipe is a clock: k-block k's "MMA" starts once its
+// stage is full and MMA k-1 has run `mma` cycles (1024 = a 128x256x64 bf16 wgmma k-block at
+// 4096 FLOP per cycle), and its start releases stage (k-1) % S, which is then refilled with
+// k-block k-1+S, as the twin's consumer releases the previous stage after wgmma.wait_group 1.
+// Prints CSV: scenario,param,value (param = G in 1, 16, 66, 132):
+// - stage_ring_<parts>_s<S>_cycles_per_kblock, parts a (A only), b (B only), ab (both): the
+//   median over the CTAs of (clock64 at the end - at the start) / 256.
+// Each row: 3 launches; the value is the median; a comment gives the clock (median MHz over the
+// CTAs' clock64 / %globaltimer) and the three values. No L2 flush: A (G x 4 MiB, read once) misses
+// anyway, while B stays hot as in the GEMM.
+//
+// Shared helpers (CHECK, make_strided_map, sm_id, smem_addr, mbar_*, fence_mbar_init,
+// globaltimer, tma_load_2d) come from calibration_ptx.cuh. Map: L2 promotion 256B, as the twin.
+// Build: nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a h100_stage_ring.cu -lcuda
+#include "calibration_ptx.cuh"
+
+#include <algorithm>
+#include <vector>
+
+constexpr unsigned kA = 16384, kB = 32768, kStage = kA + kB, kSteps = 256, kMaxStages = 4;
+constexpr unsigned kSmem = kMaxStages * kStage + 2048;
+constexpr unsigned long long kWidth = 32768;  // K = 16384 bf16: 256 k-blocks of 128 B
+
+// out per CTA (long long): start ns, end ns, start clock, end clock, %smid.
+constexpr unsigned kOut = 5;
+
+__device__ __forceinline__ void load_stage(const CUtensorMap* a, const CUtensorMap* b, unsigned parts, unsigned dst,
+                                           unsigned bar, unsigned k, unsigned band) {
+  mbar_arrive_expect_tx(bar, ((parts & 1) ? kA : 0) + ((parts & 2) ? kB : 0));
+  if (parts & 1) tma_load_2d(dst, a, static_cast<int>(128 * k), static_cast<int>(128 * band), bar);
+  if (parts & 2) tma_load_2d(dst + kA, b, static_cast<int>(128 * k), 0, bar);
+}
+
+__global__ void k_ring(const __grid_constant__ CUtensorMap a, const __grid_constant__ CUtensorMap b, unsigned parts,
+                       unsigned stages, long long mma, long long* out) {
+  extern __shared__ unsigned char smem[];
+  if (threadIdx.x != 0) return;
+  const unsigned smid = sm_id();
+  const unsigned base = (smem_addr(smem) + 1023) & ~1023u, bars = base + kMaxStages * kStage;
+  for (unsigned s = 0; s < stages; ++s) mbar_init(bars + 8 * s, 1);
+  fence_mbar_init();
+  const unsigned long long ns0 = globaltimer();
+  const long long c0 = clock64();
+  for (unsigned k = 0; k < stages; ++k) load_stage(&a, &b, parts, base + k * kStage, bars + 8 * k, k, blockIdx.x);
+  long long mma_end = 0;
+  for (unsigned k = 0; k < kSteps; ++k) {
+    mbar_wait(bars + 8 * (k % stages), (k / stages) & 1u);
+    while (clock64() < mma_end) {
+    }
+    mma_end = clock64() + mma;  // MMA k starts: MMA k-1 is done, so stage (k-1) % S is free
+    const unsigned refill = k - 1 + stages;
+    if (k >= 1 && refill < kSteps) {
+      const unsigned s = (k - 1) % stages;
+      load_stage(&a, &b, parts, base + s * kStage, bars + 8 * s, refill, blockIdx.x);
+    }
+  }
+  while (clock64() < mma_end) {
+  }
+  const unsigned long long ns1 = globaltimer();
+  const long long c1 = clock64();
+  long long* o = out + kOut * blockIdx.x;
+  o[0] = static_cast<long long>(ns0);
+  o[1] = static_cast<long long>(ns1);
+  o[2] = c0;
+  o[3] = c1;
+  o[4] = smid;
+}
+
+struct Launch {
+  double per_kblock, mhz;
+};
+
+Launch launch(const CUtensorMap& a, const CUtensorMap& b, unsigned parts, unsigned g, unsigned stages, long long* dout) {
+  CHECK(cudaMemset(dout, 0, sizeof(long long) * kOut * g));
+  k_ring<<<g, 32, kSmem>>>(a, b, parts, stages, 1024, dout);
+  CHECK(cudaGetLastError());
+  CHECK(cudaDeviceSynchronize());
+  std::vector<long long> h(kOut * g);
+  CHECK(cudaMemcpy(h.data(), dout, h.size() * sizeof(long long), cudaMemcpyDeviceToHost));
+  std::vector<double> per, mhz;
+  std::vector<long long> smids;
+  for (unsigned c = 0; c < g; ++c) {
+    const long long* o = &h[kOut * c];
+    per.push_back(static_cast<double>(o[3] - o[2]) / kSteps);
+    mhz.push_back(static_cast<double>(o[3] - o[2]) / (static_cast<double>(o[1] - o[0]) / 1000.0));
+    smids.push_back(o[4]);
+  }
+  std::sort(smids.begin(), smids.end());
+  if (std::adjacent_find(smids.begin(), smids.end()) != smids.end()) {
+    std::fprintf(stderr, "two CTAs on one SM\n");
+    std::exit(1);
+  }
+  std::sort(per.begin(), per.end());
+  std::sort(mhz.begin(), mhz.end());
+  return Launch{per[g / 2], mhz[g / 2]};
+}
+
+int main() {
+  CHECK(cudaFuncSetAttribute(k_ring, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
+  const unsigned long long a_rows = 132ull * 128, b_rows = 256;
+  void *a_data, *b_data;
+  CHECK(cudaMalloc(&a_data, kWidth * a_rows));
+  CHECK(cudaMalloc(&b_data, kWidth * b_rows));
+  CHECK(cudaMemset(a_data, 0, kWidth * a_rows));
+  CHECK(cudaMemset(b_data, 0, kWidth * b_rows));
+  const CUtensorMap a = make_strided_map(a_data, kWidth, a_rows, 128, CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
+  const CUtensorMap b = make_strided_map(b_data, kWidth, b_rows, 256, CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
+  long long* dout;
+  CHECK(cudaMalloc(&dout, sizeof(long long) * kOut * 132));
+  std::printf("scenario,param,value\n");
+  const char* names[] = {"", "a", "b", "ab"};
+  for (unsigned parts : {1u, 2u, 3u}) {
+    for (unsigned stages : {2u, 4u}) {
+      for (unsigned g : {1u, 16u, 66u, 132u}) {
+        launch(a, b, parts, g, stages, dout);  // warm-up: B into the L2
+        std::vector<Launch> runs;
+        for (int l = 0; l < 3; ++l) runs.push_back(launch(a, b, parts, g, stages, dout));
+        std::vector<double> v;
+        for (const Launch& r : runs) v.push_back(r.per_kblock);
+        std::vector<double> sorted = v;
+        std::sort(sorted.begin(), sorted.end());
+        std::printf("stage_ring_%s_s%u_cycles_per_kblock,%u,%.0f\n", names[parts], stages, g, sorted[1]);
+        std::printf("# clock_mhz %.0f, launch values %.0f %.0f %.0f\n", runs[1].mhz, v[0], v[1], v[2]);
+        std::fflush(stdout);
+      }
+    }
+  }
+  return 0;
+}
