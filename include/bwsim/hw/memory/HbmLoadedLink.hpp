@@ -23,11 +23,11 @@ class HbmLoadedLink final : public HbmModel {
   void reset() override;
   HbmAccess transfer(Cycle at, std::uint64_t bytes) override;
   Cycle busy_cycles() const override { return link_.busy_cycles(); }
-  // The latency added at load `u` (a fraction of the link's rate).
-  Cycle added_latency(double u) const;
 
  private:
   static constexpr Cycle kBuckets = 8;  // the window slides in eighths
+  // The latency added at load `u` (a fraction of the link's rate).
+  Cycle added_latency(double u) const;
   // The load over the window ending at `at`, after sliding the window there.
   double load_at(Cycle at);
 
