@@ -14,6 +14,9 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <algorithm>
+#include <vector>
+
 // ---- host ------------------------------------------------------------------------------------
 // CHECK(x): run the CUDA runtime call x; on an error print file:line, the call and the error
 // string to stderr and exit 1.
@@ -232,4 +235,33 @@ __device__ __forceinline__ void fence_regs(float (&d)[R]) {
 __device__ __forceinline__ uint64_t gmma_desc(unsigned smem_byte_addr) {
   return static_cast<uint64_t>((smem_byte_addr & 0x3FFFF) >> 4) | (static_cast<uint64_t>(1) << 16) |
          (static_cast<uint64_t>(1024 >> 4) << 32) | (static_cast<uint64_t>(1) << 62);
+}
+
+// ---- per-CTA timing of one-CTA-per-SM programs ---------------------------------------------------
+// What each CTA of h100_hbm_boxes.cu and h100_stage_ring.cu records of its timed loop: %globaltimer
+// (ns) and clock64 at its start and end, and its %smid.
+struct CtaTiming {
+  long long ns0, ns1, c0, c1, smid;
+  double cycles() const { return static_cast<double>(c1 - c0); }
+  double mhz() const { return cycles() / (static_cast<double>(ns1 - ns0) / 1000.0); }
+};
+
+// The `g` CTAs' records, copied back from the device; exits if two CTAs ran on one SM.
+inline std::vector<CtaTiming> read_cta_timings(const CtaTiming* device, unsigned g) {
+  std::vector<CtaTiming> h(g);
+  CHECK(cudaMemcpy(h.data(), device, g * sizeof(CtaTiming), cudaMemcpyDeviceToHost));
+  std::vector<long long> smids;
+  for (const CtaTiming& t : h) smids.push_back(t.smid);
+  std::sort(smids.begin(), smids.end());
+  if (std::adjacent_find(smids.begin(), smids.end()) != smids.end()) {
+    std::fprintf(stderr, "two CTAs on one SM\n");
+    std::exit(1);
+  }
+  return h;
+}
+
+// The median of `v` (sorted in place; the upper one of an even count).
+inline double median(std::vector<double>& v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
 }

@@ -34,7 +34,7 @@
 // Each row: 3 launches; the value is the median. A comment follows each row: the clock (median of
 // the CTAs' clock64 delta / %globaltimer delta, MHz) and the three launch values.
 //
-// Shared helpers (CHECK, make_strided_map, sm_id, smem_addr, mbar_*, fence_mbar_init, globaltimer,
+// Shared helpers (CHECK, make_strided_map, CtaTiming, read_cta_timings, median, sm_id, smem_addr, mbar_*, fence_mbar_init, globaltimer,
 // tma_load_2d) come from calibration_ptx.cuh.
 // Build: nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a h100_hbm_boxes.cu -lcuda
 #include "calibration_ptx.cuh"
@@ -45,10 +45,7 @@
 constexpr unsigned kBox = 16384, kLoads = 256, kSmem = 4 * kBox + 67584;  // > half an SM's SMEM
 constexpr size_t kFlushBytes = 256ull << 20;
 
-// out per CTA (long long): start ns, end ns, start clock, end clock, %smid.
-constexpr unsigned kOut = 5;
-
-__global__ void k_boxes(const __grid_constant__ CUtensorMap map, unsigned n, unsigned stages, long long* out) {
+__global__ void k_boxes(const __grid_constant__ CUtensorMap map, unsigned n, unsigned stages, CtaTiming* out) {
   extern __shared__ unsigned char smem[];
   if (threadIdx.x != 0) return;
   const unsigned smid = sm_id();
@@ -67,13 +64,7 @@ __global__ void k_boxes(const __grid_constant__ CUtensorMap map, unsigned n, uns
                 bars + 8 * s);
   }
   const unsigned long long ns1 = globaltimer();
-  const long long c1 = clock64();
-  long long* o = out + kOut * blockIdx.x;
-  o[0] = static_cast<long long>(ns0);
-  o[1] = static_cast<long long>(ns1);
-  o[2] = c0;
-  o[3] = c1;
-  o[4] = smid;
+  out[blockIdx.x] = CtaTiming{static_cast<long long>(ns0), static_cast<long long>(ns1), c0, clock64(), smid};
 }
 
 struct Launch {
@@ -82,35 +73,23 @@ struct Launch {
   double mhz;
 };
 
-Launch launch(const CUtensorMap& map, unsigned n, unsigned g, unsigned stages, long long* dout, void* flush) {
+Launch launch(const CUtensorMap& map, unsigned n, unsigned g, unsigned stages, CtaTiming* dout, void* flush) {
   CHECK(cudaMemset(flush, 1, kFlushBytes));
-  CHECK(cudaMemset(dout, 0, sizeof(long long) * kOut * g));
+  CHECK(cudaMemset(dout, 0, sizeof(CtaTiming) * g));
   k_boxes<<<g, 32, kSmem>>>(map, n, stages, dout);
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
-  std::vector<long long> h(kOut * g);
-  CHECK(cudaMemcpy(h.data(), dout, h.size() * sizeof(long long), cudaMemcpyDeviceToHost));
   std::vector<double> lat, mhz;
-  std::vector<long long> smids;
   long long start = 0x7fffffffffffffffll, end = 0;
-  for (unsigned c = 0; c < g; ++c) {
-    const long long* o = &h[kOut * c];
-    lat.push_back(static_cast<double>(o[3] - o[2]) / kLoads);
-    mhz.push_back(static_cast<double>(o[3] - o[2]) / (static_cast<double>(o[1] - o[0]) / 1000.0));
-    start = std::min(start, o[0]);
-    end = std::max(end, o[1]);
-    smids.push_back(o[4]);
+  for (const CtaTiming& t : read_cta_timings(dout, g)) {
+    lat.push_back(t.cycles() / kLoads);
+    mhz.push_back(t.mhz());
+    start = std::min(start, t.ns0);
+    end = std::max(end, t.ns1);
   }
-  std::sort(smids.begin(), smids.end());
-  if (std::adjacent_find(smids.begin(), smids.end()) != smids.end()) {
-    std::fprintf(stderr, "two CTAs on one SM\n");
-    std::exit(1);
-  }
-  std::sort(lat.begin(), lat.end());
-  std::sort(mhz.begin(), mhz.end());
   Launch r;
-  r.latency = lat[g / 2];
-  r.mhz = mhz[g / 2];
+  r.latency = median(lat);
+  r.mhz = median(mhz);
   r.bpc = static_cast<double>(g) * kLoads * kBox / static_cast<double>(end - start) / (r.mhz / 1000.0);
   return r;
 }
@@ -121,8 +100,8 @@ int main() {
   const unsigned long long widths[] = {128, 8192, 16384, 32768, 33024};
   void* flush;
   CHECK(cudaMalloc(&flush, kFlushBytes));
-  long long* dout;
-  CHECK(cudaMalloc(&dout, sizeof(long long) * kOut * 132));
+  CtaTiming* dout;
+  CHECK(cudaMalloc(&dout, sizeof(CtaTiming) * 132));
   std::printf("scenario,param,value\n");
   for (unsigned v = 0; v < 6; ++v) {
     // five widths with L2 promotion 256B, then W = 32768 again with promotion 128B (suffix _p128)
@@ -142,10 +121,10 @@ int main() {
         std::vector<double> v;
         for (const Launch& r : runs) v.push_back(stages == 1 ? r.latency : 100.0 * r.bpc);
         std::vector<double> sorted = v;
-        std::sort(sorted.begin(), sorted.end());
-        if (stages == 1) std::printf("tma_hbm_box_latency_w%llu%s,%u,%.0f\n", w, suffix, g, sorted[1]);
+        if (stages == 1) std::printf("tma_hbm_box_latency_w%llu%s,%u,%.0f\n", w, suffix, g, median(sorted));
         else
-          std::printf("tma_hbm_box_stream_w%llu%s_s%u_bytes_per_cycle_x100,%u,%.0f\n", w, suffix, stages, g, sorted[1]);
+          std::printf("tma_hbm_box_stream_w%llu%s_s%u_bytes_per_cycle_x100,%u,%.0f\n", w, suffix, stages, g,
+                      median(sorted));
         std::printf("# clock_mhz %.0f, launch values %.0f %.0f %.0f\n", runs[1].mhz, v[0], v[1], v[2]);
         std::fflush(stdout);
       }

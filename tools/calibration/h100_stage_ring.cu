@@ -14,7 +14,7 @@
 // CTAs' clock64 / %globaltimer) and the three values. No L2 flush: A (G x 4 MiB, read once) misses
 // anyway, while B stays hot as in the GEMM.
 //
-// Shared helpers (CHECK, make_strided_map, sm_id, smem_addr, mbar_*, fence_mbar_init,
+// Shared helpers (CHECK, make_strided_map, CtaTiming, read_cta_timings, median, sm_id, smem_addr, mbar_*, fence_mbar_init,
 // globaltimer, tma_load_2d) come from calibration_ptx.cuh. Map: L2 promotion 256B, as the twin.
 // Build: nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a h100_stage_ring.cu -lcuda
 #include "calibration_ptx.cuh"
@@ -26,9 +26,6 @@ constexpr unsigned kA = 16384, kB = 32768, kStage = kA + kB, kSteps = 256, kMaxS
 constexpr unsigned kSmem = kMaxStages * kStage + 2048;
 constexpr unsigned long long kWidth = 32768;  // K = 16384 bf16: 256 k-blocks of 128 B
 
-// out per CTA (long long): start ns, end ns, start clock, end clock, %smid.
-constexpr unsigned kOut = 5;
-
 __device__ __forceinline__ void load_stage(const CUtensorMap* a, const CUtensorMap* b, unsigned parts, unsigned dst,
                                            unsigned bar, unsigned k, unsigned band) {
   mbar_arrive_expect_tx(bar, ((parts & 1) ? kA : 0) + ((parts & 2) ? kB : 0));
@@ -37,7 +34,7 @@ __device__ __forceinline__ void load_stage(const CUtensorMap* a, const CUtensorM
 }
 
 __global__ void k_ring(const __grid_constant__ CUtensorMap a, const __grid_constant__ CUtensorMap b, unsigned parts,
-                       unsigned stages, long long mma, long long* out) {
+                       unsigned stages, long long mma, CtaTiming* out) {
   extern __shared__ unsigned char smem[];
   if (threadIdx.x != 0) return;
   const unsigned smid = sm_id();
@@ -62,42 +59,24 @@ __global__ void k_ring(const __grid_constant__ CUtensorMap a, const __grid_const
   while (clock64() < mma_end) {
   }
   const unsigned long long ns1 = globaltimer();
-  const long long c1 = clock64();
-  long long* o = out + kOut * blockIdx.x;
-  o[0] = static_cast<long long>(ns0);
-  o[1] = static_cast<long long>(ns1);
-  o[2] = c0;
-  o[3] = c1;
-  o[4] = smid;
+  out[blockIdx.x] = CtaTiming{static_cast<long long>(ns0), static_cast<long long>(ns1), c0, clock64(), smid};
 }
 
 struct Launch {
   double per_kblock, mhz;
 };
 
-Launch launch(const CUtensorMap& a, const CUtensorMap& b, unsigned parts, unsigned g, unsigned stages, long long* dout) {
-  CHECK(cudaMemset(dout, 0, sizeof(long long) * kOut * g));
+Launch launch(const CUtensorMap& a, const CUtensorMap& b, unsigned parts, unsigned g, unsigned stages, CtaTiming* dout) {
+  CHECK(cudaMemset(dout, 0, sizeof(CtaTiming) * g));
   k_ring<<<g, 32, kSmem>>>(a, b, parts, stages, 1024, dout);
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
-  std::vector<long long> h(kOut * g);
-  CHECK(cudaMemcpy(h.data(), dout, h.size() * sizeof(long long), cudaMemcpyDeviceToHost));
   std::vector<double> per, mhz;
-  std::vector<long long> smids;
-  for (unsigned c = 0; c < g; ++c) {
-    const long long* o = &h[kOut * c];
-    per.push_back(static_cast<double>(o[3] - o[2]) / kSteps);
-    mhz.push_back(static_cast<double>(o[3] - o[2]) / (static_cast<double>(o[1] - o[0]) / 1000.0));
-    smids.push_back(o[4]);
+  for (const CtaTiming& t : read_cta_timings(dout, g)) {
+    per.push_back(t.cycles() / kSteps);
+    mhz.push_back(t.mhz());
   }
-  std::sort(smids.begin(), smids.end());
-  if (std::adjacent_find(smids.begin(), smids.end()) != smids.end()) {
-    std::fprintf(stderr, "two CTAs on one SM\n");
-    std::exit(1);
-  }
-  std::sort(per.begin(), per.end());
-  std::sort(mhz.begin(), mhz.end());
-  return Launch{per[g / 2], mhz[g / 2]};
+  return Launch{median(per), median(mhz)};
 }
 
 int main() {
@@ -110,8 +89,8 @@ int main() {
   CHECK(cudaMemset(b_data, 0, kWidth * b_rows));
   const CUtensorMap a = make_strided_map(a_data, kWidth, a_rows, 128, CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
   const CUtensorMap b = make_strided_map(b_data, kWidth, b_rows, 256, CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
-  long long* dout;
-  CHECK(cudaMalloc(&dout, sizeof(long long) * kOut * 132));
+  CtaTiming* dout;
+  CHECK(cudaMalloc(&dout, sizeof(CtaTiming) * 132));
   std::printf("scenario,param,value\n");
   const char* names[] = {"", "a", "b", "ab"};
   for (unsigned parts : {1u, 2u, 3u}) {
@@ -123,8 +102,7 @@ int main() {
         std::vector<double> v;
         for (const Launch& r : runs) v.push_back(r.per_kblock);
         std::vector<double> sorted = v;
-        std::sort(sorted.begin(), sorted.end());
-        std::printf("stage_ring_%s_s%u_cycles_per_kblock,%u,%.0f\n", names[parts], stages, g, sorted[1]);
+        std::printf("stage_ring_%s_s%u_cycles_per_kblock,%u,%.0f\n", names[parts], stages, g, median(sorted));
         std::printf("# clock_mhz %.0f, launch values %.0f %.0f %.0f\n", runs[1].mhz, v[0], v[1], v[2]);
         std::fflush(stdout);
       }

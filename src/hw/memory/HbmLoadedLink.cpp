@@ -7,7 +7,6 @@ namespace bwsim {
 
 HbmLoadedLink::HbmLoadedLink(const HardwareConfig& config, double share)
     : link_(config.hbm.gbytes_per_second * share / config.clock_ghz),
-      bytes_per_cycle_(config.hbm.gbytes_per_second * share / config.clock_ghz),
       latency_(config.hbm.latency),
       loaded_(config.hbm.loaded),
       bucket_cycles_(std::max<Cycle>(1, config.hbm.loaded.window / kBuckets)) {
@@ -32,7 +31,7 @@ double HbmLoadedLink::load_at(Cycle at) {
   const Cycle oldest = newest_ >= kBuckets - 1 ? newest_ - (kBuckets - 1) : 0;
   const Cycle now = std::max(at, oldest * bucket_cycles_ + 1);
   const double moved = link_.bytes_through(now) - through_at_start_[oldest % kBuckets];
-  return moved / (bytes_per_cycle_ * static_cast<double>(now - oldest * bucket_cycles_));
+  return moved / (link_.bytes_per_cycle() * static_cast<double>(now - oldest * bucket_cycles_));
 }
 
 Cycle HbmLoadedLink::added_latency(double u) const {

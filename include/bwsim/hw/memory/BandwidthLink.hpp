@@ -15,6 +15,7 @@ class BandwidthLink {
   // Moves `bytes` starting no earlier than `arrival`; returns the cycle the last byte is through.
   Cycle transfer(Cycle arrival, std::uint64_t bytes);
   Cycle busy_cycles() const { return static_cast<Cycle>(busy_); }
+  double bytes_per_cycle() const { return bytes_per_cycle_; }
   // Bytes through the link by cycle `t`, for a `t` no earlier than the last request's arrival.
   double bytes_through(Cycle t) const {
     const double waiting = free_ - static_cast<double>(t);

@@ -32,7 +32,6 @@ class HbmLoadedLink final : public HbmModel {
   double load_at(Cycle at);
 
   BandwidthLink link_;
-  double bytes_per_cycle_;
   Cycle latency_;
   HardwareConfig::Hbm::Loaded loaded_;
   Cycle bucket_cycles_;
