@@ -49,6 +49,8 @@ std::vector<UbenchScenario> hbm_box_scenarios();
 std::vector<UbenchScenario> cuda_core_scenarios();
 // The L2 footprint sweep (UbenchL2Footprint.cpp), part of ubench_scenarios().
 std::vector<UbenchScenario> l2_footprint_scenarios();
+// The GEMM-mainloop stage ring (UbenchStageRing.cpp), part of ubench_scenarios().
+std::vector<UbenchScenario> stage_ring_scenarios();
 // The SemiAnalysis B200 scenarios (UbenchB200.cpp), part of ubench_scenarios().
 std::vector<UbenchScenario> b200_published_scenarios();
 const UbenchScenario* find_ubench(const std::string& name);
