@@ -82,8 +82,9 @@ TEST(CalibrationTest, AFifoLinkHbmFailsTheBoxRows) {
 
 // A GEMM mainloop's memory side (h100_stage_ring.cu: 2 or 4 stages of an HBM A box and/or an
 // L2-resident B box every SM reads, a 1024-cycle MMA clock): every row within 10% but the 2-stage
-// A+B ring at 66 and 132 SMs, where silicon's misses slow down beside the shared hits
-// (stage_ring_tolerances.csv, h100_stage_parts.csv); the test pins those two rows' bounds.
+// A+B ring at 66 and 132 SMs, where silicon's misses slow down beside requests that wait on another
+// SM's miss of the shared B (stage_ring_tolerances.csv, h100_stage_parts.csv); the test pins those
+// two rows' bounds.
 TEST(CalibrationTest, StageRingRowsStayWithinTheirStatedBounds) {
   const auto rows =
       expect_rows_within("h100", calibration("h100_stage_ring.csv"), calibration("stage_ring_tolerances.csv"), 24);

@@ -1,8 +1,9 @@
 // Which part of a GEMM stage waits: h100_stage_ring.cu's 2-stage ring (a 1024-cycle clock for the
 // MMA) with each stage's two parts timed on their own. A part loads A (16 KiB from HBM: the CTA's
 // own 128 rows, 32 KiB apart), A2 (the same from a second band of rows), B (32 KiB: 256 rows of an
-// 8 MiB operand every SM reads at the same k), B2 (B at k + 128) or BP (a 32 KiB box of the CTA's
-// own, one of four cycled: L2-resident, read by no other SM). With separate barriers part i
+// 8 MiB operand every SM reads at the same k: cold, as the A stream evicted it since the last
+// launch), B2 (B at k + 128), BH (B at k % 4: shared and hot in the L2) or BP (a 32 KiB box of the
+// CTA's own, one of four cycled: hot, read by no other SM). With separate barriers part i
 // completes on barrier i; with one barrier (as a GEMM's full barrier) both complete on barrier 0.
 // Thread 0 issues and runs the MMA clock (it waits for every barrier of the stage); lane 0 of
 // warp 1 + i waits on each phase of barrier i and records clock64 when it completes.
@@ -12,7 +13,8 @@
 //   barrier i's completion minus the stage's issue, even and odd k apart (with the 256B L2
 //   promotion, an odd k-block's A rows came in with the even one's: odd A is an L2 hit).
 // Variants v (parts in issue order; "1": one barrier; "_quiet": no observers; "4": 4 stages):
-// ab, ab_quiet, ab1, ab1_quiet, ba, ba1, aa, aa1, bb, bb1, abp, abp1, a, b, ab4, ab14.
+// ab, ab_quiet, ab1, ab1_quiet, ba, ba1, aa, aa1, bb, bb1, abp, abp1, a, b, ab4, ab14, abh, abh1,
+// bha (h: the hot shared BH in place of B).
 // Each row: a warm-up launch and 3 measured ones, the value the median of the 3. No L2 flush.
 // With arguments `v G` it runs that variant twice and prints nothing (for ncu).
 // Build: nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a h100_stage_parts.cu -lcuda
@@ -27,7 +29,7 @@ constexpr unsigned long long kWidth = 32768;
 // What a part of a stage loads: A (16 KiB, the CTA's own 128 rows, from HBM), A2 (the same from a
 // second band of rows), B (32 KiB of the shared L2-resident operand at k), B2 (the same at k + 128),
 // BP (a private L2-resident 32 KiB box of the CTA's own, one of four cycled).
-enum Part : unsigned { kNone, kPartA, kPartA2, kPartB, kPartB2, kPartBP };
+enum Part : unsigned { kNone, kPartA, kPartA2, kPartB, kPartB2, kPartBP, kPartBH };
 __host__ __device__ constexpr unsigned part_bytes(unsigned p) {
   return p == kNone ? 0 : (p == kPartA || p == kPartA2) ? 16384 : 32768;
 }
@@ -54,6 +56,7 @@ __device__ __forceinline__ void load_part(const Maps& m, unsigned p, unsigned ds
     case kPartA2: tma_load_2d(dst, &m.a, x, 128 * (132 + band), bar); break;
     case kPartB: tma_load_2d(dst, &m.b, x, 0, bar); break;
     case kPartB2: tma_load_2d(dst, &m.b, static_cast<int>(128 * ((k + 128) % kSteps)), 0, bar); break;
+    case kPartBH: tma_load_2d(dst, &m.b, static_cast<int>(128 * (k % 4)), 0, bar); break;
     case kPartBP: tma_load_2d(dst, &m.bp, 0, 256 * (4 * band + static_cast<int>(k % 4)), bar); break;
     default: break;
   }
@@ -130,7 +133,9 @@ constexpr Variant kVariants[] = {
     {"bb", kPartB, kPartB2, 2, false, true},    {"bb1", kPartB, kPartB2, 2, true, true},
     {"abp", kPartA, kPartBP, 2, false, true},   {"abp1", kPartA, kPartBP, 2, true, true},
     {"a", kPartA, kNone, 2, false, true},       {"b", kPartB, kNone, 2, false, true},
-    {"ab4", kPartA, kPartB, 4, false, true},    {"ab14", kPartA, kPartB, 4, true, true}};
+    {"ab4", kPartA, kPartB, 4, false, true},    {"ab14", kPartA, kPartB, 4, true, true},
+    {"abh", kPartA, kPartBH, 2, false, true},   {"abh1", kPartA, kPartBH, 2, true, true},
+    {"bha", kPartBH, kPartA, 2, false, true}};
 
 // Per launch: the median over CTAs of cycles per k-block, and the medians over CTAs and k-blocks
 // 8..247 of barrier i's completion minus the stage's issue, even and odd k apart (with the 256B

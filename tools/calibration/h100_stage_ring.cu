@@ -1,7 +1,8 @@
 // A GEMM mainloop's memory side without the MMA: G SMs each step through K = 256 k-blocks of a
 // 2- or 4-stage ring, each stage holding the k-block's A box (16 KiB from HBM, the SM's own rows,
 // rows 32 KiB apart: a bf16 K-major operand with K = 16384) and/or its B box (32 KiB, 256 rows of
-// an 8 MiB operand every SM reads at the same k, resident in the L2 after the warm-up launch), as
+// an 8 MiB operand every SM reads at the same k: resident in the L2 after the warm-up launch when
+// read alone; beside A, whose stream evicts it between launches, its first reader misses), as
 // gemm_sm90_twin.cu's cooperative 128x256 tile at M = 128 G, N = 256, K = 16384 (the
 // h100_gemm_scaling.csv rows). The tensor pipe is a clock: k-block k's "MMA" starts once its
 // stage is full and MMA k-1 has run `mma` cycles (1024 = a 128x256x64 bf16 wgmma k-block at
@@ -12,7 +13,7 @@
 //   median over the CTAs of (clock64 at the end - at the start) / 256.
 // Each row: 3 launches; the value is the median; a comment gives the clock (median MHz over the
 // CTAs' clock64 / %globaltimer) and the three values. No L2 flush: A (G x 4 MiB, read once) misses
-// anyway, while B stays hot as in the GEMM.
+// anyway; B is read by every SM as in the GEMM (see h100_stage_parts.cu for hot and cold B).
 //
 // Shared helpers (CHECK, make_strided_map, CtaTiming, read_cta_timings, median, sm_id, smem_addr, mbar_*, fence_mbar_init,
 // globaltimer, tma_load_2d) come from calibration_ptx.cuh. Map: L2 promotion 256B, as the twin.
