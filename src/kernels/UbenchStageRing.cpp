@@ -2,9 +2,10 @@
 // memory side with a clock for the MMA. G CTAs, one per SM, each step through 256 k-blocks of a
 // 2- or 4-stage ring; a stage holds the k-block's A box (16 KiB from HBM: the CTA's own 128 rows,
 // 32 KiB apart), its B box (32 KiB: 256 rows every CTA reads at the same k, L2-resident after the
-// warm-up launch when read alone, evicted by the A stream beside it), or both. "MMA" k starts once its stage is full and MMA k-1 has run 1024 cycles;
-// its start frees stage (k-1) % S, refilled with k-block k-1+S. The value: the median over the
-// CTAs of cycles per k-block in the launch after the warm-up.
+// warm-up launch when read alone, evicted by the A stream beside it), or both. "MMA" k starts
+// once its stage is full and MMA k-1 has run 1024 cycles; its start frees stage (k-1) % S,
+// refilled with k-block k-1+S. The value: the median over the CTAs of cycles per k-block in the
+// launch after the warm-up.
 #include <fmt/format.h>
 
 #include <algorithm>
