@@ -86,9 +86,7 @@ std::int64_t hbm_boxes(const HardwareConfig& c, std::uint32_t ctas, std::uint64_
   Simulator sim(c, SimOptions{.mode = Mode::Timing});
   const auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(width / kRowBytes, kLoads));
   const std::uint64_t rows = static_cast<std::uint64_t>(ctas) * (kLoads / n) * 128;
-  const TensorMap map = TensorMap::tiled({.dtype = DataType::U8, .address = sim.gmem().alloc(width * rows),
-                                          .dims = {width, rows}, .strides = {width}, .box = {kRowBytes, 128},
-                                          .swizzle = Swizzle::B128, .l2_promotion = promotion});
+  const TensorMap map = ubench_strided_map(sim.gmem().alloc(width * rows), width, rows, 128, promotion);
   const RunResult r = sim.launch(
       "ubench", LaunchConfig{.grid_ctas = ctas, .block_threads = 32, .dynamic_smem_bytes = 4 * kBox + 67584},
       [&](Warp& w) -> Task {

@@ -23,17 +23,11 @@ constexpr Cycle kMma = 1024;             // a 128x256x64 bf16 wgmma k-block at 4
 
 constexpr std::uint32_t A = 1, B = 2;  // the parts of a stage
 
-TensorMap strided_map(GmemAddr base, std::uint64_t rows, std::uint32_t box_rows) {
-  return TensorMap::tiled({.dtype = DataType::U8, .address = base, .dims = {kWidth, rows}, .strides = {kWidth},
-                           .box = {kUbenchRowBytes, box_rows}, .swizzle = Swizzle::B128,
-                           .l2_promotion = L2Promotion::B256});
-}
-
 std::int64_t cycles_per_kblock(const HardwareConfig& c, std::uint32_t ctas, std::uint32_t parts, std::uint32_t stages) {
   Simulator sim(c, SimOptions{.mode = Mode::Timing});
   const std::uint64_t a_rows = static_cast<std::uint64_t>(c.sm.count) * 128, b_rows = 256;
-  const TensorMap a = strided_map(sim.gmem().alloc(kWidth * a_rows), a_rows, 128);
-  const TensorMap b = strided_map(sim.gmem().alloc(kWidth * b_rows), b_rows, 256);
+  const TensorMap a = ubench_strided_map(sim.gmem().alloc(kWidth * a_rows), kWidth, a_rows, 128, L2Promotion::B256);
+  const TensorMap b = ubench_strided_map(sim.gmem().alloc(kWidth * b_rows), kWidth, b_rows, 256, L2Promotion::B256);
   const LaunchConfig launch{.grid_ctas = ctas, .block_threads = 32, .dynamic_smem_bytes = kMaxStages * kStage + 2048};
   auto program = [&](Warp& w) -> Task {
     const std::uint32_t base = 1024, bars = base + kMaxStages * kStage;

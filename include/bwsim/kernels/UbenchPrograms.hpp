@@ -15,6 +15,14 @@ inline TensorMap ubench_box_map(GmemAddr base, std::uint32_t rows, std::uint32_t
                            .strides = {kUbenchRowBytes}, .box = {kUbenchRowBytes, box_rows}, .swizzle = Swizzle::B128});
 }
 
+// calibration_ptx.cuh's make_strided_map: uint8 rows of `width` bytes, box {128, box_rows} (one
+// 128-byte column of box_rows rows), 128B swizzle, L2 promotion `promotion`.
+inline TensorMap ubench_strided_map(GmemAddr base, std::uint64_t width, std::uint64_t rows, std::uint32_t box_rows,
+                                    L2Promotion promotion) {
+  return TensorMap::tiled({.dtype = DataType::U8, .address = base, .dims = {width, rows}, .strides = {width},
+                           .box = {kUbenchRowBytes, box_rows}, .swizzle = Swizzle::B128, .l2_promotion = promotion});
+}
+
 // `stages` SMEM buffers of `box_bytes` from `base` on, their mbarriers right after them; load k
 // goes to buffer k % stages once that buffer's previous box has arrived (tma_stream_loop of
 // calibration_ptx.cuh). The caller initialises the barriers (init_barriers) and fences as its
