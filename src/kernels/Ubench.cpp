@@ -336,6 +336,7 @@ std::vector<UbenchScenario> make_scenarios() {
   for (UbenchScenario& s : hbm_box_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : l2_footprint_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : stage_ring_scenarios()) all.push_back(std::move(s));
+  for (UbenchScenario& s : hit_box_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : b200_published_scenarios()) all.push_back(std::move(s));
   return all;
 }
@@ -409,6 +410,12 @@ std::int64_t run_ubench(const HardwareConfig& config, const UbenchScenario& s, s
       if (param * 64 < config.sm.count || param > 1024)
         throw InputError(fmt::format("{}: MiB all SMs read, at least one 16 KiB box per SM ({}) and at most 1024, got {}",
                                      s.name, (config.sm.count + 63) / 64, param));
+      break;
+    case UbenchParam::BoxRows:
+      if (param == 0 || param > 256) throw InputError(fmt::format("{}: box rows, 1..256, got {}", s.name, param));
+      break;
+    case UbenchParam::DelayCycles:
+      if (param > 100000) throw InputError(fmt::format("{}: a delay in cycles, 0..100000, got {}", s.name, param));
       break;
     case UbenchParam::StreamInFlight:
       if (param % kBox != 0 || param > 4 * kBox)

@@ -68,7 +68,8 @@ constexpr unsigned kOutCtaBase = 64, kOutPerCta = 8;
 
 __global__ void k_hbm_loaded(const __grid_constant__ CUtensorMap map, unsigned probe_stages, unsigned bg_stages,
                              unsigned bg_spacing, unsigned filter, unsigned long long probe_row, unsigned probe_box_rows,
-                             const __grid_constant__ CUtensorMap probe_map, unsigned* flag, long long* out) {
+                             const __grid_constant__ CUtensorMap probe_map, unsigned probe_hot, unsigned* flag,
+                             long long* out) {
   extern __shared__ unsigned char smem[];
   if (threadIdx.x != 0) return;
   const unsigned smid = sm_id();
@@ -140,8 +141,8 @@ __global__ void k_hbm_loaded(const __grid_constant__ CUtensorMap map, unsigned p
     const unsigned s = i % N;
     if (N == 1) out[i] = clock64();
     mbar_arrive_expect_tx(bars + 8 * s, probe_box);
-    tma_load_2d(base + s * probe_box, &probe_map, 0, static_cast<int>(probe_row + 1ull * (i + 1) * probe_box_rows),
-                bars + 8 * s);
+    const unsigned long long box = probe_hot ? 0 : i + 1;  // hot: the primed box again (an L2 hit)
+    tma_load_2d(base + s * probe_box, &probe_map, 0, static_cast<int>(probe_row + box * probe_box_rows), bars + 8 * s);
   }
   o[3] = clock64();
   o[1] = static_cast<long long>(globaltimer());
@@ -163,6 +164,7 @@ struct Run {
   unsigned probe_stages, bg_ctas, bg_stages, bg_spacing, filter;
   unsigned long long probe_row = 131ull * kRegionRows;  // after the background regions
   bool probe32 = false;                                  // 32 KiB probe boxes (256 rows)
+  bool probe_hot = false;                                // the probe reloads its primed box: L2 hits
 };
 
 // What every launch uses: the two maps of the buffer (16 and 32 KiB boxes), the flag, the output
@@ -181,7 +183,8 @@ Launch launch(const Device& d, const Run& r) {
   CHECK(cudaMemset(d.out, 0, sizeof(long long) * (kOutCtaBase + kOutPerCta * grid)));
   CHECK(cudaDeviceSynchronize());
   k_hbm_loaded<<<grid, 32, kSmem>>>(d.box16, r.probe_stages, r.bg_stages, r.bg_spacing, r.filter, r.probe_row,
-                                    r.probe32 ? 256u : 128u, r.probe32 ? d.box32 : d.box16, d.flag, d.out);
+                                    r.probe32 ? 256u : 128u, r.probe32 ? d.box32 : d.box16, r.probe_hot ? 1u : 0u, d.flag,
+                                    d.out);
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
   std::vector<long long> h(kOutCtaBase + kOutPerCta * grid);
@@ -248,7 +251,8 @@ Launch row(const Device& d, const Run& r, const std::string& name,
   return m;
 }
 
-int main() {
+int main(int argc, char** argv) {
+  const bool hot_only = argc == 2 && std::string(argv[1]) == "hot";
   CHECK(cudaFuncSetAttribute(k_hbm_loaded, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
   const auto rows = static_cast<unsigned>(131 * kRegionRows + 257 * 256);  // 17.2 M rows of 128 B
   void* data;
@@ -261,7 +265,18 @@ int main() {
   CHECK(cudaMalloc(&d.out, sizeof(long long) * (kOutCtaBase + kOutPerCta * 132)));
   CHECK(cudaMalloc(&d.flag, sizeof(unsigned)));
   std::printf("scenario,param,value\n");
+  auto name = [](const char* what, unsigned s, unsigned gap) {
+    return std::string(what) + "_s" + std::to_string(s) + "_d" + std::to_string(gap);
+  };
   launch(d, Run{1, 131, 4, 0, kAll});  // warm-up (clocks)
+  // The hot probe: the L2-hit latency of a 16 KiB box under the background's HBM load.
+  for (unsigned s : {1u, 2u, 4u})
+    for (unsigned b : {0u, 15u, 31u, 65u, 131u}) {
+      Run r{1, b, s, 0, kAll};
+      r.probe_hot = true;
+      row(d, r, name("l2_probe_latency", s, 0), b, name("l2_probe_bg_bytes_per_cycle_x100", s, 0));
+    }
+  if (hot_only) return 0;
   for (unsigned n : {1u, 2u, 3u, 4u, 6u, 8u}) row(d, Run{n, 0, 1, 0, kAll}, "hbm_probe_round_alone", n);
   for (unsigned n : {1u, 2u, 4u, 6u}) {
     Run r{n, 0, 1, 0, kAll};
@@ -274,9 +289,6 @@ int main() {
       r.probe_row = mib * 8192ull;  // 8192 rows of 128 B per MiB
       row(d, r, "hbm_probe_round_alone_at" + std::to_string(mib) + "mib", n);
     }
-  auto name = [](const char* what, unsigned s, unsigned gap) {
-    return std::string(what) + "_s" + std::to_string(s) + "_d" + std::to_string(gap);
-  };
   for (unsigned s : {1u, 2u, 4u})
     for (unsigned b : {15u, 31u, 65u, 131u})
       row(d, Run{1, b, s, 0, kAll}, name("hbm_probe_latency", s, 0), b,

@@ -26,6 +26,8 @@ enum class UbenchParam : std::uint8_t {
   StreamInFlight,  // bytes in flight per streaming CTA of a loaded-latency run: 0 (none) or 1..4 32 KiB boxes
   WarpsPerSubPartition,  // warps on each of the SM's 4 sub-partitions: 1..8
   FootprintMib,  // MiB of data all SMs read: 3..1024 (at least a 16 KiB box per SM)
+  BoxRows,       // rows of 128 bytes in a box: 1..256
+  DelayCycles,   // cycles a program waits between two steps: 0..100000
 };
 
 struct UbenchScenario {
@@ -49,6 +51,8 @@ std::vector<UbenchScenario> hbm_box_scenarios();
 std::vector<UbenchScenario> cuda_core_scenarios();
 // The L2 footprint sweep (UbenchL2Footprint.cpp), part of ubench_scenarios().
 std::vector<UbenchScenario> l2_footprint_scenarios();
+// The L2-hit latency of strided and promoted boxes (UbenchHitBoxes.cpp), part of ubench_scenarios().
+std::vector<UbenchScenario> hit_box_scenarios();
 // The GEMM-mainloop stage ring (UbenchStageRing.cpp), part of ubench_scenarios().
 std::vector<UbenchScenario> stage_ring_scenarios();
 // The SemiAnalysis B200 scenarios (UbenchB200.cpp), part of ubench_scenarios().
