@@ -65,8 +65,7 @@ std::int64_t loaded_latency(const HardwareConfig& c, std::uint32_t in_flight, bo
   const LaunchConfig launch{.grid_ctas = ctas, .block_threads = 32, .dynamic_smem_bytes = kSmem};
   sim.launch("ubench", launch, program(4));
   sim.launch("ubench", launch, program(in_flight / kStreamBox));
-  std::sort(latencies.begin(), latencies.end());
-  return static_cast<std::int64_t>(latencies[kProbeLoads / 2]);
+  return static_cast<std::int64_t>(upper_median(latencies));
 }
 
 UbenchScenario scenario(const char* name, bool shared, bool probe48) {
@@ -105,8 +104,7 @@ std::int64_t hbm_boxes(const HardwareConfig& c, std::uint32_t ctas, std::uint64_
     end = std::max(end, s.finish);
     spans.push_back(s.finish - s.start);
   }
-  std::sort(spans.begin(), spans.end());
-  if (stages == 1) return static_cast<std::int64_t>(spans[spans.size() / 2] / kLoads);
+  if (stages == 1) return static_cast<std::int64_t>(upper_median(spans) / kLoads);
   return static_cast<std::int64_t>(static_cast<double>(ctas) * kLoads * kBox / static_cast<double>(end - begin) * 100);
 }
 

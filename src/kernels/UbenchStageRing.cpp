@@ -10,7 +10,6 @@
 // h100_stage_parts.cu observer warps record when each barrier completes each phase.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <array>
 #include <optional>
 #include <vector>
@@ -35,6 +34,8 @@ struct Variant {
   Part first, second = Part::None;
   std::uint32_t stages = 2;
   bool one_barrier = true, observed = false;
+  // The barriers a stage completes on: one, or one per part.
+  std::uint32_t waits() const { return (one_barrier || second == Part::None) ? 1 : 2; }
 };
 
 // The tensors a ring reads; `bp` only where a variant reads BP.
@@ -51,15 +52,9 @@ struct RingResult {
   std::array<std::array<std::int64_t, 2>, 2> done{};
 };
 
-template <class T>
-T median_of(std::vector<T> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 RingResult run_ring(Simulator& sim, const Operands& ops, std::uint32_t ctas, const Variant& v) {
   const std::uint32_t stage_bytes = part_bytes(v.first) + part_bytes(v.second);
-  const std::uint32_t waits = (v.one_barrier || v.second == Part::None) ? 1 : 2;
+  const std::uint32_t waits = v.waits();
   const LaunchConfig launch{.grid_ctas = ctas,
                             .block_threads = v.observed ? 96u : 32u,
                             .dynamic_smem_bytes = kMaxStages * kMaxStageBytes + 2048};
@@ -133,14 +128,14 @@ RingResult run_ring(Simulator& sim, const Operands& ops, std::uint32_t ctas, con
   std::vector<Cycle> spans;
   for (const WarpSummary& s : r.warps)
     if (s.warp == 0) spans.push_back(s.finish - s.start);
-  RingResult out{static_cast<std::int64_t>(median_of(spans) / kSteps), {}};
+  RingResult out{static_cast<std::int64_t>(upper_median(spans) / kSteps), {}};
   if (!v.observed) return out;
   for (std::uint32_t i = 0; i < waits; ++i)
     for (std::uint32_t parity = 0; parity < 2; ++parity) {
       std::vector<Cycle> lat;
       for (const Times& t : times)
         for (std::uint32_t k = 8 + parity; k < kSteps - 8; k += 2) lat.push_back(t.done[i][k] - t.issue[k]);
-      out.done[i][parity] = static_cast<std::int64_t>(median_of(lat));
+      out.done[i][parity] = static_cast<std::int64_t>(upper_median(lat));
     }
   return out;
 }
@@ -196,8 +191,7 @@ std::vector<UbenchScenario> stage_ring_scenarios() {
     all.push_back({fmt::format("stage_parts_{}_cycles_per_kblock", name), UbenchParam::Ctas,
                    [v](const HardwareConfig& c, std::uint32_t ctas) { return stage_parts(c, ctas, v).per_kblock; }});
     if (!v.observed) continue;
-    const std::uint32_t waits = (v.one_barrier || v.second == Part::None) ? 1 : 2;
-    for (std::uint32_t i = 0; i < waits; ++i)
+    for (std::uint32_t i = 0; i < v.waits(); ++i)
       for (std::uint32_t parity = 0; parity < 2; ++parity)
         all.push_back({fmt::format("stage_parts_{}_bar{}_{}_latency", name, i, parity ? "odd" : "even"),
                        UbenchParam::Ctas, [v, i, parity](const HardwareConfig& c, std::uint32_t ctas) {

@@ -1,7 +1,9 @@
 #pragma once
 // Pieces the microbenchmark programs (Ubench*.cpp) share: the 128-byte-row tensor map of the
 // calibration programs, and the staged TMA load loop that every stream of them runs.
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "bwsim/kernel/Simulator.hpp"
 
@@ -21,6 +23,13 @@ inline TensorMap ubench_strided_map(GmemAddr base, std::uint64_t width, std::uin
                                     L2Promotion promotion) {
   return TensorMap::tiled({.dtype = DataType::U8, .address = base, .dims = {width, rows}, .strides = {width},
                            .box = {kUbenchRowBytes, box_rows}, .swizzle = Swizzle::B128, .l2_promotion = promotion});
+}
+
+// The upper median of `v` (the element at size / 2 once sorted), as the calibration programs take it.
+template <class T>
+T upper_median(std::vector<T> v) {
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
 }
 
 // `stages` SMEM buffers of `box_bytes` from `base` on, their mbarriers right after them; load k
