@@ -337,6 +337,7 @@ std::vector<UbenchScenario> make_scenarios() {
   for (UbenchScenario& s : l2_footprint_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : stage_ring_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : hit_box_scenarios()) all.push_back(std::move(s));
+  for (UbenchScenario& s : hbm_burst_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : b200_published_scenarios()) all.push_back(std::move(s));
   return all;
 }

@@ -42,6 +42,17 @@
 // - hbm_probe_latency_smid_{low,spread}_s<S>, param S = 2, 4: B = 131 launched, active only the
 //   CTAs with %smid 1..16 ("low": SMs next to each other) or %smid % 8 == 1 ("spread", 16 or 17
 //   SMs across the chip), N = 1; hbm_probe_bg_bytes_per_cycle_x100_smid_{low,spread}: their rate.
+// - l2_probe_latency_s<S>_d0, param B (first; argument `hot` stops after them): the probe reloads
+//   its primed box (an L2 hit) under the background of S stages; l2_probe_bg_..._s<S>_d0 its rate.
+// - Shared background (argument `shared` stops after these): every background CTA reads region
+//   1's boxes in the same order, so for each line one request misses and B - 1 wait on it.
+//   hbm_probe_latency_shared_s<S> / l2_probe_latency_shared_s<S>, param B: the probe's cold box
+//   (from HBM) or hot box meanwhile; shared_bg_round_s<S>, param B: an active background CTA's
+//   cycles per box x S (its round trip).
+// - pair_hot_latency_s<S>[_shared_s2], param B = 0, 65, 131 (N = 2): the probe issues a cold box
+//   (stage 0) and right behind it its primed hot box (stage 1), timing each: the row is the hot
+//   box's median, the _cold row the cold box's; beside B SMs streaming their own data (or, for
+//   _shared, waiting on shared cold lines).
 //
 // Shared helpers (CHECK, make_map, sm_id, smem_addr, mbar_*, fence_mbar_init, globaltimer,
 // tma_load_2d) come from calibration_ptx.cuh.
@@ -68,8 +79,8 @@ constexpr unsigned kOutCtaBase = 64, kOutPerCta = 8;
 
 __global__ void k_hbm_loaded(const __grid_constant__ CUtensorMap map, unsigned probe_stages, unsigned bg_stages,
                              unsigned bg_spacing, unsigned filter, unsigned long long probe_row, unsigned probe_box_rows,
-                             const __grid_constant__ CUtensorMap probe_map, unsigned probe_hot, unsigned* flag,
-                             long long* out) {
+                             const __grid_constant__ CUtensorMap probe_map, unsigned probe_hot, unsigned bg_shared,
+                             unsigned* flag, long long* out) {
   extern __shared__ unsigned char smem[];
   if (threadIdx.x != 0) return;
   const unsigned smid = sm_id();
@@ -85,7 +96,7 @@ __global__ void k_hbm_loaded(const __grid_constant__ CUtensorMap map, unsigned p
     const unsigned S = bg_stages;
     for (unsigned s = 0; s < S; ++s) mbar_init(bars + 8 * s, 1);
     fence_mbar_init();
-    const unsigned long long first_row = (blockIdx.x - 1) * kRegionRows;
+    const unsigned long long first_row = bg_shared ? 0 : (blockIdx.x - 1) * kRegionRows;  // shared: region 1
     o[0] = static_cast<long long>(globaltimer());
     o[2] = clock64();
     unsigned state = 0, counted = 0, k = 0;
@@ -129,6 +140,25 @@ __global__ void k_hbm_loaded(const __grid_constant__ CUtensorMap map, unsigned p
   __threadfence();
   o[0] = static_cast<long long>(globaltimer());
   o[2] = clock64();
+  if (probe_hot == 2) {  // pairs: a cold box (stage 0) then the primed, hot one (stage 1)
+    for (unsigned j = 0; j < kProbeLoads / 2; ++j) {
+      const long long t_cold = clock64();
+      mbar_arrive_expect_tx(bars, probe_box);
+      tma_load_2d(base, &probe_map, 0, static_cast<int>(probe_row + (j + 1ull) * probe_box_rows), bars);
+      const long long t_hot = clock64();
+      mbar_arrive_expect_tx(bars + 8, probe_box);
+      tma_load_2d(base + probe_box, &probe_map, 0, static_cast<int>(probe_row), bars + 8);
+      mbar_wait(bars + 8, j & 1u);
+      out[2 * j + 1] = clock64() - t_hot;
+      mbar_wait(bars, (j + 1) & 1u);
+      out[2 * j] = clock64() - t_cold;
+    }
+    o[3] = clock64();
+    o[1] = static_cast<long long>(globaltimer());
+    __threadfence();
+    *vflag = 2;
+    return;
+  }
   // load i (i = 0..63) is box i + 1 into stage i % N; stage 0 already completed one phase
   auto phase_of = [&](unsigned i) { return ((i / N) + (i % N == 0 ? 1u : 0u)) & 1u; };
   for (unsigned i = 0; i < kProbeLoads + N; ++i) {
@@ -153,6 +183,8 @@ __global__ void k_hbm_loaded(const __grid_constant__ CUtensorMap map, unsigned p
 struct Launch {
   double probe = 0;  // latency (N = 1) or round trip per box (N > 1), probe cycles
   double bg_bpc = 0;  // background bytes per probe cycle during the probe window
+  double probe2 = 0;  // pairs: the cold box's latency
+  double bg_round = 0;  // an active background CTA's cycles per box x its stages (its round trip)
   double mhz = 0;
   unsigned active = 0;
   bool exhausted = false;
@@ -165,6 +197,8 @@ struct Run {
   unsigned long long probe_row = 131ull * kRegionRows;  // after the background regions
   bool probe32 = false;                                  // 32 KiB probe boxes (256 rows)
   bool probe_hot = false;                                // the probe reloads its primed box: L2 hits
+  bool probe_pair = false;  // the probe loads a cold box then the primed one, timing each
+  bool bg_shared = false;  // every background CTA reads region 1's boxes, in the same order
 };
 
 // What every launch uses: the two maps of the buffer (16 and 32 KiB boxes), the flag, the output
@@ -183,8 +217,8 @@ Launch launch(const Device& d, const Run& r) {
   CHECK(cudaMemset(d.out, 0, sizeof(long long) * (kOutCtaBase + kOutPerCta * grid)));
   CHECK(cudaDeviceSynchronize());
   k_hbm_loaded<<<grid, 32, kSmem>>>(d.box16, r.probe_stages, r.bg_stages, r.bg_spacing, r.filter, r.probe_row,
-                                    r.probe32 ? 256u : 128u, r.probe32 ? d.box32 : d.box16, r.probe_hot ? 1u : 0u, d.flag,
-                                    d.out);
+                                    r.probe32 ? 256u : 128u, r.probe32 ? d.box32 : d.box16, r.probe_pair ? 2u : r.probe_hot ? 1u : 0u,
+                                    r.bg_shared ? 1u : 0u, d.flag, d.out);
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
   std::vector<long long> h(kOutCtaBase + kOutPerCta * grid);
@@ -196,7 +230,17 @@ Launch launch(const Device& d, const Run& r) {
   l.mhz = probe_cycles / (probe_ns / 1000.0);
   l.probe_smid = p[4];
   all_smids.push_back(p[4]);
-  if (r.probe_stages == 1) {
+  if (r.probe_pair) {  // probe = the hot box's median, probe2 = the cold box's
+    std::vector<long long> cold, hot;
+    for (unsigned j = 0; j < kProbeLoads / 2; ++j) {
+      cold.push_back(h[2 * j]);
+      hot.push_back(h[2 * j + 1]);
+    }
+    std::sort(cold.begin(), cold.end());
+    std::sort(hot.begin(), hot.end());
+    l.probe = static_cast<double>(hot[hot.size() / 2]);
+    l.probe2 = static_cast<double>(cold[cold.size() / 2]);
+  } else if (r.probe_stages == 1) {
     std::vector<long long> t(h.begin(), h.begin() + kProbeLoads);
     std::sort(t.begin(), t.end());
     l.probe = static_cast<double>(t[kProbeLoads / 2]);
@@ -214,6 +258,7 @@ Launch launch(const Device& d, const Run& r) {
     l.exhausted = l.exhausted || o[7];
   }
   l.bg_bpc = boxes * kBox / probe_cycles;
+  if (boxes > 0) l.bg_round = r.bg_stages * probe_cycles * l.active / boxes;
   std::sort(all_smids.begin(), all_smids.end());
   if (std::adjacent_find(all_smids.begin(), all_smids.end()) != all_smids.end()) {
     std::fprintf(stderr, "two CTAs on one SM\n");
@@ -224,7 +269,7 @@ Launch launch(const Device& d, const Run& r) {
 
 // Three launches; prints the row(s) and the comment; returns the median launch.
 Launch row(const Device& d, const Run& r, const std::string& name,
-           unsigned param, const std::string& bg_name = "") {
+           unsigned param, const std::string& bg_name = "", const std::string& round_name = "") {
   std::vector<Launch> runs;
   for (int i = 0; i < 3; ++i) runs.push_back(launch(d, r));
   std::vector<unsigned> order = {0, 1, 2};
@@ -235,6 +280,12 @@ Launch row(const Device& d, const Run& r, const std::string& name,
     std::vector<double> bpc = {runs[0].bg_bpc, runs[1].bg_bpc, runs[2].bg_bpc};
     std::sort(bpc.begin(), bpc.end());
     std::printf("%s,%u,%.0f\n", bg_name.c_str(), param, 100.0 * bpc[1]);
+  }
+  if (r.probe_pair) std::printf("%s_cold,%u,%.0f\n", name.c_str(), param, m.probe2);
+  if (!round_name.empty()) {
+    std::vector<double> rt = {runs[0].bg_round, runs[1].bg_round, runs[2].bg_round};
+    std::sort(rt.begin(), rt.end());
+    std::printf("%s,%u,%.0f\n", round_name.c_str(), param, rt[1]);
   }
   std::printf("# %s %u: clock_mhz %.0f, launch values %.0f %.0f %.0f, background B/clk %.1f %.1f %.1f, active %u%s, probe smid %lld",
               name.c_str(), param, m.mhz, runs[0].probe, runs[1].probe, runs[2].probe, runs[0].bg_bpc, runs[1].bg_bpc,
@@ -252,7 +303,7 @@ Launch row(const Device& d, const Run& r, const std::string& name,
 }
 
 int main(int argc, char** argv) {
-  const bool hot_only = argc == 2 && std::string(argv[1]) == "hot";
+  const std::string mode = argc == 2 ? argv[1] : "";
   CHECK(cudaFuncSetAttribute(k_hbm_loaded, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
   const auto rows = static_cast<unsigned>(131 * kRegionRows + 257 * 256);  // 17.2 M rows of 128 B
   void* data;
@@ -276,7 +327,34 @@ int main(int argc, char** argv) {
       r.probe_hot = true;
       row(d, r, name("l2_probe_latency", s, 0), b, name("l2_probe_bg_bytes_per_cycle_x100", s, 0));
     }
-  if (hot_only) return 0;
+  if (mode == "hot") return 0;
+  // The shared background: B CTAs read the same cold boxes in the same order, so for each line
+  // one request misses and the other B - 1 wait on it; the HBM moves one CTA's worth of bytes.
+  // The probe (a cold box from HBM, or a hot one) is timed while those requests wait.
+  for (bool hot : {false, true})
+    for (unsigned s : {1u, 2u, 4u})
+      for (unsigned b : {1u, 15u, 31u, 65u, 131u}) {
+        Run r{1, b, s, 0, kAll};
+        r.bg_shared = true;
+        r.probe_hot = hot;
+        const std::string probe = hot ? "l2_probe_latency_shared_s" : "hbm_probe_latency_shared_s";
+        row(d, r, probe + std::to_string(s), b, "", hot ? "" : "shared_bg_round_s" + std::to_string(s));
+      }
+  // Pairs: the probe issues a cold box, then a hot one right behind it; does the hit wait for
+  // the miss? Alone, beside 131 SMs streaming their own data (1 or 2 boxes each), and beside 131
+  // SMs waiting on shared cold lines.
+  for (unsigned s : {1u, 2u})
+    for (unsigned b : {0u, 65u, 131u}) {
+      Run r{2, b, s, 0, kAll};  // two probe stages: the cold box's and the hot box's
+      r.probe_pair = true;
+      row(d, r, "pair_hot_latency_s" + std::to_string(s), b);
+    }
+  {
+    Run r{2, 131, 2, 0, kAll};
+    r.probe_pair = r.bg_shared = true;
+    row(d, r, "pair_hot_latency_shared_s2", 131);
+  }
+  if (mode == "shared") return 0;
   for (unsigned n : {1u, 2u, 3u, 4u, 6u, 8u}) row(d, Run{n, 0, 1, 0, kAll}, "hbm_probe_round_alone", n);
   for (unsigned n : {1u, 2u, 4u, 6u}) {
     Run r{n, 0, 1, 0, kAll};
