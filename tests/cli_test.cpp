@@ -145,6 +145,34 @@ TEST(CliGemm, AWrongResultExitsWithOne) {
 
 TEST(CliGemm, BadTypeIsBadInput) { expect_rejected(bwsim(kGemm + " --dtype f32"), 2, "--dtype f32"); }
 
+// The dtype names users type elsewhere (PyTorch's, short forms) name the same types, and --help
+// lists them beside each type.
+TEST(CliGemm, PyTorchDtypeNamesAreAccepted) {
+  const Outcome o = bwsim(kGemm + " --m 128 --n 256 --k 64 --dtype float8_e4m3fn --d-type bfloat16 --functional --check");
+  EXPECT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find("e4m3"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("check     PASSED"), std::string::npos) << o.output;
+  const Outcome help = bwsim("run gemm --help");
+  EXPECT_NE(help.output.find("e4m3 (float8_e4m3fn, fp8_e4m3)"), std::string::npos) << help.output;
+  EXPECT_NE(help.output.find("f16 (fp16, float16, half)"), std::string::npos) << help.output;
+  expect_rejected(bwsim(kGemm + " --dtype float8"), 2, "--dtype: unknown type 'float8'");
+}
+
+// A flag parameter given alone means 1 and does not take the next option as its value; 0 and 1
+// still work, anything else is bad input naming the flag.
+TEST(CliFmha, CausalAloneIsAFlag) {
+  const std::string fmha = "run fmha --config " BWSIM_SOURCE_DIR "/sim_configs/b200.yaml --batch 1 --heads 1 --seqlen 200";
+  const Outcome alone = bwsim(fmha + " --causal --functional --check");
+  EXPECT_EQ(alone.exit_code, 0) << alone.output;
+  EXPECT_NE(alone.output.find("V causal, batch"), std::string::npos) << alone.output;
+  EXPECT_NE(alone.output.find("check     PASSED"), std::string::npos) << "--functional was taken as --causal's value";
+  const Outcome zero = bwsim(fmha + " --causal 0");
+  EXPECT_EQ(zero.exit_code, 0) << zero.output;
+  EXPECT_EQ(zero.output.find("V causal, batch"), std::string::npos) << zero.output;
+  EXPECT_NE(bwsim(fmha + " --causal 1").output.find("V causal, batch"), std::string::npos);
+  expect_rejected(bwsim(fmha + " --causal 2"), 2, "--causal: 0 or 1");
+}
+
 // Every event has ph, ts, pid, tid; spans have non-negative durations; every flow start has its
 // finish and async begin its end.
 void expect_trace_schema(const nlohmann::json& trace) {

@@ -408,7 +408,12 @@ int main(int argc, char** argv) {
     for (const auto& p : k.params) {
       std::string& value = flags.params[k.name][p.name];
       value = p.default_value;
-      sub->add_option("--" + p.name, value, p.help)->capture_default_str();
+      if (p.flag)  // given alone it takes no value (KernelArgs::flag reads the empty one as 1)
+        sub->add_option("--" + p.name, value, p.help + " (default " + p.default_value + ")")
+            ->expected(0, 1)
+            ->type_name("0|1");
+      else
+        sub->add_option("--" + p.name, value, p.help)->capture_default_str();
     }
     if (parent == fidelity)
       sub->add_option("--values", flags.fidelity_values,

@@ -30,6 +30,13 @@ std::uint64_t KernelArgs::integer(const std::string& name, std::uint64_t lo, std
   return parse_integer(text(name), "--" + name, lo, hi);
 }
 
+bool KernelArgs::flag(const std::string& name) const {
+  const std::string& t = text(name);
+  if (t != "0" && t != "1" && !t.empty())
+    throw InputError(fmt::format("--{}: 0 or 1 (or the flag alone for 1), got '{}'", name, t));
+  return t != "0";
+}
+
 double KernelArgs::real(const std::string& name, double lo, double hi) const {
   const std::string& t = text(name);
   double v = 0;

@@ -673,9 +673,7 @@ KernelReport run_from_cli(const KernelRequest& req) {
   const auto t = parse_data_type(a.text("dtype"));
   if (!t) throw InputError(fmt::format("--dtype: unknown type '{}'", a.text("dtype")));
   p.dtype = *t;
-  const std::string& causal = a.text("causal");
-  if (causal != "0" && causal != "1") throw InputError(fmt::format("--causal: 0 or 1, got '{}'", causal));
-  p.causal = causal == "1";
+  p.causal = a.flag("causal");
   p.stages = static_cast<std::uint32_t>(a.integer("stages", 0, 16));
   p.score_std = a.real("score-std", 1e-6, 1e6);
   if (!a.text("seqlens").empty()) {
@@ -739,8 +737,8 @@ KernelInfo fmha_kernel_info() {
                      {"seqlens", "variable lengths, one per sequence (sets the batch), e.g. 100,700,1000", ""},
                      {"headdim", "head dim of Q and K: 64, 128 or 192", "128"},
                      {"headdim-v", "head dim of V and O: 64 or 128; 0: as --headdim", "0"},
-                     {"dtype", "bf16 or f16", "bf16"},
-                     {"causal", "1: causal mask (tiles above the diagonal skipped)", "0"},
+                     {"dtype", data_type_names({DataType::BF16, DataType::F16}), "bf16"},
+                     {"causal", "1: causal mask (tiles above the diagonal skipped); the flag alone: 1", "0", true},
                      {"stages", "K/V SMEM stages; 0: as many as fit", "0"},
                      {"variant", "cutlass (the CUTLASS example's algorithm) or fa4 (FlashAttention-4's choices below)",
                       "cutlass"},

@@ -15,6 +15,7 @@ struct KernelParam {
   std::string name;           // the CLI flag without dashes, e.g. "rows"
   std::string help;
   std::string default_value;  // as typed on the command line
+  bool flag = false;          // 0 or 1, and the flag given alone means 1 (--causal)
 };
 
 // `text` as an integer in lo..hi; an InputError naming `what` (e.g. "--seqlen") otherwise.
@@ -27,6 +28,8 @@ class KernelArgs {
   const std::string& text(const std::string& name) const;
   std::uint64_t integer(const std::string& name, std::uint64_t lo, std::uint64_t hi) const;
   double real(const std::string& name, double lo, double hi) const;
+  // A flag parameter: "1" or empty (the flag given alone) is true, "0" false.
+  bool flag(const std::string& name) const;
 
  private:
   std::map<std::string, std::string> values_;
