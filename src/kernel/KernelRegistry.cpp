@@ -51,8 +51,9 @@ double KernelArgs::real(const std::string& name, double lo, double hi) const {
   return v;
 }
 
-const std::vector<KernelInfo>& kernel_registry() {
-  static const std::vector<KernelInfo> kernels = [] {
+namespace {
+std::vector<KernelInfo>& registry() {
+  static std::vector<KernelInfo> kernels = [] {
     std::vector<KernelInfo> k = gemm_kernel_infos();
     k.push_back(gemm_sm90_kernel_info());
     k.push_back(tma_copy_kernel_info());
@@ -62,6 +63,15 @@ const std::vector<KernelInfo>& kernel_registry() {
     return k;
   }();
   return kernels;
+}
+}  // namespace
+
+const std::vector<KernelInfo>& kernel_registry() { return registry(); }
+
+void register_kernel(KernelInfo kernel) {
+  if (kernel.name.empty() || !kernel.run) throw InputError("register_kernel: a kernel needs a name and a runner");
+  if (find_kernel(kernel.name)) throw InputError(fmt::format("register_kernel: '{}' is taken", kernel.name));
+  registry().push_back(std::move(kernel));
 }
 
 const KernelInfo* find_kernel(const std::string& name) {

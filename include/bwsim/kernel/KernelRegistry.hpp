@@ -59,7 +59,11 @@ struct KernelInfo {
   KernelReport (*run)(const KernelRequest&);
 };
 
+// The built-in kernels, then those added with register_kernel in the order added.
 const std::vector<KernelInfo>& kernel_registry();
 const KernelInfo* find_kernel(const std::string& name);
+// Adds a kernel of the user's program to the registry (before cli_main parses the command line);
+// an InputError if its name is taken or it has no runner.
+void register_kernel(KernelInfo kernel);
 
 }  // namespace bwsim

@@ -1,0 +1,515 @@
+// The bwsim command line: list kernels, run one, print the summary (and JSON), write a trace
+// (cli_main; the exit codes are in Cli.hpp).
+#include "bwsim/cli/Cli.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <cmath>
+#include <functional>
+#include <sstream>
+#include <yaml-cpp/yaml.h>
+#include <iostream>
+#include <map>
+
+#include "bwsim/core/Error.hpp"
+#include "bwsim/kernel/ModelChoices.hpp"
+#include "bwsim/kernel/KernelRegistry.hpp"
+#include "bwsim/kernel/StallReport.hpp"
+#include "bwsim/power/PowerReport.hpp"
+#include "bwsim/kernels/GemmSm90Compare.hpp"
+#include "bwsim/kernels/Ubench.hpp"
+#include "bwsim/report/Fidelity.hpp"
+#include "bwsim/report/HtmlReport.hpp"
+#include "bwsim/report/StatsOutput.hpp"
+
+namespace {
+
+constexpr int kExitCheckFailed = 1;
+constexpr int kExitBadInput = 2;
+constexpr int kExitSimError = 3;
+constexpr int kExitInternal = 4;
+constexpr int kExitDeadlock = 5;
+constexpr int kExitWatchdog = 6;
+
+// A config shipped with bwsim: from $BWSIM_CONFIG_DIR where set, else from the source tree it was
+// built from while that is there (a build tree), else from where `cmake --install` puts the
+// configs under the prefix configured at build time.
+std::string default_config(const char* name) {
+  if (const char* dir = std::getenv("BWSIM_CONFIG_DIR")) return (std::filesystem::path(dir) / name).string();
+  for (const char* dir : {BWSIM_SOURCE_CONFIG_DIR, BWSIM_INSTALLED_CONFIG_DIR})
+    if (std::filesystem::exists(std::filesystem::path(dir) / name)) return (std::filesystem::path(dir) / name).string();
+  return (std::filesystem::path(BWSIM_INSTALLED_CONFIG_DIR) / name).string();
+}
+
+struct RunFlags {
+  std::string config = default_config("b200.yaml");
+  std::vector<std::string> overrides;
+  bool functional = false;
+  bool check = false;
+  bool json = false;
+  std::string trace;
+  std::uint32_t trace_sms = 4;
+  std::string trace_window;  // START:END cycles
+  std::string trace_kinds;
+  std::uint64_t watchdog = 10'000'000'000ull;
+  bool no_check_races = false;
+  std::string stats;  // --stats FILE: stall analysis as JSON
+  std::vector<std::string> sweep_params;  // bwsim sweep: name=v1,v2,...
+  std::string measured_csv, tolerances;   // bwsim compare
+  std::vector<std::string> fidelity_values;  // bwsim fidelity --values: only these keys
+  std::string csv;
+  std::string report;  // --report FILE.html
+  // --sustained SECONDS: the power model's back-to-back run (a config with a power section reports
+  // the time at the sustained clock by default, not only at the start clock; 0: off).
+  double sustained = 10;
+  double power_window_us = 10;  // --power-window-us: the power model's windows inside a run
+  std::map<std::string, std::map<std::string, std::string>> params;  // per kernel: flag -> value
+};
+
+// What ran, where and how, and the check: the summary's lines that are not statistics.
+// `power`: the power model's figures (null without a power section).
+nlohmann::json run_metadata(const bwsim::KernelReport& r, const bwsim::HardwareConfig& cfg, const RunFlags& f,
+                            const nlohmann::json& power) {
+  nlohmann::json j;
+  j["kernel"] = r.kernel;
+  j["problem"] = r.problem;
+  j["config"] = cfg.name;
+  j["mode"] = f.functional ? "functional" : "timing";
+  j["check"] = r.checked ? nlohmann::json{{"passed", r.check_passed}, {"detail", r.check_detail}} : nlohmann::json(nullptr);
+  if (!f.trace.empty()) j["trace"] = f.trace;
+  if (!power.is_null()) j["power"] = power;
+  return j;
+}
+
+// --json: the metadata, every declared statistic and the kernel's own figures, in one object.
+nlohmann::json summary_json(const bwsim::KernelReport& r, const std::vector<bwsim::StatSample>& stats,
+                            const bwsim::HardwareConfig& cfg, const RunFlags& f, const nlohmann::json& power) {
+  nlohmann::json j = run_metadata(r, cfg, f, power);
+  j.update(bwsim::stats_json(stats));
+  for (const auto& [k, v] : r.figures.items()) j[k] = v;
+  return j;
+}
+
+void print_summary(const bwsim::KernelReport& r, const std::vector<bwsim::StatSample>& stats,
+                   const bwsim::HardwareConfig& cfg, const RunFlags& f, const nlohmann::json& power) {
+  const auto& run = r.run;
+  fmt::print("kernel    {}\n", r.kernel);
+  fmt::print("problem   {}\n", r.problem);
+  fmt::print("config    {} ({}), {} mode\n", cfg.name, f.config, f.functional ? "functional" : "timing");
+  fmt::print("{}", bwsim::stats_summary(stats));
+  for (const auto& [k, v] : r.figures.items()) {
+    if (v.is_number_float())
+      fmt::print("  {:<24} {:.4g}\n", k, v.get<double>());
+    else
+      fmt::print("  {:<24} {}\n", k, v.dump());
+  }
+  fmt::print("{}", bwsim::power_text(power));
+  fmt::print("\n{}\n", bwsim::stall_table(run));
+  if (r.checked) fmt::print("check     {}: {}\n", r.check_passed ? "PASSED" : "FAILED", r.check_detail);
+  if (!f.report.empty()) fmt::print("report    {} (a self-contained HTML page)\n", f.report);
+  if (!f.trace.empty())
+    fmt::print("trace     {} (SMs 0-{}; open in ui.perfetto.dev; 1 us on its axis = 1 cycle)\n", f.trace,
+               std::min(f.trace_sms, run.sms_used) - 1);
+}
+
+bwsim::KernelRequest make_request(const bwsim::KernelInfo& k, const bwsim::HardwareConfig& cfg, const RunFlags& f) {
+  if (f.check && !f.functional) throw bwsim::InputError("--check needs --functional (timing mode moves no data)");
+  if (f.trace_sms == 0) throw bwsim::InputError("--trace-sms must be at least 1");
+  bwsim::KernelRequest req{cfg, {}, {}, f.check};
+  req.options.mode = f.functional ? bwsim::Mode::Functional : bwsim::Mode::Timing;
+  req.options.trace_path = f.trace;
+  req.options.trace_sms = f.trace_sms;
+  if (!f.trace_kinds.empty()) req.options.trace_filter.kinds = bwsim::parse_trace_kinds(f.trace_kinds);
+  if (!f.trace_window.empty()) {
+    unsigned long long b = 0, e = 0;
+    char colon = 0;
+    if (std::sscanf(f.trace_window.c_str(), "%llu%c%llu", &b, &colon, &e) != 3 || colon != ':' || e < b)
+      throw bwsim::InputError(fmt::format("--trace-window: expected START:END cycles with START <= END, got '{}'",
+                                          f.trace_window));
+    req.options.trace_filter.window_begin = b;
+    req.options.trace_filter.window_end = e;
+  }
+  req.options.watchdog_cycles = f.watchdog;
+  req.options.check_races = !f.no_check_races;
+  if (cfg.power.limit_w > 0 && f.power_window_us > 0)
+    req.options.snapshot_cycles = std::max<bwsim::Cycle>(1, static_cast<bwsim::Cycle>(f.power_window_us * cfg.clock_ghz * 1e3));
+  // A progress line on a terminal only (quiet when piped or printing JSON).
+  if (!f.json && isatty(fileno(stderr)))
+    req.options.progress = [](const bwsim::Progress& p) {
+      fmt::print(stderr, "\r  cycle {:>12}  {:>8.2f} M events  {}/{} CTAs done  {} MMAs ", p.cycle, p.events / 1e6,
+                 p.ctas_done, p.ctas, p.mmas);
+      std::fflush(stderr);
+    };
+  for (const auto& [name, value] : f.params.at(k.name)) req.args.set(name, value);
+  return req;
+}
+
+int run_kernel(const bwsim::KernelInfo& k, RunFlags& f) {
+  const bwsim::HardwareConfig cfg = bwsim::load_config(f.config, f.overrides);
+  bwsim::model_choices(cfg);  // an unknown model name fails before the run, not after it
+  // A report is drawn from a trace: the user's, or one written next to the report.
+  const bool own_trace = !f.report.empty() && f.trace.empty();
+  if (own_trace) f.trace = f.report + ".trace.json";
+  bwsim::KernelRequest req = make_request(k, cfg, f);
+  // The report's own trace covers the whole run (its plots); --trace-window picks the timeline.
+  if (own_trace) req.options.trace_filter.window_begin = 0, req.options.trace_filter.window_end = ~bwsim::Cycle{0};
+  const bwsim::KernelReport r = k.run(req);
+  const std::vector<bwsim::StatSample> stats = bwsim::stat_registry().sample(r.run);
+  const nlohmann::json power = bwsim::power_json(r.run, cfg, f.sustained);
+  if (!f.report.empty()) {
+    nlohmann::json summary = run_metadata(r, cfg, f, power);
+    if (own_trace) summary.erase("trace");
+    for (const auto& [key, v] : r.figures.items()) summary[key] = v;
+    bwsim::ReportInput in{f.trace, summary, stats, bwsim::stall_table(r.run), r.run.cycles};
+    unsigned long long b = 0, e = 0;
+    char colon = 0;
+    const bool window = std::sscanf(f.trace_window.c_str(), "%llu%c%llu", &b, &colon, &e) == 3;
+    in.window_begin = window ? b : 0;
+    in.window_end = window ? std::min<bwsim::Cycle>(e, r.run.cycles) : std::min<bwsim::Cycle>(r.run.cycles, 40000);
+    bwsim::write_html_report(f.report, in);
+    if (own_trace) {
+      std::remove(f.trace.c_str());
+      f.trace.clear();
+    }
+  }
+  if (!f.json && isatty(fileno(stderr))) fmt::print(stderr, "\r{:80}\r", "");
+  if (!f.stats.empty()) {
+    std::ofstream out(f.stats);
+    if (!out) throw bwsim::InputError(fmt::format("--stats {}: cannot write the file", f.stats));
+    nlohmann::json j = bwsim::stall_json(r.run);
+    j["summary"] = summary_json(r, stats, cfg, f, power);
+    j["per_sm"] = bwsim::per_sm_json(stats);
+    out << j.dump(1) << "\n";
+  }
+  if (f.json)
+    fmt::print("{}\n", summary_json(r, stats, cfg, f, power).dump());
+  else
+    print_summary(r, stats, cfg, f, power);
+  return r.checked && !r.check_passed ? kExitCheckFailed : 0;
+}
+
+// A number in a sweep table: integers as they are, reals to 6 significant digits.
+std::string table_cell(const bwsim::StatValue& v) {
+  return std::holds_alternative<double>(v) ? fmt::format("{:.6g}", std::get<double>(v))
+                                           : std::to_string(std::get<std::uint64_t>(v));
+}
+
+// bwsim sweep: every combination of the --param lists, one run each; a table and a CSV.
+int sweep_kernel(const bwsim::KernelInfo& k, RunFlags& f) {
+  const bwsim::HardwareConfig cfg = bwsim::load_config(f.config, f.overrides);
+  std::vector<std::pair<std::string, std::vector<std::string>>> axes;
+  for (const std::string& spec : f.sweep_params) {
+    const auto eq = spec.find('=');
+    const std::string name = spec.substr(0, eq);
+    if (eq == std::string::npos || !f.params.at(k.name).contains(name)) {
+      std::string valid;
+      for (const auto& p : k.params) valid += fmt::format("{}{}", valid.empty() ? "" : ", ", p.name);
+      throw bwsim::InputError(fmt::format("--param '{}': expected NAME=V1,V2,... with NAME one of {}", spec, valid));
+    }
+    std::vector<std::string> values;
+    std::stringstream ss(spec.substr(eq + 1));
+    for (std::string v; std::getline(ss, v, ',');) values.push_back(v);
+    if (values.empty()) throw bwsim::InputError(fmt::format("--param '{}': no values", spec));
+    axes.emplace_back(name, std::move(values));
+  }
+  if (axes.empty()) throw bwsim::InputError("bwsim sweep needs at least one --param NAME=V1,V2,...");
+  std::vector<std::string> header;
+  for (const auto& [name, values] : axes) header.push_back(name);
+  std::vector<std::string> figures;  // numeric kernel figures, from the first run
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::size_t> at(axes.size(), 0);
+  for (bool more = true; more;) {
+    for (std::size_t i = 0; i < axes.size(); ++i) f.params.at(k.name)[axes[i].first] = axes[i].second[at[i]];
+    const bwsim::KernelReport r = k.run(make_request(k, cfg, f));
+    if (rows.empty())
+      for (const auto& [key, v] : r.figures.items())
+        if (v.is_number()) figures.push_back(key);
+    std::vector<std::string> row;
+    for (std::size_t i = 0; i < axes.size(); ++i) row.push_back(axes[i].second[at[i]]);
+    for (const bwsim::StatSample& s : bwsim::stat_registry().sample(r.run))
+      if (s.info->headline) row.push_back(table_cell(s.value));
+    for (const std::string& key : figures) {
+      const auto& v = r.figures.value(key, nlohmann::json(0));
+      row.push_back(v.is_number_float() ? fmt::format("{:.4g}", v.get<double>()) : v.dump());
+    }
+    if (r.checked) row.push_back(r.check_passed ? "passed" : "FAILED");
+    rows.push_back(std::move(row));
+    more = false;  // odometer over the axes, the last fastest
+    for (std::size_t i = axes.size(); i-- > 0;) {
+      if (++at[i] < axes[i].second.size()) {
+        more = true;
+        break;
+      }
+      at[i] = 0;
+    }
+  }
+  for (const bwsim::StatRegistry::Entry& e : bwsim::stat_registry().entries())
+    if (e.info.headline) header.push_back(e.info.name);
+  header.insert(header.end(), figures.begin(), figures.end());
+  if (f.check) header.push_back("check");
+  std::vector<std::size_t> width(header.size());
+  for (std::size_t c = 0; c < header.size(); ++c) {
+    width[c] = header[c].size();
+    for (const auto& row : rows) width[c] = std::max(width[c], c < row.size() ? row[c].size() : 0);
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string out;
+    for (std::size_t c = 0; c < cells.size(); ++c) out += fmt::format("{}{:>{}}", c ? "  " : "", cells[c], width[c]);
+    return out + "\n";
+  };
+  fmt::print("{}", line(header));
+  for (const auto& row : rows) fmt::print("{}", line(row));
+  if (!f.csv.empty()) {
+    std::ofstream out(f.csv);
+    if (!out) throw bwsim::InputError(fmt::format("--csv {}: cannot write the file", f.csv));
+    for (const auto* cells : {&header}) {
+      for (std::size_t c = 0; c < cells->size(); ++c) out << (c ? "," : "") << (*cells)[c];
+      out << "\n";
+    }
+    for (const auto& row : rows) {
+      for (std::size_t c = 0; c < row.size(); ++c) out << (c ? "," : "") << row[c];
+      out << "\n";
+    }
+    fmt::print("csv       {}\n", f.csv);
+  }
+  for (const auto& row : rows)
+    if (f.check && row.back() != "passed") return kExitCheckFailed;
+  return 0;
+}
+
+// bwsim fidelity: the kernel run with each uncertain config value at its low and high end.
+int fidelity_kernel(const bwsim::KernelInfo& k, RunFlags& f) {
+  const bwsim::HardwareConfig cfg = bwsim::load_config(f.config, f.overrides);
+  bwsim::KernelRequest req = make_request(k, cfg, f);
+  req.options.progress = nullptr;
+  req.options.snapshot_cycles = 0;  // only the cycles count here: no power windows
+  const bwsim::FidelityReport r = bwsim::fidelity(k, f.config, f.overrides, req.options, req.args, f.fidelity_values);
+  if (f.json) {
+    nlohmann::json j{{"kernel", k.name},
+                     {"config", cfg.name},
+                     {"cycles", r.base_cycles},
+                     {"uncertainty", r.uncertainty},
+                     {"borrowed_or_estimated_share", r.borrowed_or_estimated_share}};
+    for (const bwsim::Sensitivity& s : r.rows)
+      j["values"].push_back({{"key", s.key}, {"tag", s.tag}, {"band", s.band}, {"value", s.value}, {"low", s.low},
+                             {"high", s.high}, {"low_cycles", s.low_cycles}, {"high_cycles", s.high_cycles},
+                             {"low_change", s.low_change}, {"high_change", s.high_change}});
+    fmt::print("{}\n", j.dump());
+    return 0;
+  }
+  fmt::print("kernel    {}\nconfig    {} ({}); each listed value set to its low and high end (cycles' change)\n\n{}",
+             k.name, cfg.name, f.config, bwsim::fidelity_text(r));
+  return 0;
+}
+
+// A GEMM twin CSV: every kernel row against gemm_sm90 at the row's clock; exit 1 if any row is
+// outside its tolerance (10% unless the tolerance file widens it) or the mean absolute error
+// exceeds the 5% target.
+int compare_kernels(const RunFlags& f, const bwsim::HardwareConfig& cfg) {
+  const auto rows = bwsim::compare_gemm_sm90_with_hardware(cfg, f.measured_csv, f.tolerances);
+  // The busy fractions of each row's critical-path line, one column each.
+  std::string busy_header;
+  if (!rows.empty())
+    for (const bwsim::StatSample& s : rows.front().busy) busy_header += fmt::format(" {:>11}", s.info->critical.label);
+  fmt::print("{:<16} {:<52} {:>6} {:>10} {:>10} {:>8} {}  {:>4}\n", "shape", "variant", "MHz", "measured", "predicted",
+             "error", busy_header, "tol");
+  int outside = 0, within_target = 0;
+  for (const auto& r : rows) {
+    outside += r.within() ? 0 : 1;
+    within_target += std::fabs(r.error) <= 0.10 ? 1 : 0;
+    std::string busy;
+    for (const bwsim::StatSample& s : r.busy) busy += fmt::format(" {:>10.0f}%", 100.0 * bwsim::as_double(s.value));
+    fmt::print("{:<16} {:<52} {:>6.0f} {:>10} {:>10} {:>+7.1f}% {}  {:>3.0f}% {}{}\n", r.shape, r.variant, r.clock_mhz,
+               r.measured, r.predicted, 100.0 * r.error, busy, 100.0 * r.tolerance, r.within() ? "ok" : "OUTSIDE",
+               r.reason.empty() ? "" : "  (" + r.reason + ")");
+  }
+  const double mae = bwsim::mean_absolute_error(rows);
+  fmt::print("{} of {} rows within tolerance, {} within the 10% target; mean absolute error {:.1f}% (target 5%) ({} "
+             "config vs {})\n",
+             rows.size() - outside, rows.size(), within_target, 100.0 * mae, cfg.name, f.measured_csv);
+  return outside || mae > 0.05 ? kExitCheckFailed : 0;
+}
+
+// bwsim compare CSV: every measured row against its simulated scenario (a ubench CSV) or kernel
+// run (a gemm_sm90 CSV); exit 1 if any row is outside its tolerance.
+int compare_hardware(const RunFlags& f) {
+  const bwsim::HardwareConfig cfg = bwsim::load_config(f.config, f.overrides);
+  if (bwsim::is_gemm_sm90_csv(f.measured_csv)) return compare_kernels(f, cfg);
+  const auto rows = bwsim::compare_with_hardware(cfg, f.measured_csv, f.tolerances);
+  fmt::print("{:<44} {:>7} {:>10} {:>10} {:>8} {:>6}  {}\n", "scenario", "param", "measured", "predicted", "error",
+             "tol", "");
+  int outside = 0;
+  for (const auto& r : rows) {
+    outside += r.within() ? 0 : 1;
+    fmt::print("{:<44} {:>7} {:>10} {:>10} {:>+7.1f}% {:>5.0f}%  {}{}\n", r.scenario, r.param, r.measured, r.predicted,
+               100.0 * r.error, 100.0 * r.tolerance, r.within() ? "ok" : "OUTSIDE",
+               r.reason.empty() ? "" : "  (" + r.reason + ")");
+  }
+  fmt::print("{} of {} rows within tolerance ({} config vs {})\n", rows.size() - outside, rows.size(), cfg.name,
+             f.measured_csv);
+  return outside ? kExitCheckFailed : 0;
+}
+
+// bwsim describe-config FILE: the validated values, one dotted key per line; a key that chooses a
+// model by name also lists the names it accepts.
+int describe_config(const RunFlags& f) {
+  const bwsim::HardwareConfig cfg = bwsim::load_config(f.config, f.overrides);  // throws ConfigError naming the key
+  const std::vector<bwsim::ModelChoice> choices = bwsim::model_choices(cfg);
+  const YAML::Node root = YAML::LoadFile(f.config);
+  std::function<void(const YAML::Node&, const std::string&)> walk = [&](const YAML::Node& n, const std::string& path) {
+    if (n.IsMap()) {
+      for (const auto& kv : n) walk(kv.second, path.empty() ? kv.first.as<std::string>() : path + "." + kv.first.as<std::string>());
+      return;
+    }
+    // A sequence (power.energy_scale) in YAML's flow style.
+    YAML::Emitter flow;
+    if (n.IsSequence()) flow << YAML::Flow << n;
+    std::string value = n.IsSequence() ? flow.c_str() : n.as<std::string>();
+    for (const std::string& o : f.overrides)
+      if (o.rfind(path + "=", 0) == 0) value = o.substr(path.size() + 1) + "  (--set)";
+    for (const bwsim::ModelChoice& c : choices)
+      if (c.setting == path) value += fmt::format("  (models: {})", c.names);
+    fmt::print("{:<36} {}\n", path, value);
+  };
+  walk(root, "");
+  return 0;
+}
+
+}  // namespace
+
+int bwsim::cli_main(int argc, char** argv) {
+  spdlog::set_level(spdlog::level::warn);
+  CLI::App app{"bwsim: a cycle-approximate simulator of the NVIDIA Blackwell (SM100) SM"};
+  app.require_subcommand(1);
+  auto* list = app.add_subcommand("list", "list the kernels and their parameters");
+  auto* run = app.add_subcommand("run", "simulate a kernel: bwsim run KERNEL [parameters] [options]");
+  run->require_subcommand(1);
+
+  auto* sweep = app.add_subcommand("sweep", "run a kernel over parameter lists: bwsim sweep KERNEL --param m=1024,2048");
+  sweep->require_subcommand(1);
+  auto* fidelity = app.add_subcommand("fidelity", "how much a kernel's cycles rest on each uncertain config value: "
+                                                  "bwsim fidelity KERNEL [parameters] --config FILE");
+  fidelity->require_subcommand(1);
+  auto* describe = app.add_subcommand("describe-config", "print a config's validated values, one key per line");
+  auto* compare = app.add_subcommand("compare", "simulate the calibration microbenchmarks and compare with a hardware CSV");
+  auto* stats_table = app.add_subcommand("stats-table", "print every statistic's name, unit and description "
+                                                         "(docs/stats.md)");
+
+  RunFlags flags;
+  describe->add_option("config", flags.config, "hardware config YAML")->required();
+  describe->add_option("--set", flags.overrides, "override a config value: key.path=value (repeatable)");
+  compare->add_option("measured", flags.measured_csv, "hardware CSV (scenario,param,cycles), e.g. "
+                                                      "tools/calibration/h100_measured.csv")
+      ->required();
+  compare->add_option("--config", flags.config, "hardware config YAML")->required();
+  compare->add_option("--tolerances", flags.tolerances, "CSV scenario,param,tolerance,reason widening the 10% default");
+  compare->add_option("--set", flags.overrides, "override a config value: key.path=value (repeatable)");
+  const bwsim::KernelInfo* chosen = nullptr;
+  for (const auto& k : bwsim::kernel_registry()) flags.params[k.name];
+  for (auto* parent : {run, sweep, fidelity})
+  for (const auto& k : bwsim::kernel_registry()) {
+    auto* sub = parent->add_subcommand(k.name, k.summary);
+    for (const auto& p : k.params) {
+      std::string& value = flags.params[k.name][p.name];
+      value = p.default_value;
+      if (p.flag)  // given alone it takes no value (KernelArgs::flag reads the empty one as 1)
+        sub->add_option("--" + p.name, value, p.help + " (default " + p.default_value + ")")
+            ->expected(0, 1)
+            ->type_name("0|1");
+      else
+        sub->add_option("--" + p.name, value, p.help)->capture_default_str();
+    }
+    if (parent == fidelity)
+      sub->add_option("--values", flags.fidelity_values,
+                      "vary only these listed values (dotted keys, comma-separated); default every listed value")
+          ->delimiter(',');
+    if (parent == sweep) {
+      sub->add_option("--param", flags.sweep_params, "a parameter and its values: NAME=V1,V2,... (repeatable)")
+          ->required();
+      sub->add_option("--csv", flags.csv, "also write the table as CSV to FILE");
+    }
+    sub->add_option("--config", flags.config, "hardware config YAML")->capture_default_str();
+    sub->add_option("--set", flags.overrides, "override a config value: key.path=value (repeatable)");
+    sub->add_flag("--functional", flags.functional, "move real bytes and compute real values (default: timing mode)");
+    sub->add_flag("--check", flags.check, "compare the result with the CPU reference (needs --functional)");
+    sub->add_option("--trace", flags.trace, "write a Chrome/Perfetto trace-event JSON file");
+    sub->add_option("--trace-sms", flags.trace_sms, "trace only SMs 0 .. N-1")->capture_default_str();
+    sub->add_option("--trace-window", flags.trace_window, "trace only cycles START:END");
+    sub->add_option("--trace-kinds", flags.trace_kinds,
+                    "trace only these kinds: warps,tma,mma,barriers,flows,counters (default all)");
+    sub->add_flag("--json", flags.json, "print the summary as one JSON object");
+    sub->add_option("--stats", flags.stats, "write the stall analysis (per role and per warp) as JSON to FILE");
+    sub->add_option("--report", flags.report,
+                    "write a self-contained HTML report: summary, stalls, SM 0 timeline (--trace-window, default the "
+                    "first 40000 cycles), utilisation and bandwidth plots");
+    sub->add_flag("--no-check-races", flags.no_check_races,
+                  "skip async race detection (TMA/MMA/wgmma/tcgen05.ld ordering, proxy fences) and the "
+                  "stale-parity check that needs its arrival record, for speed");
+    sub->add_option("--sustained", flags.sustained,
+                    "with a config's power model: also model the kernel run back to back for SECONDS of wall "
+                    "time (the power limit's steady clock, power and time per kernel); 0: only the start clock")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0, 3600.0));
+    sub->add_option("--power-window-us", flags.power_window_us,
+                    "with a config's power model: the windows (microseconds at the config clock) whose power gives "
+                    "the run's peak power and power trace; 0: none")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0, 1e6));
+    sub->add_option("--watchdog", flags.watchdog, "simulated-cycle limit before a run is reported as a livelock")
+        ->capture_default_str();
+    sub->callback([&chosen, &k] { chosen = &k; });
+  }
+
+  // A clearer message than CLI11's for the most common mistake.
+  if (argc >= 3 && (std::string(argv[1]) == "run" || std::string(argv[1]) == "sweep" ||
+                    std::string(argv[1]) == "fidelity") &&
+      argv[2][0] != '-' &&
+      !bwsim::find_kernel(argv[2])) {
+    fmt::print(stderr, "bwsim: unknown kernel '{}'; `bwsim list` shows the kernels\n", argv[2]);
+    return kExitBadInput;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : kExitBadInput;
+  }
+
+  try {
+    if (list->parsed()) {
+      for (const auto& k : bwsim::kernel_registry()) {
+        fmt::print("{}\n  {}\n", k.name, k.summary);
+        for (const auto& p : k.params) fmt::print("    --{:<16} {} (default {})\n", p.name, p.help, p.default_value);
+      }
+      return 0;
+    }
+    if (stats_table->parsed()) {
+      fmt::print("{}", bwsim::stats_markdown(bwsim::stat_registry()));
+      return 0;
+    }
+    if (describe->parsed()) return describe_config(flags);
+    if (compare->parsed()) return compare_hardware(flags);
+    if (sweep->parsed()) return sweep_kernel(*chosen, flags);
+    if (fidelity->parsed()) return fidelity_kernel(*chosen, flags);
+    return run_kernel(*chosen, flags);
+  } catch (const bwsim::InputError& e) {
+    fmt::print(stderr, "bwsim: {}\n", e.what());
+    return kExitBadInput;
+  } catch (const bwsim::SimError& e) {
+    fmt::print(stderr, "bwsim: simulation stopped\n{}\n", e.what());
+    if (dynamic_cast<const bwsim::DeadlockError*>(&e)) return kExitDeadlock;
+    if (dynamic_cast<const bwsim::WatchdogError*>(&e)) return kExitWatchdog;
+    return kExitSimError;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "bwsim: internal error: {}\n", e.what());
+    return kExitInternal;
+  }
+}
