@@ -9,8 +9,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <cmath>
 #include <functional>
@@ -19,6 +17,7 @@
 #include <iostream>
 #include <map>
 
+#include "bwsim/cli/KernelRun.hpp"
 #include "bwsim/core/Error.hpp"
 #include "bwsim/kernel/ModelChoices.hpp"
 #include "bwsim/kernel/KernelRegistry.hpp"
@@ -27,10 +26,12 @@
 #include "bwsim/kernels/GemmSm90Compare.hpp"
 #include "bwsim/kernels/Ubench.hpp"
 #include "bwsim/report/Fidelity.hpp"
-#include "bwsim/report/HtmlReport.hpp"
 #include "bwsim/report/StatsOutput.hpp"
 
 namespace {
+
+using bwsim::RunFlags;
+using bwsim::make_request;
 
 constexpr int kExitCheckFailed = 1;
 constexpr int kExitBadInput = 2;
@@ -38,65 +39,6 @@ constexpr int kExitSimError = 3;
 constexpr int kExitInternal = 4;
 constexpr int kExitDeadlock = 5;
 constexpr int kExitWatchdog = 6;
-
-// A config shipped with bwsim: from $BWSIM_CONFIG_DIR where set, else from the source tree it was
-// built from while that is there (a build tree), else from where `cmake --install` puts the
-// configs under the prefix configured at build time.
-std::string default_config(const char* name) {
-  if (const char* dir = std::getenv("BWSIM_CONFIG_DIR")) return (std::filesystem::path(dir) / name).string();
-  for (const char* dir : {BWSIM_SOURCE_CONFIG_DIR, BWSIM_INSTALLED_CONFIG_DIR})
-    if (std::filesystem::exists(std::filesystem::path(dir) / name)) return (std::filesystem::path(dir) / name).string();
-  return (std::filesystem::path(BWSIM_INSTALLED_CONFIG_DIR) / name).string();
-}
-
-struct RunFlags {
-  std::string config = default_config("b200.yaml");
-  std::vector<std::string> overrides;
-  bool functional = false;
-  bool check = false;
-  bool json = false;
-  std::string trace;
-  std::uint32_t trace_sms = 4;
-  std::string trace_window;  // START:END cycles
-  std::string trace_kinds;
-  std::uint64_t watchdog = 10'000'000'000ull;
-  bool no_check_races = false;
-  std::string stats;  // --stats FILE: stall analysis as JSON
-  std::vector<std::string> sweep_params;  // bwsim sweep: name=v1,v2,...
-  std::string measured_csv, tolerances;   // bwsim compare
-  std::vector<std::string> fidelity_values;  // bwsim fidelity --values: only these keys
-  std::string csv;
-  std::string report;  // --report FILE.html
-  // --sustained SECONDS: the power model's back-to-back run (a config with a power section reports
-  // the time at the sustained clock by default, not only at the start clock; 0: off).
-  double sustained = 10;
-  double power_window_us = 10;  // --power-window-us: the power model's windows inside a run
-  std::map<std::string, std::map<std::string, std::string>> params;  // per kernel: flag -> value
-};
-
-// What ran, where and how, and the check: the summary's lines that are not statistics.
-// `power`: the power model's figures (null without a power section).
-nlohmann::json run_metadata(const bwsim::KernelReport& r, const bwsim::HardwareConfig& cfg, const RunFlags& f,
-                            const nlohmann::json& power) {
-  nlohmann::json j;
-  j["kernel"] = r.kernel;
-  j["problem"] = r.problem;
-  j["config"] = cfg.name;
-  j["mode"] = f.functional ? "functional" : "timing";
-  j["check"] = r.checked ? nlohmann::json{{"passed", r.check_passed}, {"detail", r.check_detail}} : nlohmann::json(nullptr);
-  if (!f.trace.empty()) j["trace"] = f.trace;
-  if (!power.is_null()) j["power"] = power;
-  return j;
-}
-
-// --json: the metadata, every declared statistic and the kernel's own figures, in one object.
-nlohmann::json summary_json(const bwsim::KernelReport& r, const std::vector<bwsim::StatSample>& stats,
-                            const bwsim::HardwareConfig& cfg, const RunFlags& f, const nlohmann::json& power) {
-  nlohmann::json j = run_metadata(r, cfg, f, power);
-  j.update(bwsim::stats_json(stats));
-  for (const auto& [k, v] : r.figures.items()) j[k] = v;
-  return j;
-}
 
 void print_summary(const bwsim::KernelReport& r, const std::vector<bwsim::StatSample>& stats,
                    const bwsim::HardwareConfig& cfg, const RunFlags& f, const nlohmann::json& power) {
@@ -120,80 +62,15 @@ void print_summary(const bwsim::KernelReport& r, const std::vector<bwsim::StatSa
                std::min(f.trace_sms, run.sms_used) - 1);
 }
 
-bwsim::KernelRequest make_request(const bwsim::KernelInfo& k, const bwsim::HardwareConfig& cfg, const RunFlags& f) {
-  if (f.check && !f.functional) throw bwsim::InputError("--check needs --functional (timing mode moves no data)");
-  if (f.trace_sms == 0) throw bwsim::InputError("--trace-sms must be at least 1");
-  bwsim::KernelRequest req{cfg, {}, {}, f.check};
-  req.options.mode = f.functional ? bwsim::Mode::Functional : bwsim::Mode::Timing;
-  req.options.trace_path = f.trace;
-  req.options.trace_sms = f.trace_sms;
-  if (!f.trace_kinds.empty()) req.options.trace_filter.kinds = bwsim::parse_trace_kinds(f.trace_kinds);
-  if (!f.trace_window.empty()) {
-    unsigned long long b = 0, e = 0;
-    char colon = 0;
-    if (std::sscanf(f.trace_window.c_str(), "%llu%c%llu", &b, &colon, &e) != 3 || colon != ':' || e < b)
-      throw bwsim::InputError(fmt::format("--trace-window: expected START:END cycles with START <= END, got '{}'",
-                                          f.trace_window));
-    req.options.trace_filter.window_begin = b;
-    req.options.trace_filter.window_end = e;
-  }
-  req.options.watchdog_cycles = f.watchdog;
-  req.options.check_races = !f.no_check_races;
-  if (cfg.power.limit_w > 0 && f.power_window_us > 0)
-    req.options.snapshot_cycles = std::max<bwsim::Cycle>(1, static_cast<bwsim::Cycle>(f.power_window_us * cfg.clock_ghz * 1e3));
-  // A progress line on a terminal only (quiet when piped or printing JSON).
-  if (!f.json && isatty(fileno(stderr)))
-    req.options.progress = [](const bwsim::Progress& p) {
-      fmt::print(stderr, "\r  cycle {:>12}  {:>8.2f} M events  {}/{} CTAs done  {} MMAs ", p.cycle, p.events / 1e6,
-                 p.ctas_done, p.ctas, p.mmas);
-      std::fflush(stderr);
-    };
-  for (const auto& [name, value] : f.params.at(k.name)) req.args.set(name, value);
-  return req;
-}
-
-int run_kernel(const bwsim::KernelInfo& k, RunFlags& f) {
+int run_and_print(const bwsim::KernelInfo& k, RunFlags& f) {
   const bwsim::HardwareConfig cfg = bwsim::load_config(f.config, f.overrides);
-  bwsim::model_choices(cfg);  // an unknown model name fails before the run, not after it
-  // A report is drawn from a trace: the user's, or one written next to the report.
-  const bool own_trace = !f.report.empty() && f.trace.empty();
-  if (own_trace) f.trace = f.report + ".trace.json";
-  bwsim::KernelRequest req = make_request(k, cfg, f);
-  // The report's own trace covers the whole run (its plots); --trace-window picks the timeline.
-  if (own_trace) req.options.trace_filter.window_begin = 0, req.options.trace_filter.window_end = ~bwsim::Cycle{0};
-  const bwsim::KernelReport r = k.run(req);
-  const std::vector<bwsim::StatSample> stats = bwsim::stat_registry().sample(r.run);
-  const nlohmann::json power = bwsim::power_json(r.run, cfg, f.sustained);
-  if (!f.report.empty()) {
-    nlohmann::json summary = run_metadata(r, cfg, f, power);
-    if (own_trace) summary.erase("trace");
-    for (const auto& [key, v] : r.figures.items()) summary[key] = v;
-    bwsim::ReportInput in{f.trace, summary, stats, bwsim::stall_table(r.run), r.run.cycles};
-    unsigned long long b = 0, e = 0;
-    char colon = 0;
-    const bool window = std::sscanf(f.trace_window.c_str(), "%llu%c%llu", &b, &colon, &e) == 3;
-    in.window_begin = window ? b : 0;
-    in.window_end = window ? std::min<bwsim::Cycle>(e, r.run.cycles) : std::min<bwsim::Cycle>(r.run.cycles, 40000);
-    bwsim::write_html_report(f.report, in);
-    if (own_trace) {
-      std::remove(f.trace.c_str());
-      f.trace.clear();
-    }
-  }
+  const bwsim::KernelRun r = bwsim::run_kernel(k, cfg, f);
   if (!f.json && isatty(fileno(stderr))) fmt::print(stderr, "\r{:80}\r", "");
-  if (!f.stats.empty()) {
-    std::ofstream out(f.stats);
-    if (!out) throw bwsim::InputError(fmt::format("--stats {}: cannot write the file", f.stats));
-    nlohmann::json j = bwsim::stall_json(r.run);
-    j["summary"] = summary_json(r, stats, cfg, f, power);
-    j["per_sm"] = bwsim::per_sm_json(stats);
-    out << j.dump(1) << "\n";
-  }
   if (f.json)
-    fmt::print("{}\n", summary_json(r, stats, cfg, f, power).dump());
+    fmt::print("{}\n", r.summary.dump());
   else
-    print_summary(r, stats, cfg, f, power);
-  return r.checked && !r.check_passed ? kExitCheckFailed : 0;
+    print_summary(r.report, r.stats, cfg, f, r.power);
+  return r.report.checked && !r.report.check_passed ? kExitCheckFailed : 0;
 }
 
 // A number in a sweep table: integers as they are, reals to 6 significant digits.
@@ -483,6 +360,8 @@ int bwsim::cli_main(int argc, char** argv) {
     return code == 0 ? 0 : kExitBadInput;
   }
 
+  // A progress line on a terminal only (quiet when piped or printing JSON).
+  flags.progress = !flags.json && isatty(fileno(stderr));
   try {
     if (list->parsed()) {
       for (const auto& k : bwsim::kernel_registry()) {
@@ -499,7 +378,7 @@ int bwsim::cli_main(int argc, char** argv) {
     if (compare->parsed()) return compare_hardware(flags);
     if (sweep->parsed()) return sweep_kernel(*chosen, flags);
     if (fidelity->parsed()) return fidelity_kernel(*chosen, flags);
-    return run_kernel(*chosen, flags);
+    return run_and_print(*chosen, flags);
   } catch (const bwsim::InputError& e) {
     fmt::print(stderr, "bwsim: {}\n", e.what());
     return kExitBadInput;

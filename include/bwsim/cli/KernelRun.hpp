@@ -1,0 +1,67 @@
+#pragma once
+// One run of a registered kernel as the command line does it (bwsim run): the request from the
+// options, the HTML report, trace and --stats files, and the results as JSON. The command line
+// (Cli.cpp) prints them; the Python module returns them.
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "bwsim/kernel/KernelRegistry.hpp"
+#include "bwsim/kernel/StatRegistry.hpp"
+
+namespace bwsim {
+
+// A config shipped with bwsim by file name ("b200.yaml"): from $BWSIM_CONFIG_DIR where set, else
+// from the source tree bwsim was built from while that is there (a build tree), else from where
+// `cmake --install` puts the configs under the prefix configured at build time.
+std::string default_config(const char* name);
+
+// The options of bwsim run, sweep, fidelity and compare.
+struct RunFlags {
+  std::string config = default_config("b200.yaml");
+  std::vector<std::string> overrides;
+  bool functional = false;
+  bool check = false;
+  bool json = false;
+  std::string trace;
+  std::uint32_t trace_sms = 4;
+  std::string trace_window;  // START:END cycles
+  std::string trace_kinds;
+  std::uint64_t watchdog = 10'000'000'000ull;
+  bool no_check_races = false;
+  std::string stats;  // --stats FILE: stall analysis as JSON
+  std::vector<std::string> sweep_params;  // bwsim sweep: name=v1,v2,...
+  std::string measured_csv, tolerances;   // bwsim compare
+  std::vector<std::string> fidelity_values;  // bwsim fidelity --values: only these keys
+  std::string csv;
+  std::string report;  // --report FILE.html
+  // --sustained SECONDS: the power model's back-to-back run (a config with a power section reports
+  // the time at the sustained clock by default, not only at the start clock; 0: off).
+  double sustained = 10;
+  double power_window_us = 10;  // --power-window-us: the power model's windows inside a run
+  bool progress = false;        // a progress line on stderr while it runs
+  std::map<std::string, std::map<std::string, std::string>> params;  // per kernel: flag -> value
+};
+
+// The kernel's request: its mode, trace and checks from `f`, its parameters from f.params[k.name].
+KernelRequest make_request(const KernelInfo& k, const HardwareConfig& cfg, const RunFlags& f);
+
+// What ran, where and how, and the check: the summary's lines that are not statistics.
+// `power`: the power model's figures (null without a power section).
+nlohmann::json run_metadata(const KernelReport& r, const HardwareConfig& cfg, const RunFlags& f,
+                            const nlohmann::json& power);
+
+struct KernelRun {
+  KernelReport report;
+  std::vector<StatSample> stats;  // every declared statistic of the run
+  nlohmann::json power;           // the power model's figures (null without a power section)
+  nlohmann::json summary;         // --json's object: the metadata, every statistic, the kernel's figures
+  nlohmann::json stalls;          // --stats' object: per role and per warp, the summary, per SM
+};
+
+// Runs kernel `k` on `cfg` with the options of `f`, writing the --report, --trace and --stats files
+// it names.
+KernelRun run_kernel(const KernelInfo& k, const HardwareConfig& cfg, RunFlags& f);
+
+}  // namespace bwsim
