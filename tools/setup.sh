@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(g++ cmake ninja-build libgtest-dev libgmock-dev libbenchmark-dev libfmt-dev libspdlog-dev
-          libyaml-cpp-dev nlohmann-json3-dev libcli11-dev)
+          libyaml-cpp-dev nlohmann-json3-dev libcli11-dev pybind11-dev python3-dev python3-matplotlib)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -18,7 +18,9 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
 
-if [ ! -f build/build.ninja ]; then
-  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >&2
+# The Python module is built for Debian's python3 (its pybind11, headers and matplotlib), whatever
+# other python3 comes first on the PATH.
+if [ ! -f build/build.ninja ] || ! grep -q '^Python3_EXECUTABLE:[A-Z]*=/usr/bin/python3$' build/CMakeCache.txt; then
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE=/usr/bin/python3 >&2
 fi
 cmake --build build --parallel "$(nproc)" >&2
