@@ -2,11 +2,14 @@
 // non-zero exit (never a crash), and the JSON summary and trace are well-formed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "TestSupport.hpp"
@@ -270,6 +273,65 @@ TEST(CliSweep, ThreeSizesGiveATableAndACsv) {
   EXPECT_EQ(lines[1].rfind("128,", 0), 0u);
   EXPECT_EQ(lines[3].rfind("512,", 0), 0u);
   expect_rejected(bwsim("sweep gemm --param q=1"), 2, "with NAME one of m, n, k");
+}
+
+// A sweep's CSV lines without the wall_seconds column (the one value that differs between runs).
+std::vector<std::string> csv_without_wall_time(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  std::size_t wall = std::string::npos;
+  for (std::string l; std::getline(in, l);) {
+    std::vector<std::string> cells;
+    std::stringstream ss(l);
+    for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
+    if (lines.empty()) wall = std::find(cells.begin(), cells.end(), "wall_seconds") - cells.begin();
+    if (wall < cells.size()) cells.erase(cells.begin() + static_cast<std::ptrdiff_t>(wall));
+    std::string joined;
+    for (const std::string& c : cells) joined += c + ",";
+    lines.push_back(joined);
+  }
+  return lines;
+}
+
+// Four points on two threads give the one-thread sweep's rows in order; three shards merged give
+// them too; and the emitted Slurm array's tasks, run here one by one as Slurm would, do as well.
+TEST(CliSweep, ParallelShardedAndSlurmSweepsGiveTheOneThreadCsv) {
+  const std::string dir = ::testing::TempDir() + "bwsim_sweep_shards/";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string sweep = "sweep gemm --config " BWSIM_SOURCE_DIR "/sim_configs/b200.yaml --param m=128,256 "
+                            "--param k=64,128 --n 256";
+  ASSERT_EQ(bwsim(sweep + " --csv " + dir + "one.csv").exit_code, 0);
+  const std::vector<std::string> one = csv_without_wall_time(dir + "one.csv");
+  ASSERT_EQ(one.size(), 5u);
+  EXPECT_EQ(one[1].rfind("128,64,", 0), 0u) << one[1];
+  EXPECT_EQ(one[4].rfind("256,128,", 0), 0u) << one[4];
+  ASSERT_EQ(bwsim(sweep + " -j 2 --csv " + dir + "two.csv").exit_code, 0);
+  EXPECT_EQ(csv_without_wall_time(dir + "two.csv"), one);
+
+  std::string shards;
+  for (int i = 0; i < 3; ++i) {
+    const std::string csv = dir + "part" + std::to_string(i) + ".csv";
+    ASSERT_EQ(bwsim(sweep + " --shard " + std::to_string(i) + "/3 --csv " + csv).exit_code, 0);
+    shards += " " + csv;
+  }
+  ASSERT_EQ(bwsim("merge-csv " + dir + "merged.csv" + shards).exit_code, 0);
+  EXPECT_EQ(csv_without_wall_time(dir + "merged.csv"), one);
+
+  const Outcome emitted = bwsim(sweep + " --emit-slurm " + dir + "sweep.sbatch --shards 2 -j 1 --csv " + dir + "s.csv");
+  ASSERT_EQ(emitted.exit_code, 0) << emitted.output;
+  std::ifstream script_in(dir + "sweep.sbatch");
+  const std::string script((std::istreambuf_iterator<char>(script_in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(script.find("#SBATCH --array=0-1"), std::string::npos) << script;
+  EXPECT_EQ(script.find("--emit-slurm"), std::string::npos) << script;
+  for (int i = 0; i < 2; ++i)
+    ASSERT_EQ(std::system(("SLURM_ARRAY_TASK_ID=" + std::to_string(i) + " bash " + dir + "sweep.sbatch > /dev/null").c_str()), 0);
+  ASSERT_EQ(bwsim("merge-csv " + dir + "s.csv " + dir + "s.csv.shard-0-of-2.csv " + dir + "s.csv.shard-1-of-2.csv").exit_code, 0);
+  EXPECT_EQ(csv_without_wall_time(dir + "s.csv"), one);
+
+  expect_rejected(bwsim(sweep + " --shard 3/3"), 2, "--shard: expected I/N");
+  expect_rejected(bwsim("merge-csv " + dir + "bad.csv " + dir + "one.csv " + BWSIM_SOURCE_DIR "/README.md"), 2,
+                  "another header");
 }
 
 TEST(CliSweep, DescribeConfigPrintsEveryKeyWithOverrides) {

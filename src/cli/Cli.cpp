@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <cmath>
 #include <functional>
@@ -18,6 +19,7 @@
 #include <map>
 
 #include "bwsim/cli/KernelRun.hpp"
+#include "bwsim/cli/Sweep.hpp"
 #include "bwsim/core/Error.hpp"
 #include "bwsim/kernel/ModelChoices.hpp"
 #include "bwsim/kernel/KernelRegistry.hpp"
@@ -73,93 +75,25 @@ int run_and_print(const bwsim::KernelInfo& k, RunFlags& f) {
   return r.report.checked && !r.report.check_passed ? kExitCheckFailed : 0;
 }
 
-// A number in a sweep table: integers as they are, reals to 6 significant digits.
-std::string table_cell(const bwsim::StatValue& v) {
-  return std::holds_alternative<double>(v) ? fmt::format("{:.6g}", std::get<double>(v))
-                                           : std::to_string(std::get<std::uint64_t>(v));
-}
-
-// bwsim sweep: every combination of the --param lists, one run each; a table and a CSV.
-int sweep_kernel(const bwsim::KernelInfo& k, RunFlags& f) {
-  const bwsim::HardwareConfig cfg = bwsim::load_config(f.config, f.overrides);
-  std::vector<std::pair<std::string, std::vector<std::string>>> axes;
-  for (const std::string& spec : f.sweep_params) {
-    const auto eq = spec.find('=');
-    const std::string name = spec.substr(0, eq);
-    if (eq == std::string::npos || !f.params.at(k.name).contains(name)) {
-      std::string valid;
-      for (const auto& p : k.params) valid += fmt::format("{}{}", valid.empty() ? "" : ", ", p.name);
-      throw bwsim::InputError(fmt::format("--param '{}': expected NAME=V1,V2,... with NAME one of {}", spec, valid));
-    }
-    std::vector<std::string> values;
-    std::stringstream ss(spec.substr(eq + 1));
-    for (std::string v; std::getline(ss, v, ',');) values.push_back(v);
-    if (values.empty()) throw bwsim::InputError(fmt::format("--param '{}': no values", spec));
-    axes.emplace_back(name, std::move(values));
-  }
-  if (axes.empty()) throw bwsim::InputError("bwsim sweep needs at least one --param NAME=V1,V2,...");
-  std::vector<std::string> header;
-  for (const auto& [name, values] : axes) header.push_back(name);
-  std::vector<std::string> figures;  // numeric kernel figures, from the first run
-  std::vector<std::vector<std::string>> rows;
-  std::vector<std::size_t> at(axes.size(), 0);
-  for (bool more = true; more;) {
-    for (std::size_t i = 0; i < axes.size(); ++i) f.params.at(k.name)[axes[i].first] = axes[i].second[at[i]];
-    const bwsim::KernelReport r = k.run(make_request(k, cfg, f));
-    if (rows.empty())
-      for (const auto& [key, v] : r.figures.items())
-        if (v.is_number()) figures.push_back(key);
-    std::vector<std::string> row;
-    for (std::size_t i = 0; i < axes.size(); ++i) row.push_back(axes[i].second[at[i]]);
-    for (const bwsim::StatSample& s : bwsim::stat_registry().sample(r.run))
-      if (s.info->headline) row.push_back(table_cell(s.value));
-    for (const std::string& key : figures) {
-      const auto& v = r.figures.value(key, nlohmann::json(0));
-      row.push_back(v.is_number_float() ? fmt::format("{:.4g}", v.get<double>()) : v.dump());
-    }
-    if (r.checked) row.push_back(r.check_passed ? "passed" : "FAILED");
-    rows.push_back(std::move(row));
-    more = false;  // odometer over the axes, the last fastest
-    for (std::size_t i = axes.size(); i-- > 0;) {
-      if (++at[i] < axes[i].second.size()) {
-        more = true;
-        break;
-      }
-      at[i] = 0;
+// The sweep's own command line for --emit-slurm's tasks: this executable by its absolute path,
+// then the arguments less the options that choose what the emitting run does.
+std::vector<std::string> sweep_command(int argc, char** argv) {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::canonical("/proc/self/exe", ec);
+  std::vector<std::string> command{ec ? std::string(argv[0]) : exe.string()};
+  static constexpr std::string_view kOwn[] = {"--emit-slurm", "--shards", "--shard", "--csv", "--jobs", "-j"};
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    const auto own = std::find_if(std::begin(kOwn), std::end(kOwn), [&](std::string_view o) {
+      return a == o || (a.starts_with(o) && a.size() > o.size() && a[o.size()] == '=');
+    });
+    if (own == std::end(kOwn)) {
+      command.emplace_back(a);
+    } else if (a == *own) {
+      ++i;  // its value
     }
   }
-  for (const bwsim::StatRegistry::Entry& e : bwsim::stat_registry().entries())
-    if (e.info.headline) header.push_back(e.info.name);
-  header.insert(header.end(), figures.begin(), figures.end());
-  if (f.check) header.push_back("check");
-  std::vector<std::size_t> width(header.size());
-  for (std::size_t c = 0; c < header.size(); ++c) {
-    width[c] = header[c].size();
-    for (const auto& row : rows) width[c] = std::max(width[c], c < row.size() ? row[c].size() : 0);
-  }
-  auto line = [&](const std::vector<std::string>& cells) {
-    std::string out;
-    for (std::size_t c = 0; c < cells.size(); ++c) out += fmt::format("{}{:>{}}", c ? "  " : "", cells[c], width[c]);
-    return out + "\n";
-  };
-  fmt::print("{}", line(header));
-  for (const auto& row : rows) fmt::print("{}", line(row));
-  if (!f.csv.empty()) {
-    std::ofstream out(f.csv);
-    if (!out) throw bwsim::InputError(fmt::format("--csv {}: cannot write the file", f.csv));
-    for (const auto* cells : {&header}) {
-      for (std::size_t c = 0; c < cells->size(); ++c) out << (c ? "," : "") << (*cells)[c];
-      out << "\n";
-    }
-    for (const auto& row : rows) {
-      for (std::size_t c = 0; c < row.size(); ++c) out << (c ? "," : "") << row[c];
-      out << "\n";
-    }
-    fmt::print("csv       {}\n", f.csv);
-  }
-  for (const auto& row : rows)
-    if (f.check && row.back() != "passed") return kExitCheckFailed;
-  return 0;
+  return command;
 }
 
 // bwsim fidelity: the kernel run with each uncertain config value at its low and high end.
@@ -281,6 +215,10 @@ int bwsim::cli_main(int argc, char** argv) {
                                                          "(docs/stats.md)");
 
   RunFlags flags;
+  bwsim::SweepOptions sweep_options;
+  std::vector<std::string> merge_files;
+  auto* merge = app.add_subcommand("merge-csv", "join a sharded sweep's CSVs: bwsim merge-csv OUT SHARD0 SHARD1 ...");
+  merge->add_option("files", merge_files, "the merged CSV, then the shards' CSVs in shard order")->required()->expected(2, -1);
   describe->add_option("config", flags.config, "hardware config YAML")->required();
   describe->add_option("--set", flags.overrides, "override a config value: key.path=value (repeatable)");
   compare->add_option("measured", flags.measured_csv, "hardware CSV (scenario,param,cycles), e.g. "
@@ -312,6 +250,11 @@ int bwsim::cli_main(int argc, char** argv) {
       sub->add_option("--param", flags.sweep_params, "a parameter and its values: NAME=V1,V2,... (repeatable)")
           ->required();
       sub->add_option("--csv", flags.csv, "also write the table as CSV to FILE");
+      sub->add_option("-j,--jobs", sweep_options.jobs, "points run at once (threads)")->capture_default_str();
+      sub->add_option("--shard", sweep_options.shard, "run only shard I/N of the points (the I-th of N blocks)");
+      sub->add_option("--emit-slurm", sweep_options.emit_slurm,
+                      "write a Slurm job-array script running the sweep's shards to FILE (needs --csv) instead");
+      sub->add_option("--shards", sweep_options.shards, "tasks of --emit-slurm's array (default one per point)");
     }
     sub->add_option("--config", flags.config, "hardware config YAML")->capture_default_str();
     sub->add_option("--set", flags.overrides, "override a config value: key.path=value (repeatable)");
@@ -376,7 +319,14 @@ int bwsim::cli_main(int argc, char** argv) {
     }
     if (describe->parsed()) return describe_config(flags);
     if (compare->parsed()) return compare_hardware(flags);
-    if (sweep->parsed()) return sweep_kernel(*chosen, flags);
+    if (merge->parsed()) {
+      bwsim::merge_sweep_csvs(merge_files.front(), {merge_files.begin() + 1, merge_files.end()});
+      return 0;
+    }
+    if (sweep->parsed()) {
+      sweep_options.command = sweep_command(argc, argv);
+      return bwsim::sweep_kernel(*chosen, flags, sweep_options);
+    }
     if (fidelity->parsed()) return fidelity_kernel(*chosen, flags);
     return run_and_print(*chosen, flags);
   } catch (const bwsim::InputError& e) {
