@@ -1,4 +1,4 @@
-// bwsim sweep over 8 points (the persistent GEMM at 2048^3: stages 2/3/4/6 x tile N 128/256) on
+// bwsim sweep over 8 points (the persistent GEMM at 4096^3: stages 2/3/4/6 x tile N 128/256) on
 // 1 and 2 threads: the parallel sweep's speed-up (issue: -j 2 at least 1.8x -j 1 on two cores).
 #include <benchmark/benchmark.h>
 
@@ -12,7 +12,7 @@ void BM_Sweep8Points(benchmark::State& state) {
   RunFlags f;
   f.config = BWSIM_SOURCE_DIR "/sim_configs/b200.yaml";
   for (const KernelParam& p : k.params) f.params[k.name][p.name] = p.default_value;
-  for (const char* d : {"m", "n", "k"}) f.params[k.name][d] = "2048";
+  for (const char* d : {"m", "n", "k"}) f.params[k.name][d] = "4096";
   f.sweep_params = {"stages=2,3,4,6", "tile-n=128,256"};
   const SweepOptions s{.jobs = static_cast<std::uint32_t>(state.range(0))};
   for (auto _ : state) benchmark::DoNotOptimize(run_sweep(k, f, s).rows.size());
