@@ -45,5 +45,14 @@ void BM_GemmPersistentTiming(benchmark::State& state) {
 }
 BENCHMARK(BM_GemmPersistentTiming)->Args({1, 1})->Args({1, 0})->Args({0, 1})->Unit(benchmark::kMillisecond);
 
+// A functional 1024^3 GEMM on 148 CTAs (real bytes, real products) with its fp64 reference check
+// (check_gemm) or without: the check's cost is the difference.
+void BM_GemmFunctional(benchmark::State& state) {
+  static const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/b200.yaml");
+  const GemmParams p{.m = 1024, .n = 1024, .k = 1024, .ctas = 148};
+  for (auto _ : state) benchmark::DoNotOptimize(run_gemm(cfg, SimOptions{.mode = Mode::Functional}, p, state.range(0) != 0));
+}
+BENCHMARK(BM_GemmFunctional)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
 }  // namespace
 }  // namespace bwsim
