@@ -316,7 +316,9 @@ TEST(TmaMulticastTest, PairLoadsSignalOnlyTheLeadersBarrier) {
     co_await w.cluster_wait();
     w.tma_load(rig.map, kData, kBar, {0, 0}, {.cta_group_2 = true});
     if (rank == 0) co_await w.mbarrier_wait(kBar, 0);
-    else co_await w.sleep(2000);
+    // The peer learns that its box landed from the leader, through the cluster barrier.
+    w.cluster_arrive();
+    co_await w.cluster_wait();
     tx[rank] = w.cta().find_barrier(kBar.offset)->tx();
     std::vector<std::byte> got(1024);
     w.ld_shared(kData, got);

@@ -99,6 +99,45 @@ TEST(RaceTest, MmaReadingALoadItDidNotWaitForIsAnEarlyRead) {
   EXPECT_SIM_MISUSE(early_read(false), Rule::RaceEarlyRead);
 }
 
+// Generic reads (ld.shared) of a TMA-loaded stage: warp 1 waits on kFull (or, broken, on kEmpty,
+// which warp 0 arrives on at once) and reads the stage; it releases the stage (kEmpty) after the
+// read or, broken, before it; warp 0 then reloads the stage once it saw the release.
+enum class ReadBug { None, NoWait, ReleaseBeforeRead };
+void generic_read(ReadBug bug) {
+  Rig rig;
+  rig.run([&](Warp& w) -> Task {
+    co_await Rig::prologue(w, false);
+    if (w.warp_idx() == 0) {
+      w.mbarrier_arrive_expect_tx(kFull, 16384);
+      w.tma_load(rig.map, kStage, kFull, {0, 0});
+      if (bug == ReadBug::NoWait) {
+        w.mbarrier_arrive(kEmpty);
+        co_await w.mbarrier_wait(kFull, 0);
+        co_return;
+      }
+      co_await w.mbarrier_wait(kEmpty, 0);
+      w.mbarrier_arrive_expect_tx(kFull, 16384);
+      w.tma_load(rig.map, kStage, kFull, {0, 0});
+      co_await w.mbarrier_wait(kFull, 1);
+    } else {
+      std::vector<std::byte> row(128);
+      co_await w.mbarrier_wait(bug == ReadBug::NoWait ? kEmpty : kFull, 0);
+      if (bug == ReadBug::ReleaseBeforeRead) w.mbarrier_arrive(kEmpty);
+      w.ld_shared(kStage, row);
+      if (bug == ReadBug::None) w.mbarrier_arrive(kEmpty);
+      co_await w.sleep(2000);  // the reload lands long after the read: only the ordering is wrong
+      const TmemAddr d{w.ld_shared_u32(kSlot)};
+      w.tcgen05_dealloc(d, 128);
+    }
+  });
+}
+
+TEST(RaceTest, LdSharedOfAStageIsOrderedByItsBarriers) {
+  EXPECT_NO_THROW(generic_read(ReadBug::None));
+  EXPECT_SIM_MISUSE(generic_read(ReadBug::NoWait), Rule::RaceEarlyRead);
+  EXPECT_SIM_MISUSE(generic_read(ReadBug::ReleaseBeforeRead), Rule::RaceStageReuse);
+}
+
 // st.shared then a TMA store of the same bytes, with or without fence.proxy.async between.
 void proxy_fence(bool fenced) {
   Rig rig;

@@ -21,4 +21,10 @@ code=$?
 set -e
 [ "$code" -eq 5 ] && grep -q "tiles.empty" "$work/deadlock.txt" ||
   { cat "$work/deadlock.txt"; echo "test_example: --forget-release exited $code, expected 5 (a deadlock naming tiles.empty)"; exit 1; }
+set +e
+"$work/build/my_bwsim" run colsum --rows 256 --early-release > "$work/race.txt" 2>&1
+code=$?
+set -e
+[ "$code" -eq 3 ] && grep -q "race-stage-reuse" "$work/race.txt" ||
+  { cat "$work/race.txt"; echo "test_example: --early-release exited $code, expected 3 (race-stage-reuse)"; exit 1; }
 echo "test_example: the out-of-tree kernel builds, passes its tests and runs under my_bwsim"

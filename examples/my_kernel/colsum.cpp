@@ -55,6 +55,7 @@ Result run(const bwsim::HardwareConfig& config, const bwsim::SimOptions& options
       std::vector<std::byte> tile(kTileBytes);
       for (std::uint32_t t = 0; t < tiles; ++t, ++st) {
         co_await pipe.consumer_wait(w, st);
+        if (p.early_release) pipe.consumer_release(w, st);
         w.ld_shared(stage(st.index), tile);
         if (w.functional())
           for (std::uint32_t i = 0; i < kTileRows * kCols; ++i) {
@@ -63,7 +64,7 @@ Result run(const bwsim::HardwareConfig& config, const bwsim::SimOptions& options
             r.sums[i % kCols] += v;
           }
         co_await w.sleep(p.work_cycles);
-        if (!p.forget_release) pipe.consumer_release(w, st);
+        if (!p.forget_release && !p.early_release) pipe.consumer_release(w, st);
       }
     }
   };
@@ -79,13 +80,15 @@ bwsim::KernelInfo kernel_info() {
           {{"rows", "matrix rows, a multiple of 32", "1024"},
            {"stages", "SMEM stages, 1..8", "2"},
            {"work-cycles", "the consumer's cycles per tile", "200"},
-           {"forget-release", "a bug: the consumer never releases a stage (the producer waits forever)", "0", true}},
+           {"forget-release", "a bug: the consumer never releases a stage (the producer waits forever)", "0", true},
+           {"early-release", "a bug: the consumer releases each stage before reading it", "0", true}},
           [](const bwsim::KernelRequest& req) {
             const bwsim::KernelArgs& a = req.args;
             const Params p{.rows = static_cast<std::uint32_t>(a.integer("rows", 32, 1u << 24)),
                            .stages = static_cast<std::uint32_t>(a.integer("stages", 1, 8)),
                            .work_cycles = a.integer("work-cycles", 0, 1u << 20),
-                           .forget_release = a.flag("forget-release")};
+                           .forget_release = a.flag("forget-release"),
+                           .early_release = a.flag("early-release")};
             const Result r = run(req.config, req.options, p);
             bwsim::KernelReport rep;
             rep.kernel = "colsum";

@@ -17,6 +17,7 @@ struct Params {
   std::uint32_t stages = 2;
   bwsim::Cycle work_cycles = 200;  // the consumer's cycles per tile (its adds)
   bool forget_release = false;     // a bug: the consumer never releases a stage
+  bool early_release = false;      // a bug: the consumer releases a stage before reading it
 };
 
 struct Result {

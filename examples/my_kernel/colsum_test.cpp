@@ -40,4 +40,12 @@ TEST(Colsum, AStageNeverReleasedIsADeadlock) {
       colsum::run(config(), {.mode = bwsim::Mode::Timing}, {.rows = 256, .stages = 2, .forget_release = true}));
 }
 
+// Releasing a stage before reading it lets the producer refill it under the read: a located race,
+// whatever the timing (here the reload lands long after the read).
+TEST(Colsum, ReleasingAStageBeforeReadingItIsARace) {
+  EXPECT_SIM_MISUSE(
+      colsum::run(config(), {.mode = bwsim::Mode::Timing}, {.rows = 256, .stages = 2, .early_release = true}),
+      bwsim::Rule::RaceStageReuse);
+}
+
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "bwsim/hw/sm/Cluster.hpp"
 #include "bwsim/hw/sm/Cta.hpp"
 
 namespace bwsim::races {
@@ -47,6 +48,7 @@ const char* what_of(AccessKind k) {
     case AccessKind::TmemLoad: return "the tcgen05.ld";
     case AccessKind::GenericWrite: return "the st.shared";
     case AccessKind::WgmmaRead: return "the wgmma operand read";
+    case AccessKind::GenericRead: return "the ld.shared";
   }
   return "?";
 }
@@ -86,22 +88,30 @@ bool released_after(const WarpState& issuer, std::uint64_t after, const WarpStat
 
 bool ordered_after(const AsyncAccess& a, const WarpState& o) {
   switch (a.kind) {
-    case AccessKind::TmaWrite: return a.done && saw_complete(o, a.landing);
+    case AccessKind::TmaWrite: return a.done && (a.synced || saw_complete(o, a.landing));
     case AccessKind::MmaRead:
     case AccessKind::MmaWrite: return released_to(*a.issuer, a.seq, true, o);
     case AccessKind::TmemLoad:
     case AccessKind::WgmmaRead:
       return a.done && (a.synced || a.issuer == &o || released_to(*a.issuer, a.done_seq, false, o));
     case AccessKind::GenericWrite: return a.done;
+    case AccessKind::GenericRead: return a.synced || a.issuer == &o || released_to(*a.issuer, a.seq, false, o);
   }
   return false;
 }
 
 void tma_write(Cta& dest, WarpState& producer, std::uint32_t begin, std::uint32_t end) {
   for (AsyncAccess& a : dest.race_records()) {
-    if ((a.kind != AccessKind::MmaRead && a.kind != AccessKind::WgmmaRead) || !overlaps(a, begin, end) ||
-        ordered_after_cached(a, producer))
+    if ((a.kind != AccessKind::MmaRead && a.kind != AccessKind::WgmmaRead && a.kind != AccessKind::GenericRead) ||
+        !overlaps(a, begin, end) || ordered_after_cached(a, producer))
       continue;
+    if (a.kind == AccessKind::GenericRead)
+      producer.cta->fail(Rule::RaceStageReuse, producer, "tma.load",
+                         fmt::format("writes SMEM [{:#x}, {:#x}) of CTA {} that {} may still read: that warp has not "
+                                     "arrived after the read on a barrier phase this warp saw complete",
+                                     begin, end, dest.id(), by(a)),
+                         "release a stage after the last read of it (arrive on its empty barrier), and acquire it by "
+                         "waiting on that barrier before loading into it");
     if (a.kind == AccessKind::MmaRead)
       producer.cta->fail(Rule::RaceStageReuse, producer, "tma.load",
                          fmt::format("writes SMEM [{:#x}, {:#x}) of CTA {} that {} may still read: no tcgen05.commit "
@@ -153,6 +163,18 @@ void check_operand_written(Cta& cta, WarpState& mma, std::uint32_t begin, std::u
   }
 }
 }  // namespace
+
+void generic_read(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end) {
+  for (AsyncAccess& a : cta.race_records()) {
+    if (a.kind != AccessKind::TmaWrite || !overlaps(a, begin, end) || ordered_after_cached(a, reader)) continue;
+    reader.cta->fail(Rule::RaceEarlyRead, reader, "ld.shared",
+                     fmt::format("reads SMEM [{:#x}, {:#x}) of CTA {} that {} writes: its complete_tx has not landed "
+                                 "in a barrier phase this warp saw complete",
+                                 begin, end, cta.id(), by(a)),
+                     "wait on the stage's full barrier (the one the TMA load signals) before reading it");
+  }
+  record(cta, AccessKind::GenericRead, reader, begin, end);
+}
 
 void mma_operand(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end, const char* which) {
   check_operand_written(cta, mma, begin, end, which, "tcgen05.mma");
@@ -237,9 +259,25 @@ void async_proxy_read(Cta& cta, WarpState& reader, std::uint32_t begin, std::uin
                        "fence.proxy.async after generic SMEM writes that the async proxy (TMA, MMA) reads");
 }
 
-void barrier_synced(Cta& cta) {
-  for (AsyncAccess& a : cta.race_records())
-    if ((a.kind == AccessKind::TmemLoad || a.kind == AccessKind::WgmmaRead) && a.done) a.synced = true;
+void barrier_synced(Cta& cta, bool cluster_wide) {
+  // The warps whose observations the barrier passes on: the CTA's, or the whole cluster's.
+  auto observed_by_a_participant = [&](const ReleaseToken& t) {
+    const std::uint32_t ctas = cluster_wide ? cta.cluster().size() : 1;
+    for (std::uint32_t r = 0; r < ctas; ++r) {
+      const Cta& c = cluster_wide ? cta.cluster().cta(r) : cta;
+      for (std::uint32_t w = 0; w < c.num_warps(); ++w)
+        if (saw_complete(c.warp(w), t)) return true;
+    }
+    return false;
+  };
+  for (AsyncAccess& a : cta.race_records()) {
+    // Finished reads are ordered before everything after the barrier; so is a TMA load whose
+    // landing phase a participant had observed (its wait, then its arrival at the barrier).
+    if ((a.kind == AccessKind::TmemLoad || a.kind == AccessKind::WgmmaRead || a.kind == AccessKind::GenericRead) &&
+        a.done)
+      a.synced = true;
+    if (a.kind == AccessKind::TmaWrite && a.done && !a.synced && observed_by_a_participant(a.landing)) a.synced = true;
+  }
 }
 
 void dealloc(Cta& cta, WarpState& ws, std::uint32_t begin, std::uint32_t end) {

@@ -256,6 +256,7 @@ void Warp::st_shared(SmemAddr dst, std::span<const std::byte> data) {
 void Warp::ld_shared(SmemAddr src, std::span<std::byte> out) {
   const auto len = static_cast<std::uint32_t>(out.size());
   cta_.check_smem(ws_, "ld.shared", src.offset, len, 1);
+  if (cta_.checks_races()) races::generic_read(cta_, ws_, src.offset, src.offset + len);
   std::memcpy(out.data(), cta_.smem().bytes(src.offset, len).data(), len);
   cta_.sm().pipe_stats().smem_bytes += len;
   const std::uint32_t bw = config().smem.bytes_per_cycle;

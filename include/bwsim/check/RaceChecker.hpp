@@ -10,7 +10,9 @@
 //   - a wgmma's operand reads once its warp passed the wgmma.wait_group that retires it and then
 //     arrived on such a barrier;
 //   - a generic st.shared is visible to the async proxy (TMA store, MMA) after its warp's
-//     fence.proxy.async.
+//     fence.proxy.async;
+//   - a generic ld.shared once its warp then arrived on a barrier phase the other party has seen
+//     complete (mbarrier.arrive releases).
 // Ordering is followed through one mbarrier hop (the releasing arrival and the observing wait) and
 // through bar.sync / barrier.cluster for finished tcgen05.ld; longer chains through a third warp
 // are not followed (see README, known limits).
@@ -26,7 +28,7 @@ namespace bwsim {
 class Cta;
 struct WarpState;
 
-enum class AccessKind : std::uint8_t { TmaWrite, MmaRead, MmaWrite, TmemLoad, GenericWrite, WgmmaRead };
+enum class AccessKind : std::uint8_t { TmaWrite, MmaRead, MmaWrite, TmemLoad, GenericWrite, WgmmaRead, GenericRead };
 
 // A barrier phase: ordered-after for whoever saw it complete.
 struct ReleaseToken {
@@ -53,7 +55,7 @@ struct AsyncAccess {
   bool done = true;           // TmaWrite: landed; TmemLoad: waited; GenericWrite: fenced; WgmmaRead: retired
   std::uint64_t done_seq = 0; // TmemLoad, WgmmaRead: the release count at its wait::ld / wait_group
   std::uint64_t group = 0;    // WgmmaRead: 1 + the issuer's commit group
-  bool synced = false;        // TmemLoad done before a bar.sync / barrier.cluster all later code follows
+  bool synced = false;        // done (TmaWrite: its phase seen) before a bar.sync / barrier.cluster all later code follows
   bool read_unwritten = false;  // TmemLoad of columns no recorded MMA had written yet
   const WarpState* ordered_for = nullptr;  // the last warp found ordered after it (a cache)
   ReleaseToken landing;       // TmaWrite
@@ -99,11 +101,16 @@ void mma_accumulator(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_
 void tmem_load(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end);
 void tmem_wait_ld(Cta& cta, WarpState& reader);
 void generic_write(Cta& cta, WarpState& writer, std::uint32_t begin, std::uint32_t end);
+// An ld.shared of [begin, end): a TMA load into those bytes must be ordered before it (its phase
+// seen), and a later TMA load into them must be ordered after it (the reader arrived on a barrier
+// phase the loading warp saw complete).
+void generic_read(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end);
 void proxy_fence(Cta& cta, WarpState& writer);
 void async_proxy_read(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end, const char* op);
-// A bar.sync or barrier.cluster completed over `cta`: its finished tcgen05.ld are ordered before
-// everything after it.
-void barrier_synced(Cta& cta);
+// A bar.sync (cluster_wide false) or barrier.cluster completed over `cta`: its finished
+// tcgen05.ld, wgmma operand reads and ld.shared, and the TMA loads into it whose landing phase a
+// participating warp had seen, are ordered before everything after it.
+void barrier_synced(Cta& cta, bool cluster_wide);
 // tcgen05.dealloc of columns [begin, end) by `ws`: every tcgen05.ld of them must be ordered before.
 void dealloc(Cta& cta, WarpState& ws, std::uint32_t begin, std::uint32_t end);
 // An arrival by `ws` on `target`'s barrier at `offset` was issued / has landed in `phase`.

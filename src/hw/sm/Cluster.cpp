@@ -42,7 +42,7 @@ void Cluster::complete_phase_if_done() {
   arrived_ = 0;
   for (Cta* c : ctas_) {
     c->publish_barrier_inits();
-    if (ctx_.check_races) races::barrier_synced(*c);
+    if (ctx_.check_races) races::barrier_synced(*c, true);
   }
   wake_at_ = std::max(ctx_.now(), ready_at_) + ctx_.config.cluster.barrier_latency;
   ready_at_ = 0;

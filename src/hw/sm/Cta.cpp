@@ -369,7 +369,7 @@ void Cta::named_arrive(WarpState& ws, std::uint32_t id, std::uint32_t threads, b
     ws.registered = true;
   }
   if (nb.arrived < nb.expected) return;
-  if (ctx_.check_races) races::barrier_synced(*this);
+  if (ctx_.check_races) races::barrier_synced(*this, false);
   const Cycle at = ctx_.now() + ctx_.config.warp.named_barrier_latency;
   for (WarpState* w = nb.waiters; w;) {
     WarpState* next = w->next_waiter;
