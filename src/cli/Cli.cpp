@@ -67,7 +67,7 @@ void print_summary(const bwsim::KernelReport& r, const std::vector<bwsim::StatSa
 int run_and_print(const bwsim::KernelInfo& k, RunFlags& f) {
   const bwsim::HardwareConfig cfg = bwsim::load_config(f.config, f.overrides);
   const bwsim::KernelRun r = bwsim::run_kernel(k, cfg, f);
-  if (!f.json && isatty(fileno(stderr))) fmt::print(stderr, "\r{:80}\r", "");
+  if (f.progress) fmt::print(stderr, "\r{:80}\r", "");  // clear the progress line
   if (f.json)
     fmt::print("{}\n", r.summary.dump());
   else
