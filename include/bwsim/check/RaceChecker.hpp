@@ -14,8 +14,9 @@
 //   - a generic ld.shared once its warp then arrived on a barrier phase the other party has seen
 //     complete (mbarrier.arrive releases).
 // Ordering is followed through one mbarrier hop (the releasing arrival and the observing wait) and
-// through bar.sync / barrier.cluster for finished tcgen05.ld; longer chains through a third warp
-// are not followed (see README, known limits).
+// through bar.sync / barrier.cluster for finished tcgen05.ld, wgmma reads and ld.shared and for TMA
+// loads whose phase a participating warp had seen; longer chains through a third warp's arrive are
+// not followed (see README, known limits).
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
