@@ -168,6 +168,50 @@ TEST(TmaLoadTest, ElementStridesSkipElements) {
   EXPECT_EQ(smem[16], 128 + 8);  // row 2, column 2
 }
 
+// CUtensorMapDataType 16U4_ALIGN16B / 16U6_ALIGN16B / 16U4_ALIGN8B: each group of 16 packed
+// elements (8 or 12 GMEM bytes) starts a 16- or 8-byte SMEM slot; the padding and groups past the
+// tensor's end are zero. A 2-row tensor of 48 elements, GMEM byte i holding i + 1, box 64 x 2.
+TEST(TmaLoadTest, PackedFp4AndFp6GroupsLandInTheirSmemSlots) {
+  for (const DataType t : {DataType::U4x16Align16B, DataType::U6x16Align16B, DataType::U4x16Align8B}) {
+    TmaBench b;
+    const TmaPacking pk = *tma_packing(t);
+    const std::uint32_t row_gmem = 3 * pk.group_gmem, pitch = 48;
+    const GmemAddr a = b.alloc_filled(2 * pitch, [](std::uint64_t i) { return static_cast<std::uint8_t>(i + 1); });
+    const TensorMap map = TensorMap::tiled({.dtype = t, .address = a, .dims = {48, 2}, .strides = {pitch},
+                                            .box = {64, 2}, .swizzle = Swizzle::None});
+    ASSERT_EQ(map.box_bytes(), 2 * 4 * pk.group_smem) << name_of(t);
+    ASSERT_EQ(map.gmem_bytes(48), row_gmem);
+    const auto smem = load_box(b, map, {0, 0});
+    for (std::uint32_t r = 0; r < 2; ++r)
+      for (std::uint32_t g = 0; g < 4; ++g)
+        for (std::uint32_t i = 0; i < pk.group_smem; ++i) {
+          const bool data = g < 3 && i < pk.group_gmem;
+          ASSERT_EQ(smem[(r * 4 + g) * pk.group_smem + i], data ? r * pitch + g * pk.group_gmem + i + 1 : 0)
+              << name_of(t) << " row " << r << " group " << g << " byte " << i;
+        }
+  }
+}
+
+TEST(TmaMisuseTest, PackedTensorsMoveWholeGroupsOf16) {
+  TmaBench b;
+  const GmemAddr a = b.sim.gmem().alloc(1024);
+  EXPECT_THROW(TensorMap::tiled({.dtype = DataType::U4x16Align16B, .address = a, .dims = {40, 2}, .strides = {32},
+                                 .box = {32, 2}}),
+               InputError);  // 40 elements: not whole groups
+  const TensorMap map = TensorMap::tiled({.dtype = DataType::U4x16Align16B, .address = a, .dims = {64, 2},
+                                          .strides = {32}, .box = {32, 2}});
+  const MisuseError e = test::expect_misuse([&] {
+    b.run([&](Warp& w) -> Task {
+      w.mbarrier_init(kBar, 1);
+      w.tma_load(map, kDst, kBar, {8, 0});
+      co_return;
+    });
+  }, Rule::TmaInvalid);
+  EXPECT_NE(std::string(e.what()).find("coordinate 8 of a 16u4_align16b tensor is not a multiple of 16"),
+            std::string::npos)
+      << e.what();
+}
+
 TEST(TmaLoadTest, RankThreeBoxLandsInRowMajorOrder) {
   TmaBench b;
   const GmemAddr a = b.alloc_filled(16 * 4 * 3, [](std::uint64_t i) { return static_cast<std::uint8_t>(i); });

@@ -133,5 +133,35 @@ TEST(NumberFormatsTest, DecodesAndRoundsEachFormat) {
     }
 }
 
+// OCP MX v1.0 §5.3: every code of the FP6/FP4 formats, checked against hand-listed magnitudes.
+TEST(NumberFormatsTest, DecodesEveryFp6AndFp4CodeAndSaturates) {
+  const float e2m1[8] = {0, 0.5f, 1, 1.5f, 2, 3, 4, 6};
+  for (std::uint8_t v = 0; v < 16; ++v) {
+    EXPECT_EQ(e2m1_to_float(v), (v & 8 ? -1 : 1) * e2m1[v & 7]) << int(v);
+    EXPECT_EQ(float_to_e2m1(e2m1_to_float(v)), v);  // every code round-trips, -0 (0x8) included
+  }
+  EXPECT_EQ(e2m3_to_float(0x1F), 7.5f);                 // largest e2m3: 2^1 x 1.875
+  EXPECT_EQ(e2m3_to_float(0x01), 0.125f);               // smallest subnormal: 2^0 x 1/8
+  EXPECT_EQ(e2m3_to_float(0x21), -0.125f);              // bit 5 is the sign
+  EXPECT_EQ(e3m2_to_float(0x1F), 28.0f);                // largest e3m2: 2^4 x 1.75
+  EXPECT_EQ(e3m2_to_float(0x01), 0.0625f);              // smallest subnormal: 2^-2 x 1/4
+  EXPECT_EQ(float_to_e2m1(100.0f), 0x7);                // saturates at 6
+  EXPECT_EQ(float_to_e2m1(-5.0f), 0xE);                 // tie 5 between 4 (0b110, even) and 6 -> -4
+  EXPECT_EQ(float_to_e2m1(0.25f), 0x0);                 // tie 0.25 between 0 (even) and 0.5
+  EXPECT_EQ(float_to_e3m2(1e9f), 0x1F);
+  EXPECT_EQ(float_to_e2m3(std::nanf("")), 0x1F);        // no NaN in the format: saturates
+  for (std::uint8_t v = 0; v < 64; ++v) {
+    EXPECT_EQ(float_to_e2m3(e2m3_to_float(v)), v);
+    EXPECT_EQ(float_to_e3m2(e3m2_to_float(v)), v);
+  }
+  EXPECT_EQ(ue8m0_to_float(127), 1.0f);
+  EXPECT_EQ(ue8m0_to_float(0), std::ldexp(1.0f, -127));
+  EXPECT_EQ(ue8m0_to_float(254), std::ldexp(1.0f, 127));
+  EXPECT_TRUE(std::isnan(ue8m0_to_float(0xFF)));
+  EXPECT_EQ(ue4m3_to_float(0x7E), 448.0f);
+  EXPECT_EQ(ue4m3_to_float(0xB8), 1.0f);                 // the sign bit is not read
+  EXPECT_EQ(load_as_float(DataType::S8, reinterpret_cast<const std::byte*>("\x80")), -128.0f);
+}
+
 }  // namespace
 }  // namespace bwsim

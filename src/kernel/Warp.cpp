@@ -106,10 +106,19 @@ void Warp::check_map_in_gmem(const TensorMap& map, const char* op) {
               "build the tensor map over an allocated buffer with its real dimensions and strides");
 }
 
+void Warp::check_packed_coords(const TensorMap& map, const TensorCoords& coords, const char* op) {
+  if (tma_packing(map.dtype()) && coords[0] % 16 != 0)
+    cta_.fail(Rule::TmaInvalid, ws_, op,
+              fmt::format("innermost coordinate {} of a {} tensor is not a multiple of 16", coords[0],
+                          name_of(map.dtype())),
+              "packed FP4/FP6 tensors move whole groups of 16 elements");
+}
+
 void Warp::tma_load(const TensorMap& map, SmemAddr dst, MBarrierRef bar, const TensorCoords& coords,
                     TmaLoadFlags flags) {
   const char* op = flags.multicast_mask ? "tma.load.multicast::cluster" : "tma.load";
   cta_.check_smem(ws_, op, dst.offset, map.box_bytes(), swizzle_alignment(map.swizzle()));
+  check_packed_coords(map, coords, op);
   if (flags.cta_group_2) check_pair(op, false);
   const std::uint16_t dests = mask_or_self(flags.multicast_mask, op);
   // Every barrier the load will signal must be live now: a peer's only after the cluster
@@ -128,6 +137,7 @@ void Warp::tma_load(const TensorMap& map, SmemAddr dst, MBarrierRef bar, const T
 
 void Warp::tma_store(const TensorMap& map, SmemAddr src, const TensorCoords& coords) {
   const char* op = "tma.store";
+  check_packed_coords(map, coords, op);
   cta_.check_smem(ws_, op, src.offset, map.box_bytes(), swizzle_alignment(map.swizzle()));
   check_map_in_gmem(map, op);
   cta_.check_no_live_barrier(ws_, op, src.offset, map.box_bytes());

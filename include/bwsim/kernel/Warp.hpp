@@ -301,6 +301,8 @@ class Warp {
   void barrier_op(BarrierOp op, MBarrierRef bar, std::uint32_t value);
   void trace_op(std::string_view name, Cycle at, Cycle cost) const;
   void issue_mma(MmaInstr instr, InstrDescriptor idesc, const char* op);
+  // A TmaInvalid error if a packed FP4/FP6 tensor's box does not start at a group of 16.
+  void check_packed_coords(const TensorMap& map, const TensorCoords& coords, const char* op);
   // barrier.cluster.arrive with (.release, the default) or without (.relaxed) the release fence.
   void cluster_arrive_as(const char* op, bool release);
   // The CTA of `rank`; a located error if the rank is outside the cluster.

@@ -136,13 +136,12 @@ MemorySystem::Touched MemorySystem::touch(std::uint32_t die, const TensorMap& ma
                                           Cycle at, std::vector<Cycle*>* fresh) {
   const bool promote = !write;
   const std::uint64_t line = config_.l2.line_bytes;
-  const std::uint64_t esize = size_of(map.dtype());
   const std::int64_t lo0 = std::max<std::int64_t>(c[0], 0);
   const std::int64_t hi0 = std::min<std::int64_t>(
       static_cast<std::int64_t>(c[0]) + static_cast<std::int64_t>(map.box(0)), static_cast<std::int64_t>(map.dim(0)));
   if (hi0 <= lo0) return {};
-  const std::uint64_t first_line = static_cast<std::uint64_t>(lo0) * esize / line;
-  const std::uint64_t last_line = (static_cast<std::uint64_t>(hi0) * esize - 1) / line;
+  const std::uint64_t first_line = map.gmem_bytes(static_cast<std::uint64_t>(lo0)) / line;
+  const std::uint64_t last_line = (map.gmem_bytes(static_cast<std::uint64_t>(hi0)) - 1) / line;
   // Promotion widens each row's fetch when rows lie a granule or more apart; a granule spanning
   // several rows of a denser tensor is mostly the box's own rows (not modeled beyond them).
   const std::uint64_t promoted = promote ? promotion_bytes(map.l2_promotion()) : 0;
@@ -240,7 +239,7 @@ MemorySystem::Touched MemorySystem::touch(std::uint32_t die, const TensorMap& ma
 MemorySystem::Lookup MemorySystem::lookup(std::uint32_t die, const TensorMap& map, const TensorCoords& coords,
                                           bool write, Cycle at, std::vector<Cycle*>* fresh) {
   Lookup l;
-  l.bytes = in_bounds_elements(map, coords) * size_of(map.dtype());
+  l.bytes = map.gmem_bytes(in_bounds_elements(map, coords));
   const Touched t = touch(die, map, coords, write, at, fresh);
   l.coalesced_ready = t.coalesced_ready;
   const std::uint32_t blocks = t.blocks();

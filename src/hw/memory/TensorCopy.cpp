@@ -61,23 +61,43 @@ void for_each_row(const TensorMap& map, const TensorCoords& c, Fn&& fn) {
             if (g < 0 || g >= static_cast<std::int64_t>(map.dim(d))) inside = false;
             off += g * static_cast<std::int64_t>(map.stride(d));
           }
-          off += c0 * static_cast<std::int64_t>(map.stride(0));
+          off += c0 * static_cast<std::int64_t>(gmem_bits_of(map.dtype())) / 8;
           fn(row, inside && lo < hi ? off : -1, lo, hi);
         }
+}
+
+// A packed type's row: each in-bounds group of 16 elements moves its GMEM bytes to the start of
+// its SMEM slot; the slot's padding and the groups outside the tensor are zero. `to_smem` false
+// moves the in-bounds groups back.
+void move_packed_row(const TensorMap& map, TmaPacking pk, GlobalMemory& gmem, std::uint64_t first, std::int64_t lo,
+                     std::int64_t hi, std::byte* row, bool to_smem) {
+  if (to_smem) std::memset(row, 0, map.row_bytes());
+  for (std::int64_t g = lo / 16; g < hi / 16; ++g) {
+    auto bytes = gmem.bytes(GmemAddr{first + static_cast<std::uint64_t>(g - lo / 16) * pk.group_gmem}, pk.group_gmem);
+    if (to_smem)
+      std::memcpy(&row[g * pk.group_smem], bytes.data(), pk.group_gmem);
+    else
+      std::memcpy(bytes.data(), &row[g * pk.group_smem], pk.group_gmem);
+  }
 }
 
 }  // namespace
 
 void copy_box_to_smem(const TensorMap& map, const TensorCoords& c, GlobalMemory& gmem, std::span<std::byte> smem) {
   const std::uint32_t elem = size_of(map.dtype());
+  const auto packing = tma_packing(map.dtype());
   const std::uint32_t row_bytes = map.row_bytes();
   const std::int64_t es0 = map.elem_stride(0);
   std::array<std::byte, 256 * 8> buf;  // one box row, before swizzling
   for_each_row(map, c, [&](std::uint64_t row, std::int64_t goff, std::int64_t lo, std::int64_t hi) {
     if (goff < 0) lo = hi = 0;
-    for (std::int64_t i = 0; i < lo; ++i) fill_element(map, &buf[i * elem]);
-    for (std::int64_t i = hi; i < map.box_elems(0); ++i) fill_element(map, &buf[i * elem]);
-    if (hi > lo) {
+    if (packing) {
+      move_packed_row(map, *packing, gmem, map.address().value + goff + map.gmem_bytes(lo), lo, hi, buf.data(), true);
+    } else {
+      for (std::int64_t i = 0; i < lo; ++i) fill_element(map, &buf[i * elem]);
+      for (std::int64_t i = hi; i < map.box_elems(0); ++i) fill_element(map, &buf[i * elem]);
+    }
+    if (!packing && hi > lo) {
       const std::uint64_t first = map.address().value + goff + lo * es0 * elem;
       if (es0 == 1) {
         auto src = gmem.bytes(GmemAddr{first}, (hi - lo) * elem);
@@ -105,6 +125,10 @@ void copy_box_to_gmem(const TensorMap& map, const TensorCoords& c, std::span<con
     const std::uint32_t base = static_cast<std::uint32_t>(row * row_bytes);
     for (std::uint32_t k = 0; k < row_bytes; k += 16)
       std::memcpy(&buf[k], &smem[swizzle_offset(map.swizzle(), base + k)], 16);
+    if (const auto packing = tma_packing(map.dtype())) {
+      move_packed_row(map, *packing, gmem, map.address().value + goff + map.gmem_bytes(lo), lo, hi, buf.data(), false);
+      return;
+    }
     const std::uint64_t first = map.address().value + goff + lo * es0 * elem;
     for (std::int64_t i = lo; i < hi; i += (es0 == 1 ? hi - lo : 1)) {
       const std::int64_t count = es0 == 1 ? hi - lo : 1;

@@ -46,6 +46,16 @@ TensorMap TensorMap::tiled(const TensorMapSpec& s) {
   m.l2_promotion_ = s.l2_promotion;
   const std::uint64_t elem = size_of(s.dtype);
   m.strides_[0] = elem;
+  const auto packing = tma_packing(s.dtype);
+  if (packing) {
+    // The packed types move whole groups of 16 elements (bwsim asks the same of the tensor's rows).
+    if (s.dims[0] % 16 != 0 || s.box[0] % 16 != 0)
+      bad(fmt::format("{} moves groups of 16 elements: the innermost dimension ({}) and box extent ({}) must be "
+                      "multiples of 16",
+                      name_of(s.dtype), s.dims[0], s.box[0]));
+    for (std::uint32_t es : s.elem_strides)
+      if (es != 1) bad(fmt::format("{} takes no element strides", name_of(s.dtype)));
+  }
   for (std::uint32_t i = 0; i < rank; ++i) {
     if (s.dims[i] < 1 || s.dims[i] > (1ull << 32))
       bad(fmt::format("global dimension {} is {}, must be in 1..2^32", i, s.dims[i]));
@@ -60,9 +70,10 @@ TensorMap TensorMap::tiled(const TensorMapSpec& s) {
     const std::uint64_t st = s.strides[i - 1];
     if (st % 16 != 0) bad(fmt::format("global stride of dimension {} is {} bytes, not a multiple of 16", i, st));
     if (st >= (1ull << 40)) bad(fmt::format("global stride of dimension {} is {} bytes, must be < 2^40", i, st));
-    if (st < m.dims_[i - 1] * m.strides_[i - 1])
+    const std::uint64_t extent = i == 1 ? m.gmem_bytes(m.dims_[0]) : m.dims_[i - 1] * m.strides_[i - 1];
+    if (st < extent)
       bad(fmt::format("global stride of dimension {} ({} bytes) is smaller than dimension {}'s extent ({} bytes)", i,
-                      st, i - 1, m.dims_[i - 1] * m.strides_[i - 1]));
+                      st, i - 1, extent));
     m.strides_[i] = st;
   }
   const std::uint32_t row = m.row_bytes();
@@ -73,8 +84,8 @@ TensorMap TensorMap::tiled(const TensorMapSpec& s) {
                     name_of(s.swizzle), span));
   if (s.oob_fill == OobFill::NanRequestZeroFma && !is_floating(s.dtype))
     bad(fmt::format("OOB fill NaN_REQUEST_ZERO_FMA needs a floating-point type, not {}", name_of(s.dtype)));
-  std::uint64_t bytes = elem;
-  for (std::uint32_t i = 0; i < rank; ++i) bytes *= m.box_elems(i);
+  std::uint64_t bytes = row;
+  for (std::uint32_t i = 1; i < rank; ++i) bytes *= m.box_elems(i);
   m.box_bytes_ = static_cast<std::uint32_t>(bytes);
   return m;
 }
@@ -91,8 +102,8 @@ std::uint32_t promotion_bytes(L2Promotion p) {
 
 std::uint64_t TensorMap::footprint_bytes() const {
   std::uint64_t end = 0;
-  for (std::uint32_t i = 0; i < rank_; ++i) end += (dims_[i] - 1) * strides_[i];
-  return end + strides_[0];
+  for (std::uint32_t i = 1; i < rank_; ++i) end += (dims_[i] - 1) * strides_[i];
+  return end + gmem_bytes(dims_[0]);
 }
 
 }  // namespace bwsim

@@ -148,7 +148,7 @@ void TmaUnit::store(Cta& cta, WarpState& ws, const TensorMap& map, const TensorC
   if (ctx_.tracer_for(sm_))
     trace_request(r, "tma.store", at, start, end, std::max(read, r.l2_taken + ctx_.config.tma.store_latency), bytes);
   ++stats_.stores;
-  stats_.store_bytes += in_bounds_elements(map, coords) * size_of(map.dtype());
+  stats_.store_bytes += map.gmem_bytes(in_bounds_elements(map, coords));
   cta.async_begin();
   ctx_.engine.schedule(read, &TmaUnit::on_store_read, this, requests_.put(r));
 }

@@ -80,6 +80,29 @@ std::uint8_t float_to_e5m2(float f) {
   return sign | static_cast<std::uint8_t>(encode_small(std::fabs(f), 5, 2, 0x7B, 0x7B));
 }
 
+// The MX formats have no infinity or NaN: every code is finite, and encoding saturates.
+float e2m3_to_float(std::uint8_t v) { return decode_small(v & 0x3Fu, 2, 3, false); }
+float e3m2_to_float(std::uint8_t v) { return decode_small(v & 0x3Fu, 3, 2, false); }
+float e2m1_to_float(std::uint8_t v) { return decode_small(v & 0x0Fu, 2, 1, false); }
+float ue8m0_to_float(std::uint8_t v) {
+  return v == 0xFF ? std::numeric_limits<float>::quiet_NaN() : std::ldexp(1.0f, static_cast<int>(v) - 127);
+}
+float ue4m3_to_float(std::uint8_t v) { return e4m3_to_float(v & 0x7Fu); }
+
+namespace {
+// The sign bit above a saturating magnitude encoding; NaN encodes as the largest finite value.
+std::uint8_t encode_mx(float f, int exp_bits, int man_bits) {
+  const std::uint32_t max_code = (1u << (exp_bits + man_bits)) - 1;
+  const std::uint8_t sign = std::signbit(f) ? static_cast<std::uint8_t>(1u << (exp_bits + man_bits)) : 0;
+  if (std::isnan(f)) return static_cast<std::uint8_t>(max_code);
+  return sign | static_cast<std::uint8_t>(encode_small(std::fabs(f), exp_bits, man_bits, max_code, max_code));
+}
+}  // namespace
+
+std::uint8_t float_to_e2m3(float f) { return encode_mx(f, 2, 3); }
+std::uint8_t float_to_e3m2(float f) { return encode_mx(f, 3, 2); }
+std::uint8_t float_to_e2m1(float f) { return encode_mx(f, 2, 1); }
+
 float load_as_float(DataType t, const std::byte* p) {
   std::uint32_t u32;
   std::uint16_t u16;
@@ -90,6 +113,13 @@ float load_as_float(DataType t, const std::byte* p) {
     case DataType::TF32: std::memcpy(&u32, p, 4); return std::bit_cast<float>(u32 & ~0x1FFFu);
     case DataType::E4M3: return e4m3_to_float(static_cast<std::uint8_t>(*p));
     case DataType::E5M2: return e5m2_to_float(static_cast<std::uint8_t>(*p));
+    case DataType::E2M3: return e2m3_to_float(static_cast<std::uint8_t>(*p));
+    case DataType::E3M2: return e3m2_to_float(static_cast<std::uint8_t>(*p));
+    case DataType::E2M1: return e2m1_to_float(static_cast<std::uint8_t>(*p));
+    case DataType::UE8M0: return ue8m0_to_float(static_cast<std::uint8_t>(*p));
+    case DataType::UE4M3: return ue4m3_to_float(static_cast<std::uint8_t>(*p));
+    case DataType::U8: return static_cast<float>(static_cast<std::uint8_t>(*p));
+    case DataType::S8: return static_cast<float>(static_cast<std::int8_t>(*p));
     default: return 0.0f;
   }
 }
@@ -102,6 +132,9 @@ void store_from_float(DataType t, float f, std::byte* p) {
     case DataType::F32: std::memcpy(p, &f, 4); return;
     case DataType::E4M3: *p = static_cast<std::byte>(float_to_e4m3(f)); return;
     case DataType::E5M2: *p = static_cast<std::byte>(float_to_e5m2(f)); return;
+    case DataType::E2M3: *p = static_cast<std::byte>(float_to_e2m3(f)); return;
+    case DataType::E3M2: *p = static_cast<std::byte>(float_to_e3m2(f)); return;
+    case DataType::E2M1: *p = static_cast<std::byte>(float_to_e2m1(f)); return;
     default: return;
   }
 }

@@ -41,7 +41,7 @@ class TensorMap {
   std::uint32_t rank() const { return rank_; }
   GmemAddr address() const { return address_; }
   std::uint64_t dim(std::uint32_t i) const { return dims_[i]; }
-  std::uint64_t stride(std::uint32_t i) const { return strides_[i]; }  // bytes; stride(0) = element size
+  std::uint64_t stride(std::uint32_t i) const { return strides_[i]; }  // bytes, for i >= 1
   std::uint32_t box(std::uint32_t i) const { return box_[i]; }
   std::uint32_t elem_stride(std::uint32_t i) const { return elem_strides_[i]; }
   Swizzle swizzle() const { return swizzle_; }
@@ -50,8 +50,15 @@ class TensorMap {
 
   // Elements one box transfers along dimension i: ceil(box / elementStride).
   std::uint32_t box_elems(std::uint32_t i) const { return (box_[i] + elem_strides_[i] - 1) / elem_strides_[i]; }
-  // Bytes of the box's innermost row and of the whole box (what lands in SMEM, OOB included).
-  std::uint32_t row_bytes() const { return box_elems(0) * size_of(dtype_); }
+  // Bytes of the box's innermost row and of the whole box (what lands in SMEM, OOB included; a
+  // packing's groups of 16 elements land as its SMEM group size).
+  std::uint32_t row_bytes() const {
+    const auto pk = tma_packing(dtype_);
+    return pk ? box_elems(0) / 16 * pk->group_smem : box_elems(0) * size_of(dtype_);
+  }
+  // GMEM bytes of `elements` consecutive elements of the innermost dimension (a packing's 4 or 6
+  // bits each; counts of whole groups for packings).
+  std::uint64_t gmem_bytes(std::uint64_t elements) const { return elements * gmem_bits_of(dtype_) / 8; }
   std::uint32_t box_bytes() const { return box_bytes_; }
   // Bytes of GMEM the tensor spans (highest element's end minus the base address).
   std::uint64_t footprint_bytes() const;
