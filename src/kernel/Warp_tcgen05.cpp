@@ -75,23 +75,21 @@ SmemDescriptorFields Warp::decode_operand(SmemDescriptor d, const char* which, c
   return f;
 }
 
-void Warp::check_operand_in_smem(const SmemDescriptorFields& f, Major major, std::uint32_t elem, std::uint32_t rows,
-                                 std::uint32_t k, const char* which, const char* op) {
-  const std::uint32_t end = operand_span(f, major, elem, rows, k).end;
-  if (end > cta_.smem().size())
+void Warp::check_operand_in_smem(SmemSpan span, const char* which, const char* op) {
+  if (span.end > cta_.smem().size())
     cta_.fail(Rule::SmemOutOfBounds, ws_, op,
-              fmt::format("{} [{:#x}, {:#x}) lies outside the CTA's {} bytes of SMEM", which, f.start_address, end,
+              fmt::format("{} [{:#x}, {:#x}) lies outside the CTA's {} bytes of SMEM", which, span.begin, span.end,
                           cta_.smem().size()),
               "check the descriptor's start address, LBO and SBO");
 }
 
-void Warp::issue_mma(MmaInstr in, InstrDescriptor idesc, const char* op) {
-  require_tcgen05(op);
-  if (auto err = decode(in.kind, idesc, in.f)) cta_.fail(Rule::MmaInvalid, ws_, op, *err, "");
+// PTX (tcgen05.mma shapes, dense): cta_group::1 M 64 or 128 with N a multiple of 8 in 8..256
+// (the condensed reference's "multiple of 16 for M = 128" is stricter than the ISA); cta_group::2
+// M 128 or 256 with N a multiple of 16 in 32..256. kind::i8 narrows N (cta_group::1: 8, 16, 24,
+// 32, then multiples of 16 to 256; cta_group::2: multiples of 32); the block-scaled kinds have no
+// M = 64 (their descriptor holds M >> 7).
+void Warp::check_mma_kind(const MmaInstr& in, const char* op) {
   const std::uint32_t M = in.f.m, N = in.f.n;
-  // PTX (tcgen05.mma shapes, dense): cta_group::1 M 64 or 128 with N a multiple of 8 in 8..256
-  // (the condensed reference's "multiple of 16 for M = 128" is stricter than the ISA);
-  // cta_group::2 M 128 or 256 with N a multiple of 16 in 32..256.
   const bool ok = in.pair ? (M == 128 || M == 256) && N % 16 == 0 && N >= 32 && N <= 256
                           : (M == 64 || M == 128) && N % 8 == 0 && N >= 8 && N <= 256;
   if (!ok)
@@ -99,8 +97,69 @@ void Warp::issue_mma(MmaInstr in, InstrDescriptor idesc, const char* op) {
               fmt::format("shape M={} N={} is not a cta_group::{} shape", M, N, in.pair ? 2 : 1),
               in.pair ? "M = 128 or 256 with N a multiple of 16 in 32..256"
                       : "M = 64 or 128 with N a multiple of 8 in 8..256");
+  if (in.kind == MmaKind::I8 && (in.pair ? N % 32 != 0 : N > 32 && N % 16 != 0))
+    cta_.fail(Rule::MmaInvalid, ws_, op, fmt::format("N={} is not a kind::i8 cta_group::{} N", N, in.pair ? 2 : 1),
+              in.pair ? "N a multiple of 32" : "N = 8, 16, 24, 32 or a multiple of 16 up to 256");
+  if (is_block_scaled(in.kind) && M == 64)
+    cta_.fail(Rule::MmaInvalid, ws_, op, fmt::format("kind::{} has no M = 64 shape", name_of(in.kind)), "use M = 128");
   if (in.pair && in.a_from_tmem && M == 128)
     cta_.fail(Rule::MmaInvalid, ws_, op, "cta_group::2 M = 128 with A in TMEM is not modeled", "use M = 256 or SS");
+  if (in.a_from_tmem && operand_element_bits(in.kind, in.f.a_type) < 8 && in.kind == MmaKind::F8F6F4)
+    cta_.fail(Rule::MmaInvalid, ws_, op,
+              fmt::format("A in TMEM as {} of kind::f8f6f4 (one element per byte container) is not modeled",
+                          name_of(in.f.a_type)),
+              "keep FP6/FP4 A in SMEM");
+  if (is_block_scaled(in.kind) != in.block_scale)
+    cta_.fail(Rule::MmaInvalid, ws_, op,
+              in.block_scale ? fmt::format("kind::{} takes no scale factors", name_of(in.kind))
+                             : fmt::format("kind::{} needs .block_scale and its scale-factor operands", name_of(in.kind)),
+              "the block-scaled kinds are mxf8f6f4, mxf4 and mxf4nvf4");
+  if (in.block_scale) check_block_scale(in, op);
+}
+
+// PTX (tcgen05.mma .block_scale): the scale type and .scale_vec each kind takes, the scale-factor
+// IDs each .scale_vec allows (1X: byte 0-3; 2X: 0 or 2; 4X: 0), and the factors' TMEM columns.
+void Warp::check_block_scale(const MmaInstr& in, const char* op) {
+  const ScaleVec v = in.scale_vec;
+  const bool ue8m0 = in.f.scale_type == DataType::UE8M0;
+  bool ok = false;
+  switch (in.kind) {
+    case MmaKind::MXF8F6F4: ok = ue8m0 && v == ScaleVec::X1; break;
+    case MmaKind::MXF4: ok = ue8m0 && v == ScaleVec::X2; break;
+    case MmaKind::MXF4NVF4: ok = ue8m0 ? v != ScaleVec::X1 : v == ScaleVec::X4; break;
+    default: break;
+  }
+  if (!ok)
+    cta_.fail(Rule::MmaInvalid, ws_, op,
+              fmt::format("kind::{} takes no .scale_vec::{}X with {} scale factors", name_of(in.kind),
+                          static_cast<int>(v), name_of(in.f.scale_type)),
+              "mxf8f6f4: ue8m0 1X; mxf4: ue8m0 2X; mxf4nvf4: ue8m0 2X or 4X, ue4m3 4X");
+  const std::uint32_t step = 4 / static_cast<std::uint32_t>(v);  // bytes of one row's factors: IDs are multiples
+  for (const auto& [id, which] : {std::pair{in.f.a_sf_id, "A"}, std::pair{in.f.b_sf_id, "B"}})
+    if (id % step != 0)
+      cta_.fail(Rule::MmaInvalid, ws_, op,
+                fmt::format("scale-factor {} ID {} is not a valid byte for .scale_vec::{}X", which, id,
+                            static_cast<int>(v)),
+                step == 4 ? "the ID must be 0 with 4X" : "the ID must be 0 or 2 with 2X");
+  const std::uint32_t rows = in.pair ? in.f.m / 2 : in.f.m;
+  for (std::uint32_t c = 0; c < (in.pair ? 2u : 1u); ++c) {
+    Cta& cta = cta_.cluster().cta(cta_.rank() + c);
+    for (const auto& [addr, which, cols] : {std::tuple{in.scale_a, "scale A", scale_a_cell(rows - 1).column + 1},
+                                            std::tuple{in.scale_b, "scale B", scale_b_cell(in.f.n - 1).column + 1}}) {
+      if (addr.lane() != 0)
+        cta_.fail(Rule::MmaInvalid, ws_, op,
+                  fmt::format("{} address {:#x} has lane {}, not 0", which, addr.raw, addr.lane()),
+                  "the factors fill all 128 lanes (copies in each lane quadrant)");
+      cta.tmem_check_access(ws_, op, 0, kTmemLanes, addr.column(), cols, false);
+    }
+  }
+}
+
+void Warp::issue_mma(MmaInstr in, InstrDescriptor idesc, const char* op) {
+  require_tcgen05(op);
+  if (auto err = decode(in.kind, idesc, in.f)) cta_.fail(Rule::MmaInvalid, ws_, op, *err, "");
+  check_mma_kind(in, op);
+  const std::uint32_t M = in.f.m, N = in.f.n;
   const std::uint32_t K = mma_k(in.kind);
   if (in.d.lane() != 0)
     cta_.fail(Rule::MmaInvalid, ws_, op, fmt::format("D address {:#x} has lane {}, not 0", in.d.raw, in.d.lane()), "");
@@ -113,23 +172,23 @@ void Warp::issue_mma(MmaInstr in, InstrDescriptor idesc, const char* op) {
     cta.tmem_check_access(ws_, op, 0, kTmemLanes, in.d.column(), d_columns, false);
     if (in.a_from_tmem)
       cta.tmem_check_access(ws_, op, in.a_tmem.lane(), rows == 64 ? kTmemLanes : rows, in.a_tmem.column(),
-                            K * size_of(in.f.a_type) / 4, false);
+                            K * operand_element_bits(in.kind, in.f.a_type) / 32, false);
   }
   if (in.a_from_tmem) {
     if (in.f.a_major != Major::K)
       cta_.fail(Rule::MmaInvalid, ws_, op, "A from TMEM must be K-major (transpose-A bit 0)", "");
   } else {
-    check_operand_in_smem(in.a, in.f.a_major, size_of(in.f.a_type), rows, K, "A operand", op);
+    check_operand_in_smem(mma_operand_span(in.a, in.f.a_major, in.kind, in.f.a_type, rows), "A operand", op);
   }
-  check_operand_in_smem(in.b, in.f.b_major, size_of(in.f.b_type), b_rows, K, "B operand", op);
+  check_operand_in_smem(mma_operand_span(in.b, in.f.b_major, in.kind, in.f.b_type, b_rows), "B operand", op);
   if (cta_.checks_races())
     for (std::uint32_t c = 0; c < (in.pair ? 2u : 1u); ++c) {
       Cta& cta = cta_.cluster().cta(cta_.rank() + c);
       if (!in.a_from_tmem) {
-        const SmemSpan a = operand_span(in.a, in.f.a_major, size_of(in.f.a_type), rows, K);
+        const SmemSpan a = mma_operand_span(in.a, in.f.a_major, in.kind, in.f.a_type, rows);
         races::mma_operand(cta, ws_, a.begin, a.end, "its A operand");
       }
-      const SmemSpan b = operand_span(in.b, in.f.b_major, size_of(in.f.b_type), b_rows, K);
+      const SmemSpan b = mma_operand_span(in.b, in.f.b_major, in.kind, in.f.b_type, b_rows);
       races::mma_operand(cta, ws_, b.begin, b.end, "its B operand");
       races::mma_accumulator(cta, ws_, in.d.column(), in.d.column() + d_columns);
     }
@@ -166,17 +225,56 @@ void Warp::tcgen05_mma(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, I
             idesc, op);
 }
 
-void Warp::tcgen05_cp(TmemAddr dst, SmemDescriptor src, TmemCopyShape shape) {
-  const char* op = "tcgen05.cp";
+void Warp::tcgen05_mma(MmaKind kind, TmemAddr d, SmemDescriptor a, SmemDescriptor b, InstrDescriptor idesc,
+                       const BlockScale& scale, bool enable_input_d, std::uint32_t cta_group) {
+  const char* op = cta_group == 2 ? "tcgen05.mma.cta_group::2.block_scale" : "tcgen05.mma.block_scale";
+  check_cta_group(cta_group, op, true);
+  issue_mma(MmaInstr{.kind = kind,
+                     .a = decode_operand(a, "A descriptor", op),
+                     .b = decode_operand(b, "B descriptor", op),
+                     .d = d,
+                     .accumulate = enable_input_d,
+                     .pair = cta_group == 2,
+                     .block_scale = true,
+                     .scale_a = scale.a,
+                     .scale_b = scale.b,
+                     .scale_vec = scale.vec},
+            idesc, op);
+}
+
+void Warp::tcgen05_mma(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, InstrDescriptor idesc,
+                       const BlockScale& scale, bool enable_input_d, std::uint32_t cta_group) {
+  const char* op = cta_group == 2 ? "tcgen05.mma.cta_group::2.block_scale (A in TMEM)"
+                                  : "tcgen05.mma.block_scale (A in TMEM)";
+  check_cta_group(cta_group, op, true);
+  issue_mma(MmaInstr{.kind = kind,
+                     .b = decode_operand(b, "B descriptor", op),
+                     .a_from_tmem = true,
+                     .a_tmem = a,
+                     .d = d,
+                     .accumulate = enable_input_d,
+                     .pair = cta_group == 2,
+                     .block_scale = true,
+                     .scale_a = scale.a,
+                     .scale_b = scale.b,
+                     .scale_vec = scale.vec},
+            idesc, op);
+}
+
+void Warp::tcgen05_cp(TmemAddr dst, SmemDescriptor src, TmemCopyShape shape, std::uint32_t cta_group) {
+  const char* op = cta_group == 2 ? "tcgen05.cp.cta_group::2" : "tcgen05.cp";
   require_tcgen05(op);
-  TmemCopyInstr in{.shape = shape, .src = decode_operand(src, "source descriptor", op), .dst = dst};
+  check_cta_group(cta_group, op, true);
+  TmemCopyInstr in{.shape = shape, .src = decode_operand(src, "source descriptor", op), .dst = dst, .pair = cta_group == 2};
   const std::uint32_t rows = tmem_copy_rows(shape), words = tmem_copy_columns(shape);
-  cta_.tmem_check_access(ws_, op, dst.lane(), tmem_copy_lane_span(shape), dst.column(), words, false);
-  check_operand_in_smem(in.src, Major::K, 4, rows, words, "source", op);
-  if (cta_.checks_races()) {
-    const SmemSpan src_span = operand_span(in.src, Major::K, 4, rows, words);
-    races::mma_operand(cta_, ws_, src_span.begin, src_span.end, "its source");
+  const SmemSpan src_span = operand_span(in.src, Major::K, 4, rows, words);
+  for (std::uint32_t c = 0; c < cta_group; ++c) {
+    Cta& cta = cta_.cluster().cta(cta_.rank() + c);
+    if (c) cta.check_resident_for(ws_, op);
+    cta.tmem_check_access(ws_, op, dst.lane(), tmem_copy_lane_span(shape), dst.column(), words, false);
+    if (cta_.checks_races()) races::mma_operand(cta, ws_, src_span.begin, src_span.end, "its source");
   }
+  check_operand_in_smem(src_span, "source", op);
   const Cycle t = issue(config().mma.issue_cycles);
   const Cycle done = cta_.sm().mma().issue(cta_, ws_, in, t);
   ws_.tcgen05_done = std::max(ws_.tcgen05_done, done);

@@ -103,10 +103,10 @@ void Warp::issue_wgmma(WgmmaAccumulator& d, const GmmaDescriptor* a, std::span<c
   };
   if (a) {
     in.a = operand(*a, "A operand");
-    check_operand_in_smem(in.a, shape.a_major, size_of(shape.a_type), kWgmmaM, K, "A operand", op);
+    check_operand_in_smem(operand_span(in.a, shape.a_major, size_of(shape.a_type), kWgmmaM, K), "A operand", op);
   }
   in.b = operand(b, "B operand");
-  check_operand_in_smem(in.b, shape.b_major, size_of(shape.b_type), shape.n, K, "B operand", op);
+  check_operand_in_smem(operand_span(in.b, shape.b_major, size_of(shape.b_type), shape.n, K), "B operand", op);
   const std::uint64_t commit_group = ws_.wgmma_committed + 1;
   if (cta_.checks_races()) {
     if (a) {

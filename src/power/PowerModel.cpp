@@ -17,16 +17,19 @@ struct EnergyPj {
 // The SM's and the memory side's energy (pJ) of everything `c` counted.
 EnergyPj energy_pj(const CounterSnapshot& c, const HardwareConfig& cfg) {
   const HardwareConfig::Power& p = cfg.power;
-  const double f8 = c.wgmma.f8_flops + c.mma.f8_flops;
-  const double f16 = c.wgmma.flops + c.mma.flops - f8;
+  // 8-bit integer operations cost what 8-bit float ones do; a kind::mxf4* FLOP half of that (E: the
+  // pipe's energy per cycle of the same shape, at twice the FP8 rate).
+  const double f8 = c.wgmma.f8_flops + c.mma.f8_flops + c.mma.int_ops;
+  const double f4 = c.mma.f4_flops;
+  const double f16 = c.wgmma.flops + c.mma.flops - f8 - f4;
   // A warp instruction on a pipe of L lanes per SM (L / 4 per sub-partition) occupies it for
   // 32 / (L / 4) cycles: busy cycles x L / 128 instructions.
   auto instructions = [&](CorePipe pipe, std::uint32_t lanes) {
     return static_cast<double>(c.pipes.busy_cycles(pipe)) * lanes / 128.0;
   };
   EnergyPj e;
-  e.tensor_flops = f8 + f16;
-  e.sm = f16 * p.tensor_f16_flop_pj + f8 * p.tensor_f8_flop_pj +
+  e.tensor_flops = f4 + f8 + f16;
+  e.sm = f16 * p.tensor_f16_flop_pj + f8 * p.tensor_f8_flop_pj + f4 * p.tensor_f8_flop_pj / 2 +
          instructions(CorePipe::Fma, cfg.pipes.fma_lanes) * p.fma_instruction_pj +
          instructions(CorePipe::Alu, cfg.pipes.alu_lanes) * p.alu_instruction_pj +
          instructions(CorePipe::Mufu, cfg.pipes.mufu_lanes) * p.mufu_instruction_pj +

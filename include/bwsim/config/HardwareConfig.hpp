@@ -124,7 +124,10 @@ struct HardwareConfig {
     Cycle issue_cycles = 0;                    // warp issue cost of one tcgen05.mma / commit / cp
     std::uint32_t f16_flops_per_cycle = 0;     // dense kind::f16 FLOP per cycle per SM (M = 128)
     std::uint32_t tf32_flops_per_cycle = 0;    // dense kind::tf32
-    std::uint32_t f8f6f4_flops_per_cycle = 0;  // dense kind::f8f6f4
+    std::uint32_t f8f6f4_flops_per_cycle = 0;  // dense kind::f8f6f4 and kind::mxf8f6f4
+    std::uint32_t i8_ops_per_cycle = 0;        // dense kind::i8
+    std::uint32_t f4_flops_per_cycle = 0;      // dense kind::mxf4 and kind::mxf4nvf4 (packed FP4)
+    Cycle block_scale_latency = 0;             // added to the latency of the block-scaled kinds
     std::uint32_t smem_bytes_per_cycle = 0;    // SMEM operand bandwidth the MMA pipe sees
     Cycle latency_ss = 0;                      // pipe start -> D written, beyond N/2: SS, M = 128
     Cycle latency_ss_m64 = 0;                  // same, SS, M = 64

@@ -161,10 +161,25 @@ class Warp {
   // The TS form: A from TMEM.
   void tcgen05_mma(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, InstrDescriptor idesc, bool enable_input_d,
                    std::uint32_t cta_group = 1);
-  // tcgen05.cp.cta_group::1.<shape> [dst], src_desc: issued by one thread; copies the rows the
+  // tcgen05.mma.cta_group::N.kind::{mxf8f6f4,mxf4,mxf4nvf4}.block_scale.scale_vec::NX [d], a_desc,
+  // b_desc, idesc, [scale_a], [scale_b], enable_input_d: D (+)= (A x scale_A)(B x scale_B), the
+  // factors in TMEM as scale_a_cell / scale_b_cell place them (MmaPipe.hpp), the descriptor's
+  // scale-factor IDs picking their bytes. kind::mxf8f6f4 takes ue8m0 with 1X; kind::mxf4 ue8m0
+  // with 2X; kind::mxf4nvf4 ue8m0 with 2X or 4X, ue4m3 with 4X. M = 128 (cta_group::1) or 256.
+  struct BlockScale {
+    TmemAddr a, b;
+    ScaleVec vec = ScaleVec::X1;
+  };
+  void tcgen05_mma(MmaKind kind, TmemAddr d, SmemDescriptor a, SmemDescriptor b, InstrDescriptor idesc,
+                   const BlockScale& scale, bool enable_input_d, std::uint32_t cta_group = 1);
+  void tcgen05_mma(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, InstrDescriptor idesc,
+                   const BlockScale& scale, bool enable_input_d, std::uint32_t cta_group = 1);
+  // tcgen05.cp.cta_group::N.<shape> [dst], src_desc: issued by one thread; copies the rows the
   // SMEM descriptor describes (K-major canonical layout, rows = the strided dimension) into TMEM
   // (lane placement in TmemAccess.hpp), in order with this warp's MMAs; tracked by tcgen05.commit.
-  void tcgen05_cp(TmemAddr dst, SmemDescriptor src, TmemCopyShape shape);
+  // cta_group 2 (from the pair's leader): each CTA of the pair copies from its own SMEM at the
+  // descriptor's address into its own TMEM.
+  void tcgen05_cp(TmemAddr dst, SmemDescriptor src, TmemCopyShape shape, std::uint32_t cta_group = 1);
   // tcgen05.commit.mbarrier::arrive::one: one arrival on `bar` once every earlier tcgen05.mma / cp
   // of this warp has completed; with a multicast mask, one arrival on the barrier at `bar`'s
   // offset in every CTA of the mask (.multicast::cluster) instead.
@@ -301,6 +316,8 @@ class Warp {
   void barrier_op(BarrierOp op, MBarrierRef bar, std::uint32_t value);
   void trace_op(std::string_view name, Cycle at, Cycle cost) const;
   void issue_mma(MmaInstr instr, InstrDescriptor idesc, const char* op);
+  void check_mma_kind(const MmaInstr& instr, const char* op);
+  void check_block_scale(const MmaInstr& instr, const char* op);
   // A TmaInvalid error if a packed FP4/FP6 tensor's box does not start at a group of 16.
   void check_packed_coords(const TensorMap& map, const TensorCoords& coords, const char* op);
   // barrier.cluster.arrive with (.release, the default) or without (.relaxed) the release fence.
@@ -324,9 +341,8 @@ class Warp {
   // A located tma-invalid error unless the tensor map lies inside allocated GMEM.
   void check_map_in_gmem(const TensorMap& map, const char* op);
   SmemDescriptorFields decode_operand(SmemDescriptor d, const char* which, const char* op);
-  // A located smem-out-of-bounds error unless the rows x k elements a descriptor describes lie in SMEM.
-  void check_operand_in_smem(const SmemDescriptorFields& f, Major major, std::uint32_t elem, std::uint32_t rows,
-                             std::uint32_t k, const char* which, const char* op);
+  // A located smem-out-of-bounds error unless the bytes an operand's descriptor spans lie in SMEM.
+  void check_operand_in_smem(SmemSpan span, const char* which, const char* op);
   WaitAwaiter wait_until(Cycle at);
   // Validates a tcgen05.ld/st and reserves the warp quadrant's TMEM port; returns the transfer's end.
   Cycle tmem_transfer(const char* op, TmemAddr addr, TmemShape shape, std::uint32_t num, std::size_t regs,

@@ -25,12 +25,20 @@ TmemCell accumulator_cell(const MmaInstr& in, std::uint32_t m, std::uint32_t n) 
   return {m + 64 * (n / half), n % half};
 }
 
+TmemCell scale_a_cell(std::uint32_t m) { return {m % kTmemLanes, m / 32}; }
+TmemCell scale_b_cell(std::uint32_t n) { return {n % 32, n / 32}; }
+
 const StatGroup<MmaStats>& MmaStats::declared() {
   static const StatGroup<MmaStats> group = [] {
     StatGroup<MmaStats> g("mma");
     g.counter("mmas", StatUnit::Count, "tcgen05.mma instructions (a cta_group::2 one once)", &MmaStats::mmas)
         .counter("flops", StatUnit::Flop, "useful FLOP of the tcgen05.mma instructions (2 M N K each)", &MmaStats::flops)
-        .counter("f8_flops", StatUnit::Flop, "of flops, those of kind::f8f6f4 instructions", &MmaStats::f8_flops)
+        .counter("f8_flops", StatUnit::Flop, "of flops, those of kind::f8f6f4 and kind::mxf8f6f4 instructions",
+                 &MmaStats::f8_flops)
+        .counter("f4_flops", StatUnit::Flop, "of flops, those of kind::mxf4 and kind::mxf4nvf4 instructions",
+                 &MmaStats::f4_flops)
+        .counter("int_ops", StatUnit::Flop, "of flops, the integer operations of kind::i8 instructions",
+                 &MmaStats::int_ops)
         .formula("tflops", StatUnit::TflopsPerSecond, "flops per second at the config's clock",
                  [](const MmaStats& m, const StatContext& c) -> StatValue { return c.per_second(m.flops, 1e12); })
         .counter("busy_cycles", StatUnit::Cycles, "cycles the tcgen05 pipes were occupied", &MmaStats::busy_cycles)
@@ -48,9 +56,16 @@ MmaPipe::MmaPipe(SimContext& ctx, int sm_index, Tmem& tmem) : ctx_(ctx), sm_(sm_
 // pair has II N/4, M = 256 N/2).
 Cycle MmaPipe::math_cycles(const MmaInstr& in) const {
   const auto& c = ctx_.config.mma;
-  const std::uint32_t rate = in.kind == MmaKind::F16    ? c.f16_flops_per_cycle
-                             : in.kind == MmaKind::TF32 ? c.tf32_flops_per_cycle
-                                                        : c.f8f6f4_flops_per_cycle;
+  std::uint32_t rate = c.f8f6f4_flops_per_cycle;  // kind::f8f6f4, kind::mxf8f6f4
+  switch (in.kind) {
+    case MmaKind::F16: rate = c.f16_flops_per_cycle; break;
+    case MmaKind::TF32: rate = c.tf32_flops_per_cycle; break;
+    case MmaKind::I8: rate = c.i8_ops_per_cycle; break;
+    case MmaKind::MXF4:
+    case MmaKind::MXF4NVF4: rate = c.f4_flops_per_cycle; break;
+    case MmaKind::F8F6F4:
+    case MmaKind::MXF8F6F4: break;
+  }
   const std::uint32_t rows = in.pair ? in.f.m / 2 : 128;
   const std::uint64_t flops = 2ull * rows * in.f.n * mma_k(in.kind);
   return (flops + rate - 1) / rate;
@@ -66,6 +81,11 @@ Cycle MmaPipe::smem_cycles(const MmaInstr& in) const {
 }
 
 Cycle MmaPipe::latency(const MmaInstr& in) const {
+  const auto& c = ctx_.config.mma;
+  return pipe_latency(in) + (in.block_scale ? c.block_scale_latency : 0);
+}
+
+Cycle MmaPipe::pipe_latency(const MmaInstr& in) const {
   const auto& c = ctx_.config.mma;
   if (in.pair) {
     if (in.a_from_tmem) return in.f.m == 128 ? c.latency_2cta_ts_m128 : c.latency_2cta_ts;
@@ -110,11 +130,16 @@ Cycle MmaPipe::issue(Cta& cta, WarpState& ws, const MmaInstr& in, Cycle at) {
   ++stats_.mmas;
   const double flops = 2.0 * in.f.m * in.f.n * mma_k(in.kind);
   stats_.flops += flops;
-  if (in.kind == MmaKind::F8F6F4) stats_.f8_flops += flops;
+  if (in.kind == MmaKind::F8F6F4 || in.kind == MmaKind::MXF8F6F4) stats_.f8_flops += flops;
+  if (in.kind == MmaKind::MXF4 || in.kind == MmaKind::MXF4NVF4) stats_.f4_flops += flops;
+  if (in.kind == MmaKind::I8) stats_.int_ops += flops;
   stats_.busy_cycles += interval;
   if (Tracer* t = ctx_.tracer_for(sm_)) {
-    const std::string name = fmt::format("mma.{}{} {}x{}x{} {}", in.pair ? "2cta." : "", in.a_from_tmem ? "ts" : "ss",
-                                         in.f.m, in.f.n, mma_k(in.kind), name_of(in.f.a_type));
+    const std::string name = fmt::format("mma.{}{} {}x{}x{} {}{}", in.pair ? "2cta." : "", in.a_from_tmem ? "ts" : "ss",
+                                         in.f.m, in.f.n, mma_k(in.kind), name_of(in.f.a_type),
+                                         in.block_scale ? fmt::format(" x{} {}", static_cast<int>(in.scale_vec),
+                                                                      name_of(in.f.scale_type))
+                                                        : std::string());
     const std::string args = fmt::format(R"("d_col":{},"accumulate":{},"warp":{},"issue":{},"done":{})",
                                          in.d.column(), in.accumulate, ws.index, at, done);
     t->span(sm_, kMmaTrack, name, start, interval, args);
@@ -129,10 +154,11 @@ Cycle MmaPipe::issue(Cta& cta, WarpState& ws, const TmemCopyInstr& in, Cycle at)
   const std::uint32_t bytes = tmem_copy_rows(in.shape) * tmem_copy_columns(in.shape) * 4;
   const std::uint32_t bw = ctx_.config.mma.smem_bytes_per_cycle;
   const Cycle interval = (bytes + bw - 1) / bw;
-  const Cycle start = reserve(at, interval, nullptr);
+  MmaPipe* peer = in.pair ? &cta.cluster().cta(cta.rank() + 1).sm().mma() : nullptr;
+  const Cycle start = reserve(at, interval, peer);
   const Cycle done = start + interval + ctx_.config.tmem.access_latency;
   ++stats_.copies;
-  stats_.copy_bytes += bytes;
+  stats_.copy_bytes += bytes * (in.pair ? 2 : 1);
   if (Tracer* t = ctx_.tracer_for(sm_))
     t->span(sm_, kMmaTrack, fmt::format("tcgen05.cp.{}", name_of(in.shape)), start, interval,
             fmt::format(R"("lane":{},"col":{},"smem":{},"warp":{},"issue":{},"done":{})", in.dst.lane(),
@@ -141,42 +167,90 @@ Cycle MmaPipe::issue(Cta& cta, WarpState& ws, const TmemCopyInstr& in, Cycle at)
   return done;
 }
 
-// D[m][n] (+)= sum_k A[m][k] * B[n][k]: products of the narrow inputs are exact in fp32; the
-// K products of one instruction are summed in fp32 in k order, then added to D. A cta_group::2
-// MMA computes each CTA's M/2 rows from its own A and TMEM, with B rows 0..N/2-1 from the
-// leader's SMEM and N/2..N-1 from the peer's.
-void MmaPipe::execute(const MmaInstr& in, Cta& cta) {
+namespace {
+
+// Element (row, k) of an SMEM operand as a float (integers exactly).
+float smem_element(Smem& smem, const SmemDescriptorFields& f, Major major, MmaKind kind, DataType t,
+                   std::uint32_t row, std::uint32_t k) {
+  const OperandBits at = operand_bits(f, major, kind, t, row, k);
+  const std::uint32_t bits = operand_element_bits(kind, t);
+  if (bits >= 8) return load_as_float(t, smem.bytes(at.byte, bits / 8).data());
+  // FP6 may straddle two bytes (a 16-element group is 12 bytes, so the next byte is in it).
+  const auto lo = static_cast<std::uint32_t>(smem.bytes(at.byte, 1)[0]);
+  const std::uint32_t word = at.bit + bits > 8 ? lo | static_cast<std::uint32_t>(smem.bytes(at.byte + 1, 1)[0]) << 8 : lo;
+  const auto container = static_cast<std::byte>((word >> at.bit) & ((1u << bits) - 1));
+  return load_as_float(t, &container);
+}
+
+// Element (m, k) of A held in TMEM: row m in its accumulator lane, K packed into 32-bit columns
+// from the low bytes up (kind::mxf4*: two FP4 per byte, the lower K in the low nibble).
+float tmem_element(Tmem& tmem, const MmaInstr& in, std::uint32_t rows, std::uint32_t m, std::uint32_t k) {
+  const std::uint32_t bits = operand_element_bits(in.kind, in.f.a_type);
+  const std::uint32_t bit = k * bits;
+  const std::uint32_t word = tmem.cell(in.a_tmem.lane() + accumulator_lane(m, rows), in.a_tmem.column() + bit / 32);
+  if (bits >= 8) return load_as_float(in.f.a_type, reinterpret_cast<const std::byte*>(&word) + bit % 32 / 8);
+  const auto container = static_cast<std::byte>(word >> bit % 32 & ((1u << bits) - 1));
+  return load_as_float(in.f.a_type, &container);
+}
+
+// The block scale of element k of row m of A (`a`) or column m of B: the instruction's factors are
+// bytes sf_id.. of the row's scale word, one per K / scale_vec elements.
+float block_scale(Tmem& tmem, const MmaInstr& in, bool a, std::uint32_t m, std::uint32_t k) {
+  const TmemAddr base = a ? in.scale_a : in.scale_b;
+  const TmemCell c = a ? scale_a_cell(m) : scale_b_cell(m);
+  const std::uint32_t word = tmem.cell(base.lane() + c.lane, base.column() + c.column);
+  const std::uint32_t per = mma_k(in.kind) / static_cast<std::uint32_t>(in.scale_vec);
+  const std::uint32_t byte = (a ? in.f.a_sf_id : in.f.b_sf_id) + k / per;
+  const auto v = static_cast<std::byte>(word >> (8 * byte) & 0xFFu);
+  return load_as_float(in.f.scale_type, &v);
+}
+
+}  // namespace
+
+// Calls fn(c, a, b, M, N, K) for each CTA c of the instruction with its A (M x K, negated and
+// block-scaled) and all of B (N x K) as floats, the values the products are formed from. A
+// cta_group::2 MMA computes each CTA's M/2 rows from its own A and TMEM, with B rows 0..N/2-1 from
+// the leader's SMEM and N/2..N-1 from the peer's; each CTA's B scale factors are its own copy.
+template <class Fn>
+void for_each_cta_operands(const MmaInstr& in, Cta& cta, Fn fn) {
   const std::uint32_t ctas = in.pair ? 2 : 1;
   const std::uint32_t M = in.f.m / ctas, N = in.f.n, K = mma_k(in.kind);
-  const std::uint32_t ea = size_of(in.f.a_type), eb = size_of(in.f.b_type);
   const float sa = in.f.negate_a ? -1.0f : 1.0f, sb = in.f.negate_b ? -1.0f : 1.0f;
   thread_local std::vector<float> a, b;
   a.resize(static_cast<std::size_t>(M) * K);
   b.resize(static_cast<std::size_t>(N) * K);
   const std::uint32_t b_rows = N / ctas;
-  for (std::uint32_t n = 0; n < N; ++n) {
-    Smem& smem = cta.cluster().cta(cta.rank() + n / b_rows).smem();
-    for (std::uint32_t k = 0; k < K; ++k)
-      b[n * K + k] =
-          sb * load_as_float(in.f.b_type, smem.bytes(operand_address(in.b, in.f.b_major, eb, n % b_rows, k), eb).data());
-  }
   for (std::uint32_t c = 0; c < ctas; ++c) {
     Cta& dc = cta.cluster().cta(cta.rank() + c);
     Tmem& tmem = dc.sm().tmem();
-    for (std::uint32_t m = 0; m < M; ++m)
-      for (std::uint32_t k = 0; k < K; ++k) {
-        float v;
-        if (in.a_from_tmem) {
-          // A in TMEM: row m in its accumulator lane, K packed into 32-bit columns, low bytes first.
-          const std::uint32_t byte = k * ea;
-          const std::uint32_t word = tmem.cell(in.a_tmem.lane() + accumulator_lane(m, M), in.a_tmem.column() + byte / 4);
-          const auto* bytes = reinterpret_cast<const std::byte*>(&word);
-          v = load_as_float(in.f.a_type, bytes + byte % 4);
-        } else {
-          v = load_as_float(in.f.a_type, dc.smem().bytes(operand_address(in.a, in.f.a_major, ea, m, k), ea).data());
-        }
-        a[m * K + k] = sa * v;
+    if (c == 0 || in.block_scale)  // B is the same for both CTAs unless each scales it itself
+      for (std::uint32_t n = 0; n < N; ++n) {
+        Smem& smem = cta.cluster().cta(cta.rank() + n / b_rows).smem();
+        for (std::uint32_t k = 0; k < K; ++k)
+          b[n * K + k] = sb * smem_element(smem, in.b, in.f.b_major, in.kind, in.f.b_type, n % b_rows, k) *
+                         (in.block_scale ? block_scale(tmem, in, false, n, k) : 1.0f);
       }
+    for (std::uint32_t m = 0; m < M; ++m)
+      for (std::uint32_t k = 0; k < K; ++k)
+        a[m * K + k] = sa *
+                       (in.a_from_tmem ? tmem_element(tmem, in, M, m, k)
+                                       : smem_element(dc.smem(), in.a, in.f.a_major, in.kind, in.f.a_type, m, k)) *
+                       (in.block_scale ? block_scale(tmem, in, true, m, k) : 1.0f);
+    fn(dc, a.data(), b.data(), M, N, K);
+  }
+}
+
+// D[m][n] (+)= sum_k A[m][k] * B[n][k]: products of the narrow inputs (and of their power-of-two or
+// 4-bit-mantissa block scales) are exact in fp32; the K products of one instruction are summed in
+// fp32 in k order, then added to D.
+void MmaPipe::execute(const MmaInstr& in, Cta& cta) {
+  if (in.kind == MmaKind::I8) {
+    execute_integer(in, cta);
+    return;
+  }
+  for_each_cta_operands(in, cta, [&](Cta& dc, const float* a, const float* b, std::uint32_t M, std::uint32_t N,
+                                     std::uint32_t K) {
+    Tmem& tmem = dc.sm().tmem();
     for (std::uint32_t m = 0; m < M; ++m) {
       const float* ar = &a[m * K];
       for (std::uint32_t n = 0; n < N; ++n) {
@@ -189,19 +263,45 @@ void MmaPipe::execute(const MmaInstr& in, Cta& cta) {
         cell = std::bit_cast<std::uint32_t>(prev + sum);
       }
     }
-  }
+  });
+}
+
+// kind::i8: exact integer products summed into the s32 accumulator, wrapping modulo 2^32 or, with
+// the saturate bit, clamped to the s32 range (PTX .satfinite for integers).
+void MmaPipe::execute_integer(const MmaInstr& in, Cta& cta) {
+  for_each_cta_operands(in, cta, [&](Cta& dc, const float* a, const float* b, std::uint32_t M, std::uint32_t N,
+                                     std::uint32_t K) {
+    Tmem& tmem = dc.sm().tmem();
+    for (std::uint32_t m = 0; m < M; ++m)
+      for (std::uint32_t n = 0; n < N; ++n) {
+        std::int64_t sum = 0;
+        for (std::uint32_t k = 0; k < K; ++k)
+          sum += static_cast<std::int64_t>(a[m * K + k]) * static_cast<std::int64_t>(b[n * K + k]);
+        const TmemCell at = accumulator_cell(in, m, n);
+        std::uint32_t& cell = tmem.cell(in.d.lane() + at.lane, in.d.column() + at.column);
+        const std::int64_t total = (in.accumulate ? static_cast<std::int64_t>(static_cast<std::int32_t>(cell)) : 0) + sum;
+        const std::int64_t kept =
+            in.f.saturate ? std::clamp<std::int64_t>(total, INT32_MIN, INT32_MAX) : static_cast<std::int32_t>(total);
+        cell = static_cast<std::uint32_t>(static_cast<std::int32_t>(kept));
+      }
+  });
 }
 
 // Row r's 32-bit words, read from the K-major canonical layout, land in the row's lanes.
+// With cta_group::2 the same happens in each CTA of the pair, from its SMEM into its TMEM.
 void MmaPipe::execute(const TmemCopyInstr& in, Cta& cta) {
-  Smem& smem = cta.smem();
   const std::uint32_t words = tmem_copy_columns(in.shape);
-  for (std::uint32_t r = 0; r < tmem_copy_rows(in.shape); ++r) {
-    const TmemCopyLanes lanes = tmem_copy_lanes(in.shape, r);
-    for (std::uint32_t j = 0; j < words; ++j) {
-      std::uint32_t v;
-      std::memcpy(&v, smem.bytes(operand_address(in.src, Major::K, 4, r, j), 4).data(), 4);
-      for (std::uint32_t i = 0; i < lanes.count; ++i) tmem_.cell(in.dst.lane() + lanes.lane[i], in.dst.column() + j) = v;
+  for (std::uint32_t c = 0; c < (in.pair ? 2u : 1u); ++c) {
+    Cta& dc = cta.cluster().cta(cta.rank() + c);
+    Smem& smem = dc.smem();
+    Tmem& tmem = dc.sm().tmem();
+    for (std::uint32_t r = 0; r < tmem_copy_rows(in.shape); ++r) {
+      const TmemCopyLanes lanes = tmem_copy_lanes(in.shape, r);
+      for (std::uint32_t j = 0; j < words; ++j) {
+        std::uint32_t v;
+        std::memcpy(&v, smem.bytes(operand_address(in.src, Major::K, 4, r, j), 4).data(), 4);
+        for (std::uint32_t i = 0; i < lanes.count; ++i) tmem.cell(in.dst.lane() + lanes.lane[i], in.dst.column() + j) = v;
+      }
     }
   }
 }

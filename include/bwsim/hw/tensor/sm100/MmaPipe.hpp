@@ -2,8 +2,9 @@
 // One SM's tensor-core pipe (tcgen05.mma, tcgen05.cp). Instructions enter in issue order; each
 // occupies the pipe for its initiation interval, the larger of its math time (2*128*N*K FLOP at
 // the kind's rate: M = 64 uses the same time at half the FLOP) and its SMEM operand time (A and B
-// bytes at mma.smem_bytes_per_cycle; B only when A is in TMEM). D is complete the math time plus
-// the pipe latency after the instruction starts. A tcgen05.cp reads its source at the same SMEM
+// bytes at mma.smem_bytes_per_cycle; B only when A is in TMEM; 32 bytes of K per row for every
+// kind). D is complete the math time plus the pipe latency after the instruction starts (plus
+// mma.block_scale_latency for the block-scaled kinds). A tcgen05.cp reads its source at the same SMEM
 // rate through the same pipe (so it stays ordered with the thread's MMAs) and its data is in TMEM
 // tmem.access_latency after the read ends. Functional mode moves the real SMEM and TMEM bytes
 // when the instruction starts (the cycle it reads its operands).
@@ -30,19 +31,34 @@ struct MmaInstr {
   TmemAddr a_tmem, d;
   bool accumulate = false;  // enable-input-d
   bool pair = false;        // cta_group::2: issued by the pair's leader, runs on both SMs
+  // .block_scale: the scale factors' TMEM addresses (each CTA's own TMEM on a pair) and .scale_vec.
+  bool block_scale = false;
+  TmemAddr scale_a, scale_b;
+  ScaleVec scale_vec = ScaleVec::X1;
 };
+
+// The TMEM cell holding the scale factors of row m of A (column n of B) of a block-scaled MMA,
+// relative to the scale operand's address: lane m % 128 (B: n % 32, the lane quadrants hold
+// copies), column m / 32 (n / 32); the instruction's factors are bytes sf_id.. of that word. This
+// is the layout CUTLASS builds with tcgen05.cp .32x128b.warpx4 from its 128x4 SMEM atom
+// (PTX requires the factors replicated in all four lane quadrants).
+TmemCell scale_a_cell(std::uint32_t m);
+TmemCell scale_b_cell(std::uint32_t n);
 
 // A decoded, validated tcgen05.cp.
 struct TmemCopyInstr {
   TmemCopyShape shape = TmemCopyShape::S128x256b;
   SmemDescriptorFields src;
   TmemAddr dst;
+  bool pair = false;  // cta_group::2: each CTA of the pair copies from its SMEM into its TMEM
 };
 
 struct MmaStats {
   std::uint64_t mmas = 0;
   double flops = 0;          // useful FLOP (2*M*N*K per instruction)
-  double f8_flops = 0;       // of those, kind::f8f6f4
+  double f8_flops = 0;       // of those, kind::f8f6f4 and kind::mxf8f6f4
+  double f4_flops = 0;       // kind::mxf4 and kind::mxf4nvf4
+  double int_ops = 0;        // kind::i8 (counted in flops too)
   Cycle busy_cycles = 0;     // cycles the pipe was occupied
   std::uint64_t copies = 0;  // tcgen05.cp
   std::uint64_t copy_bytes = 0;
@@ -65,6 +81,7 @@ class MmaPipe {
   const MmaStats& stats() const { return stats_; }
 
  private:
+  Cycle pipe_latency(const MmaInstr& instr) const;  // by shape and operand source
   template <class Instr>
   struct Pending {
     Instr instr;
@@ -76,6 +93,7 @@ class MmaPipe {
   template <class Instr>
   static void on_start(void* pipe, std::uint64_t slot);
   void execute(const MmaInstr& instr, Cta& cta);
+  void execute_integer(const MmaInstr& instr, Cta& cta);
   void execute(const TmemCopyInstr& instr, Cta& cta);
   SlotPool<Pending<MmaInstr>>& pending(const MmaInstr*) { return pending_mma_; }
   SlotPool<Pending<TmemCopyInstr>>& pending(const TmemCopyInstr*) { return pending_copy_; }
