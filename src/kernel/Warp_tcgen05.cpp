@@ -86,8 +86,8 @@ void Warp::check_operand_in_smem(SmemSpan span, const char* which, const char* o
 // PTX (tcgen05.mma shapes, dense): cta_group::1 M 64 or 128 with N a multiple of 8 in 8..256
 // (the condensed reference's "multiple of 16 for M = 128" is stricter than the ISA); cta_group::2
 // M 128 or 256 with N a multiple of 16 in 32..256. kind::i8 narrows N (cta_group::1: 8, 16, 24,
-// 32, then multiples of 16 to 256; cta_group::2: multiples of 32); the block-scaled kinds have no
-// M = 64 (their descriptor holds M >> 7).
+// 32, then multiples of 16 to 256; cta_group::2: multiples of 32). (The block-scaled kinds have
+// no M = 64: their descriptor holds M >> 7.)
 void Warp::check_mma_kind(const MmaInstr& in, const char* op) {
   const std::uint32_t M = in.f.m, N = in.f.n;
   const bool ok = in.pair ? (M == 128 || M == 256) && N % 16 == 0 && N >= 32 && N <= 256
@@ -100,8 +100,6 @@ void Warp::check_mma_kind(const MmaInstr& in, const char* op) {
   if (in.kind == MmaKind::I8 && (in.pair ? N % 32 != 0 : N > 32 && N % 16 != 0))
     cta_.fail(Rule::MmaInvalid, ws_, op, fmt::format("N={} is not a kind::i8 cta_group::{} N", N, in.pair ? 2 : 1),
               in.pair ? "N a multiple of 32" : "N = 8, 16, 24, 32 or a multiple of 16 up to 256");
-  if (is_block_scaled(in.kind) && M == 64)
-    cta_.fail(Rule::MmaInvalid, ws_, op, fmt::format("kind::{} has no M = 64 shape", name_of(in.kind)), "use M = 128");
   if (in.pair && in.a_from_tmem && M == 128)
     cta_.fail(Rule::MmaInvalid, ws_, op, "cta_group::2 M = 128 with A in TMEM is not modeled", "use M = 256 or SS");
   if (in.a_from_tmem && operand_element_bits(in.kind, in.f.a_type) < 8 && in.kind == MmaKind::F8F6F4)
@@ -134,7 +132,7 @@ void Warp::check_block_scale(const MmaInstr& in, const char* op) {
               fmt::format("kind::{} takes no .scale_vec::{}X with {} scale factors", name_of(in.kind),
                           static_cast<int>(v), name_of(in.f.scale_type)),
               "mxf8f6f4: ue8m0 1X; mxf4: ue8m0 2X; mxf4nvf4: ue8m0 2X or 4X, ue4m3 4X");
-  const std::uint32_t step = 4 / static_cast<std::uint32_t>(v);  // bytes of one row's factors: IDs are multiples
+  const std::uint32_t step = static_cast<std::uint32_t>(v);  // bytes of one row's factors: IDs are multiples
   for (const auto& [id, which] : {std::pair{in.f.a_sf_id, "A"}, std::pair{in.f.b_sf_id, "B"}})
     if (id % step != 0)
       cta_.fail(Rule::MmaInvalid, ws_, op,

@@ -265,6 +265,9 @@ std::optional<std::string> decode(MmaKind kind, InstrDescriptor d, InstrDescript
     f.scale_type = field(raw, kScaleTypeLo, 1) ? DataType::UE8M0 : DataType::UE4M3;
     f.m = static_cast<std::uint32_t>(field(raw, kM7Lo, 2) << 7);
     f.k96 = field(raw, kK96Lo, 1);
+    if (f.m == 0 || f.m > 256)
+      return fmt::format("{}: M (bits 27-28, M >> 7) is {}: the block-scaled kinds take M = 128 or 256", what,
+                         f.m >> 7);
     if (f.scale_type == DataType::UE4M3 && kind != MmaKind::MXF4NVF4)
       return fmt::format("{}: scale type (bit 23) ue4m3 is only for kind::mxf4nvf4; kind::{} takes ue8m0", what,
                          name_of(kind));
