@@ -7,6 +7,8 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <optional>
 #include <vector>
 
 #include "bwsim/core/Bits.hpp"
@@ -15,7 +17,9 @@
 #include "bwsim/hw/numeric/NumberFormats.hpp"
 #include "bwsim/hw/sm/Gpu.hpp"
 #include "bwsim/kernel/Pipeline.hpp"
+#include "bwsim/kernels/GemmFormat.hpp"
 #include "bwsim/kernels/GemmReference.hpp"
+#include "bwsim/hw/tensor/sm100/MmaPipe.hpp"
 
 namespace bwsim {
 
@@ -57,35 +61,53 @@ constexpr std::uint32_t kMmaKBytes = 32;       // K of one tcgen05.mma, in bytes
 constexpr std::uint32_t kKBlocks = kRowBytes / kMmaKBytes;
 constexpr std::uint32_t kEpilogueCols = 32;    // columns per tcgen05.ld / TMA store chunk
 constexpr std::uint32_t kEpilogueWarps = 4;
-constexpr std::uint32_t kAccStages = 2;        // two TMEM accumulators: epilogue overlaps mainloop
 constexpr std::uint32_t kTileM = 128;          // MMA M: one accumulator row per TMEM lane
+constexpr std::uint32_t kSfAtom = 512;         // one 128-row x 4-factor scale-factor atom (GemmReference.hpp)
 
-MmaKind kind_for(DataType t) { return size_of(t) == 1 ? MmaKind::F8F6F4 : MmaKind::F16; }
+// Elements of K in one 128-byte k-tile row of SMEM.
+std::uint32_t gemm_tile_k(const GemmFormat& fmt) { return kRowBytes * 8 / fmt.smem_bits(); }
+
+// The scale-factor atoms of one k-tile of a block-scaled format: `atoms` along K, for A's 128 rows
+// and for `blocks` 128-column blocks of B (tile_n / 128); none for the unscaled formats.
+struct ScaleTiles {
+  std::uint32_t atoms = 0, blocks = 0;
+  std::uint32_t a_bytes() const { return atoms * kSfAtom; }
+  std::uint32_t b_bytes() const { return atoms * blocks * kSfAtom; }
+  std::uint32_t tmem_columns() const { return 4 * atoms * (1 + blocks); }  // 4 per atom (32x128b.warpx4)
+};
 
 struct Layout {
   std::uint32_t main_barriers = 0, acc_barriers = 0, tmem_slot = 0;
   std::uint32_t staging = 0, staging_bytes = 0;  // per warp and buffer
-  std::uint32_t stages_base = 0, a_bytes = 0, stage_bytes = 0, stages = 0;
+  std::uint32_t stages_base = 0, a_bytes = 0, b_bytes = 0, stage_bytes = 0, stages = 0, acc_stages = 2;
+  ScaleTiles sf;
   std::uint32_t smem_bytes = 0;
 
   SmemAddr a(std::uint32_t s) const { return SmemAddr{stages_base + s * stage_bytes}; }
   SmemAddr b(std::uint32_t s) const { return SmemAddr{stages_base + s * stage_bytes + a_bytes}; }
+  SmemAddr sf_a(std::uint32_t s) const { return b(s) + b_bytes; }
+  SmemAddr sf_b(std::uint32_t s) const { return sf_a(s) + sf.a_bytes(); }
   SmemAddr buffer(std::uint32_t quadrant, std::uint32_t i) const {
     return SmemAddr{staging + (quadrant * 2 + i) * staging_bytes};
   }
 };
 
-// `b_rows`: the rows of B one CTA holds per stage (tile_n, or tile_n / 2 on a CTA pair).
-Layout make_layout(const GemmParams& p, std::uint32_t b_rows, std::uint32_t max_smem) {
+// `b_rows`: the rows of B one CTA holds per stage (tile_n, or tile_n / 2 on a CTA pair); each stage
+// also holds the k-tile's scale-factor atoms, and stays 1024-byte aligned (the swizzle atom).
+Layout make_layout(const GemmParams& p, std::uint32_t b_rows, ScaleTiles sf, std::uint32_t acc_stages,
+                   std::uint32_t max_smem) {
   Layout l;
+  l.sf = sf;
+  l.acc_stages = acc_stages;
   l.a_bytes = kTileM * kRowBytes;
-  l.stage_bytes = l.a_bytes + b_rows * kRowBytes;
+  l.b_bytes = b_rows * kRowBytes;
+  l.stage_bytes = align_up(l.a_bytes + l.b_bytes + sf.a_bytes() + sf.b_bytes(), kAtom);
   const std::uint32_t max_stages = 16;
   auto fill = [&](std::uint32_t stages) {
     l.stages = stages;
     l.main_barriers = 0;
     l.acc_barriers = PipelineBarriers::smem_bytes(stages);
-    l.tmem_slot = l.acc_barriers + PipelineBarriers::smem_bytes(kAccStages);
+    l.tmem_slot = l.acc_barriers + PipelineBarriers::smem_bytes(acc_stages);
     l.staging = align_up(l.tmem_slot + 8, 128);
     l.staging_bytes = kEpilogueCols * kEpilogueCols * size_of(p.d_type);
     l.stages_base = align_up(l.staging + kEpilogueWarps * 2 * l.staging_bytes, kAtom);
@@ -147,14 +169,17 @@ struct ClusterGeometry {
 
 struct Kernel {
   const GemmParams& p;
+  const GemmFormat& fmt;
   const TensorMap& a_map;  // box: an A piece
   const TensorMap& b_map;  // box: a B piece
   const TensorMap& d_map;
+  const TensorMap* sfa_map;  // block-scaled: a k-tile's atoms of 128 rows of A, of tile_n columns of B
+  const TensorMap* sfb_map;
   Layout layout;
   ClusterGeometry g;
   const TileScheduler& scheduler;  // over the cluster tiles, a cluster its worker
   std::uint32_t k_tiles, tmem_columns;
-  InstrDescriptor idesc;
+  std::array<InstrDescriptor, kKBlocks> idesc;  // per K block: the scale-factor IDs differ
 
   std::uint32_t tiles() const { return scheduler.tiles(); }
   // The k-th cluster tile of w's cluster (tiles() when it has no more).
@@ -186,7 +211,8 @@ struct Kernel {
     const PipelineTmaUmmaAsync mainloop(
         SmemAddr{layout.main_barriers},
         {.stages = layout.stages,
-         .transaction_bytes = g.pair * layout.a_bytes + (p.bug == GemmBug::WrongTxBytes ? 0 : p.tile_n * kRowBytes),
+         .transaction_bytes = g.pair * (layout.a_bytes + layout.sf.a_bytes() + layout.sf.b_bytes()) +
+                              (p.bug == GemmBug::WrongTxBytes ? 0 : p.tile_n * kRowBytes),
          .name = "mainloop",
          .consumers = g.stage_consumers(),
          .release_mask = g.release_mask(x, y),
@@ -194,7 +220,7 @@ struct Kernel {
     const std::uint32_t leader_rank = w.cluster_ctarank() - x % g.pair;
     const PipelineUmmaAsync accum(
         SmemAddr{layout.acc_barriers},
-        {.stages = kAccStages,
+        {.stages = layout.acc_stages,
          .consumer_warps = g.pair * kEpilogueWarps,
          .name = "accum",
          .commit_mask = g.pair == 2 ? static_cast<std::uint16_t>(3u << leader_rank) : std::uint16_t{0},
@@ -231,24 +257,35 @@ struct Kernel {
           const std::uint32_t u = x / g.pair, half = x % g.pair;
           w.tma_load(b_map, layout.b(st.index) + u * b_piece * kRowBytes, full,
                      {k0, n0(t, y) + static_cast<std::int32_t>(half * b_rows + u * b_piece)}, b_flags);
+          if (sfa_map) {  // each CTA its own rows' factors and all of the tile's B factors
+            const auto atom0 = static_cast<std::int32_t>(kt * layout.sf.atoms);
+            const TmaLoadFlags own{.cta_group_2 = g.pair == 2};
+            w.tma_load(*sfa_map, layout.sf_a(st.index), full, {0, atom0, m0(t, x) / static_cast<std::int32_t>(kTileM)},
+                       own);
+            w.tma_load(*sfb_map, layout.sf_b(st.index), full,
+                       {0, atom0, n0(t, y) / static_cast<std::int32_t>(kTileM)}, own);
+          }
         }
       co_await mainloop.producer_tail(w, st);
     } else if (w.warp_idx() == 1 && leader) {
       w.set_role("MMA");
       PipelineState st = make_consumer_start_state(layout.stages);
-      PipelineState acc = make_producer_start_state(kAccStages);
-      const MmaKind kind = kind_for(p.ab_type);
+      PipelineState acc = make_producer_start_state(layout.acc_stages);
       for (std::uint32_t i = 0, t = unit(w, 0); t < tiles(); t = unit(w, ++i), ++acc) {
         co_await accum.producer_acquire(w, acc);
         w.tcgen05_fence_after_thread_sync();
         const TmemAddr d = tmem + acc.index * p.tile_n;
         for (std::uint32_t kt = 0; kt < k_tiles; ++kt, advance(st)) {
           co_await mainloop.consumer_wait(w, st);
+          if (sfa_map) copy_scales(w, tmem, st.index);
           for (std::uint32_t kb = 0; kb < kKBlocks; ++kb) {
             if (p.bug == GemmBug::SkipKBlock && kb == kKBlocks - 1) continue;
             const bool accumulate = kt > 0 || kb > 0 || p.bug == GemmBug::NoZeroInit;
-            w.tcgen05_mma(kind, d, operand(layout.a(st.index), kb), operand(layout.b(st.index), kb), idesc, accumulate,
-                          g.pair);
+            const SmemDescriptor a = operand(layout.a(st.index), kb), b = operand(layout.b(st.index), kb);
+            if (sfa_map)
+              w.tcgen05_mma(fmt.kind, d, a, b, idesc[kb], scales_of(tmem, kb), accumulate, g.pair);
+            else
+              w.tcgen05_mma(fmt.kind, d, a, b, idesc[kb], accumulate, g.pair);
           }
           if (p.bug == GemmBug::ReleaseBeforeCommit)
             w.mbarrier_arrive(mainloop.empty(st.index));
@@ -263,6 +300,33 @@ struct Kernel {
     }
     if (g.size() > 1) co_await cluster_sync(w);  // no CTA exits while a peer may still signal or read it
     if (w.warp_idx() == 1) w.tcgen05_dealloc(tmem, tmem_columns, g.pair);
+  }
+
+  // The scale factors' TMEM columns, after the accumulators: A's atoms, then B's (blocks per atom).
+  TmemAddr sf_a_tmem(TmemAddr tmem) const { return tmem + layout.acc_stages * p.tile_n; }
+  TmemAddr sf_b_tmem(TmemAddr tmem) const { return sf_a_tmem(tmem) + 4 * layout.sf.atoms; }
+
+  // tcgen05.cp .32x128b.warpx4 of each 512-byte atom of the stage into 4 TMEM columns (row r of the
+  // atom to lanes r, r + 32, r + 64, r + 96); on a pair, each CTA from its SMEM into its TMEM.
+  void copy_scales(Warp& w, TmemAddr tmem, std::uint32_t stage) const {
+    auto atom = [](SmemAddr at) {
+      return encode(SmemDescriptorFields{.start_address = at.offset, .leading_byte_offset = 16, .stride_byte_offset = 128});
+    };
+    const ScaleTiles& sf = layout.sf;
+    for (std::uint32_t a = 0; a < sf.atoms; ++a) {
+      w.tcgen05_cp(sf_a_tmem(tmem) + 4 * a, atom(layout.sf_a(stage) + a * kSfAtom), TmemCopyShape::S32x128bWarpx4,
+                   g.pair);
+      for (std::uint32_t blk = 0; blk < sf.blocks; ++blk)
+        w.tcgen05_cp(sf_b_tmem(tmem) + 4 * (a * sf.blocks + blk), atom(layout.sf_b(stage) + (blk * sf.atoms + a) * kSfAtom),
+                     TmemCopyShape::S32x128bWarpx4, g.pair);
+    }
+  }
+
+  // K block kb's factors: bytes kb * vec .. of the k-tile's, i.e. atom kb * vec / 4 at byte
+  // (the descriptor's scale-factor ID) kb * vec % 4.
+  Warp::BlockScale scales_of(TmemAddr tmem, std::uint32_t kb) const {
+    const std::uint32_t atom = kb * static_cast<std::uint32_t>(fmt.vec) / 4;
+    return {sf_a_tmem(tmem) + 4 * atom, sf_b_tmem(tmem) + 4 * layout.sf.blocks * atom, fmt.vec};
   }
 
   // ++ on a pipeline state, or (NoPhaseFlip) a wrap of the index that forgets the phase bit.
@@ -286,13 +350,17 @@ struct Kernel {
   }
 
   // The accumulator registers to D's type in `staged`; fp32 -> bf16 costs one cvt.rn.bf16x2.f32
-  // per pair of values and thread, on the conversion pipe.
+  // per pair of values and thread, on the conversion pipe (f32 and s32 are stored as they are).
   void convert(Warp& w, std::span<const std::uint32_t> regs, std::span<std::byte> staged) const {
     const std::uint32_t dsize = size_of(p.d_type);
-    if (w.functional())
-      for (std::uint32_t i = 0; i < 32 * kEpilogueCols; ++i)
-        store_from_float(p.d_type, std::bit_cast<float>(regs[i]), &staged[i * dsize]);
-    if (p.d_type != DataType::F32) w.execute(CorePipe::Cvt, kEpilogueCols / 2);
+    if (w.functional()) {
+      if (p.d_type == DataType::BF16)
+        for (std::uint32_t i = 0; i < 32 * kEpilogueCols; ++i)
+          store_from_float(p.d_type, std::bit_cast<float>(regs[i]), &staged[i * dsize]);
+      else
+        std::memcpy(staged.data(), regs.data(), 32 * kEpilogueCols * dsize);
+    }
+    if (p.d_type == DataType::BF16) w.execute(CorePipe::Cvt, kEpilogueCols / 2);
   }
 
   Task epilogue(Warp& w, const PipelineUmmaAsync& accum, TmemAddr tmem, std::uint32_t x, std::uint32_t y) const {
@@ -301,7 +369,7 @@ struct Kernel {
     w.set_role(fmt::format("Epilogue rows {}-{}", 32 * q, 32 * q + 31));
     std::vector<std::uint32_t> regs(32 * kEpilogueCols);
     std::vector<std::byte> staged(layout.staging_bytes);
-    PipelineState acc = make_consumer_start_state(kAccStages);
+    PipelineState acc = make_consumer_start_state(layout.acc_stages);
     std::uint32_t chunk_count = 0;
     for (std::uint32_t i = 0, t = unit(w, 0); t < tiles(); t = unit(w, ++i), ++acc) {
       if (p.bug != GemmBug::EarlyEpilogueRead) co_await accum.consumer_wait(w, acc);
@@ -330,12 +398,16 @@ struct Kernel {
   }
 };
 
-void validate(const GemmParams& p) {
-  if (p.ab_type != DataType::BF16 && p.ab_type != DataType::F16 && p.ab_type != DataType::E4M3 &&
-      p.ab_type != DataType::E5M2)
-    throw InputError(fmt::format("--dtype {}: the GEMM takes bf16, f16, e4m3 or e5m2", name_of(p.ab_type)));
-  if (p.d_type != DataType::F32 && p.d_type != DataType::BF16)
-    throw InputError(fmt::format("--d-type {}: D is f32 or bf16", name_of(p.d_type)));
+void validate(const GemmParams& p, const GemmFormat& fmt) {
+  if (fmt.kind == MmaKind::I8 ? p.d_type != DataType::S32 : p.d_type != DataType::F32 && p.d_type != DataType::BF16)
+    throw InputError(fmt::format("--d-type {}: D of --dtype {} is {}", name_of(p.d_type), fmt.name,
+                                 fmt.kind == MmaKind::I8 ? "s32" : "f32 or bf16"));
+  if (fmt.block_scaled() && p.tile_n != 128 && p.tile_n != 256)
+    throw InputError(fmt::format("--tile-n {}: the block-scaled GEMM's tiles are 128 or 256 columns (whole "
+                                 "128-column scale-factor blocks)",
+                                 p.tile_n));
+  if (fmt.packed() && p.k % 32 != 0)
+    throw InputError(fmt::format("--k {}: FP4 rows are packed in GMEM; K must be a multiple of 32 (16-byte rows)", p.k));
   if (p.tile_n % 32 != 0 || p.tile_n < 32 || p.tile_n > 256)
     throw InputError(fmt::format("--tile-n {}: a multiple of 32 in 32..256 (the epilogue's chunk)", p.tile_n));
   const ClusterGeometry g{p.cluster_m, p.cluster_n, p.two_sm ? 2u : 1u};
@@ -354,19 +426,42 @@ void validate(const GemmParams& p) {
     throw InputError(fmt::format("--ctas {}: not a multiple of the cluster's {} CTAs", p.ctas, g.size()));
 }
 
+// A block-scaled operand's factors in GMEM (GemmReference.hpp's layout): atoms of 128 rows x 4
+// factors, consecutive along K within a 128-row block.
+struct ScaleTensor {
+  GmemAddr address;
+  std::uint32_t atoms_k = 0, blocks = 0;
+  std::uint64_t bytes() const { return static_cast<std::uint64_t>(atoms_k) * blocks * kSfAtom; }
+  // A box of `atoms` atoms along K by `box_blocks` blocks, as 32-bit words (128 per atom).
+  TensorMap map(std::uint32_t atoms, std::uint32_t box_blocks) const {
+    return TensorMap::tiled({.dtype = DataType::U32, .address = address, .dims = {kSfAtom / 4, atoms_k, blocks},
+                             .strides = {kSfAtom, static_cast<std::uint64_t>(atoms_k) * kSfAtom},
+                             .box = {kSfAtom / 4, atoms, box_blocks}});
+  }
+};
+
+ScaleTensor alloc_scales(Simulator& sim, const GemmFormat& fmt, std::uint32_t rows, std::uint32_t k, std::uint32_t seed) {
+  ScaleTensor s{.atoms_k = scale_atoms_k(k, fmt.scale_block), .blocks = (rows + kTileM - 1) / kTileM};
+  s.address = sim.gmem().alloc(s.bytes());
+  if (sim.gmem().holds_data()) fill_random_scales(sim.gmem().bytes(s.address, s.bytes()), fmt.scale, seed);
+  return s;
+}
+
 }  // namespace
 
 GemmResult run_gemm(const HardwareConfig& config, const SimOptions& options, const GemmParams& p, bool check) {
-  validate(p);
-  const std::uint32_t ea = size_of(p.ab_type), ed = size_of(p.d_type);
-  const std::uint32_t a_pitch = align_up(p.k * ea, 16), d_pitch = align_up(p.n * ed, 16);
+  const GemmFormat& fmt = gemm_format(p.dtype);
+  validate(p, fmt);
+  const std::uint32_t ed = size_of(p.d_type);
+  const std::uint32_t a_pitch = align_up(static_cast<std::uint32_t>(p.k * std::uint64_t{gmem_bits_of(fmt.gmem)} / 8), 16);
+  const std::uint32_t d_pitch = align_up(p.n * ed, 16);
   Simulator sim(config, options);
   const GmemAddr a = sim.gmem().alloc(static_cast<std::uint64_t>(a_pitch) * p.m);
   const GmemAddr b = sim.gmem().alloc(static_cast<std::uint64_t>(a_pitch) * p.n);
   const GmemAddr d = sim.gmem().alloc(static_cast<std::uint64_t>(d_pitch) * p.m);
-  const std::uint32_t tile_k = kRowBytes / ea;
+  const std::uint32_t tile_k = gemm_tile_k(fmt);
   auto operand_map = [&](GmemAddr addr, std::uint32_t rows, std::uint32_t box_rows) {
-    return TensorMap::tiled({.dtype = p.ab_type, .address = addr, .dims = {p.k, rows}, .strides = {a_pitch},
+    return TensorMap::tiled({.dtype = fmt.gmem, .address = addr, .dims = {p.k, rows}, .strides = {a_pitch},
                              .box = {tile_k, box_rows}, .swizzle = Swizzle::B128});
   };
   const ClusterGeometry g{p.cluster_m, p.cluster_n, p.two_sm ? 2u : 1u};
@@ -375,35 +470,63 @@ GemmResult run_gemm(const HardwareConfig& config, const SimOptions& options, con
   const TensorMap d_map = TensorMap::tiled({.dtype = p.d_type, .address = d, .dims = {p.n, p.m}, .strides = {d_pitch},
                                             .box = {kEpilogueCols, 32}, .swizzle = Swizzle::None});
   if (sim.gmem().holds_data()) {
-    fill_random(sim.gmem().bytes(a, static_cast<std::uint64_t>(a_pitch) * p.m), p.ab_type, p.m, p.k, a_pitch, 1);
-    fill_random(sim.gmem().bytes(b, static_cast<std::uint64_t>(a_pitch) * p.n), p.ab_type, p.n, p.k, a_pitch, 2);
+    fill_random(sim.gmem().bytes(a, static_cast<std::uint64_t>(a_pitch) * p.m), fmt.element, p.m, p.k, a_pitch, 1,
+                fmt.packed());
+    fill_random(sim.gmem().bytes(b, static_cast<std::uint64_t>(a_pitch) * p.n), fmt.element, p.n, p.k, a_pitch, 2,
+                fmt.packed());
   }
+  ScaleTiles sf;
+  std::optional<ScaleTensor> sfa, sfb;
+  std::optional<TensorMap> sfa_map, sfb_map;
+  if (fmt.block_scaled()) {
+    sf = ScaleTiles{.atoms = tile_k / fmt.scale_block / 4, .blocks = p.tile_n / kTileM};
+    sfa = alloc_scales(sim, fmt, p.m, p.k, 3);
+    sfb = alloc_scales(sim, fmt, p.n, p.k, 4);
+    sfa_map = sfa->map(sf.atoms, 1);
+    sfb_map = sfb->map(sf.atoms, sf.blocks);
+  }
+  // Two accumulators (the epilogue overlaps the next tile's mainloop) if they fit beside the
+  // scale factors in TMEM, else one.
+  const std::uint32_t acc_stages = 2 * p.tile_n + sf.tmem_columns() <= config.tmem.columns ? 2 : 1;
 
-  const Layout layout = make_layout(p, g.b_rows(p.tile_n), config.sm.max_smem_per_cta);
+  const Layout layout = make_layout(p, g.b_rows(p.tile_n), sf, acc_stages, config.sm.max_smem_per_cta);
   TileGrid grid{(p.m + kTileM * g.cl_m - 1) / (kTileM * g.cl_m), (p.n + p.tile_n * g.cl_n - 1) / (p.tile_n * g.cl_n),
                 p.raster, p.swizzle};
   if (p.auto_raster) grid.raster = grid.tiles_m > grid.tiles_n ? Raster::AlongN : Raster::AlongM;
   const std::unique_ptr<TileScheduler> scheduler = tile_schedulers().at(p.tile_scheduler).make(grid);
-  const std::uint32_t tmem_columns = std::bit_ceil(kAccStages * p.tile_n);
+  const std::uint32_t tmem_columns = std::bit_ceil(acc_stages * p.tile_n + sf.tmem_columns());
   if (config.tmem.columns == 0)
     throw InputError(fmt::format("the {} config has no tensor memory and no tcgen05 (tmem.columns = 0): the gemm "
                                  "kernels need a Blackwell config such as sim_configs/b200.yaml",
                                  config.name));
   if (tmem_columns > config.tmem.columns)
-    throw InputError(fmt::format("--tile-n {}: two accumulators need {} TMEM columns, the SM has {}", p.tile_n,
-                                 tmem_columns, config.tmem.columns));
+    throw InputError(fmt::format("--tile-n {}: the accumulators and scale factors need {} TMEM columns, the SM has {}",
+                                 p.tile_n, tmem_columns, config.tmem.columns));
+  std::array<InstrDescriptor, kKBlocks> idesc;
+  for (std::uint32_t kb = 0; kb < kKBlocks; ++kb) {
+    const std::uint32_t sf_id = kb * static_cast<std::uint32_t>(fmt.vec) % 4;
+    idesc[kb] = encode(fmt.kind, InstrDescriptorFields{.a_type = fmt.element,
+                                                       .b_type = fmt.element,
+                                                       .d_type = fmt.accumulator(),
+                                                       .m = kTileM * g.pair,
+                                                       .n = p.tile_n,
+                                                       .scale_type = fmt.block_scaled() ? fmt.scale : DataType::UE8M0,
+                                                       .a_sf_id = fmt.block_scaled() ? sf_id : 0,
+                                                       .b_sf_id = fmt.block_scaled() ? sf_id : 0});
+  }
   const Kernel kernel{p,
+                      fmt,
                       a_map,
                       b_map,
                       d_map,
+                      sfa_map ? &*sfa_map : nullptr,
+                      sfb_map ? &*sfb_map : nullptr,
                       layout,
                       g,
                       *scheduler,
                       (p.k + tile_k - 1) / tile_k,
                       tmem_columns,
-                      encode(kind_for(p.ab_type), InstrDescriptorFields{.a_type = p.ab_type, .b_type = p.ab_type,
-                                                                        .d_type = DataType::F32, .m = kTileM * g.pair,
-                                                                        .n = p.tile_n})};
+                      idesc};
   GemmResult r;
   r.raster = grid.raster;
   r.stages = layout.stages;
@@ -417,7 +540,12 @@ GemmResult run_gemm(const HardwareConfig& config, const SimOptions& options, con
                                   .non_portable_cluster = g.size() > config.cluster.max_ctas_portable},
                      [&kernel](Warp& w) { return kernel(w); });
   if (check && sim.gmem().holds_data()) {
-    const GemmCheck c = check_gemm({p.m, p.n, p.k, p.ab_type, p.d_type}, sim.gmem().bytes(a, static_cast<std::uint64_t>(a_pitch) * p.m), a_pitch,
+    GemmScales scales;
+    if (sfa)
+      scales = {sim.gmem().bytes(sfa->address, sfa->bytes()), sim.gmem().bytes(sfb->address, sfb->bytes()), fmt.scale,
+                fmt.scale_block};
+    const GemmCheck c = check_gemm({p.m, p.n, p.k, fmt.element, p.d_type, fmt.packed(), scales},
+                                   sim.gmem().bytes(a, static_cast<std::uint64_t>(a_pitch) * p.m), a_pitch,
                                    sim.gmem().bytes(b, static_cast<std::uint64_t>(a_pitch) * p.n), a_pitch,
                                    sim.gmem().bytes(d, static_cast<std::uint64_t>(d_pitch) * p.m), d_pitch);
     r.checked = true;
@@ -471,8 +599,8 @@ KernelReport run_from_cli(const KernelRequest& req, const char* kernel, bool two
     if (!t) throw InputError(fmt::format("--{}: unknown type '{}'", flag, a.text(flag)));
     return *t;
   };
-  p.ab_type = type("dtype");
-  p.d_type = type("d-type");
+  p.dtype = a.text("dtype");
+  p.d_type = a.text("d-type") == "auto" ? gemm_format(p.dtype).accumulator() : type("d-type");
   p.tile_n = static_cast<std::uint32_t>(a.integer("tile-n", 1, 256));
   p.stages = static_cast<std::uint32_t>(a.integer("stages", 0, 16));
   p.ctas = static_cast<std::uint32_t>(a.integer("ctas", persistent ? 0 : 1, 1u << 16));
@@ -504,10 +632,11 @@ KernelReport run_from_cli(const KernelRequest& req, const char* kernel, bool two
   const GemmResult r = run_gemm(req.config, req.options, p, req.check);
   KernelReport rep;
   rep.kernel = kernel;
-  rep.problem = fmt::format("D({}) = A x B^T, M={} N={} K={} {}, MMA tile {}x{}x{}{}, {} stages, {} CTA{} in {}x{} clusters",
-                            name_of(p.d_type), p.m, p.n, p.k, name_of(p.ab_type), kTileM * (two_sm ? 2 : 1), p.tile_n,
-                            kRowBytes / size_of(p.ab_type), two_sm ? " (CTA pairs)" : "", r.stages, p.ctas,
-                            p.ctas == 1 ? "" : "s", p.cluster_m, p.cluster_n);
+  const GemmFormat& format = gemm_format(p.dtype);
+  rep.problem = fmt::format("D({}) = A x B^T, M={} N={} K={} {} (kind::{}), MMA tile {}x{}x{}{}, {} stages, {} CTA{} in {}x{} clusters",
+                            name_of(p.d_type), p.m, p.n, p.k, format.name, name_of(format.kind),
+                            kTileM * (two_sm ? 2 : 1), p.tile_n, gemm_tile_k(format), two_sm ? " (CTA pairs)" : "",
+                            r.stages, p.ctas, p.ctas == 1 ? "" : "s", p.cluster_m, p.cluster_n);
   if (persistent)
     rep.problem += fmt::format(", raster {}{}, swizzle {}", r.raster == Raster::AlongM ? "M" : "N",
                                p.auto_raster ? " (auto)" : "", p.swizzle);
@@ -516,8 +645,7 @@ KernelReport run_from_cli(const KernelRequest& req, const char* kernel, bool two
   rep.check_passed = r.matches;
   rep.check_detail = r.checked ? r.detail : "not checked";
   const double seconds = static_cast<double>(r.run.cycles) / (req.config.clock_ghz * 1e9);
-  const double peak_per_sm = (size_of(p.ab_type) == 1 ? req.config.mma.f8f6f4_flops_per_cycle
-                                                      : req.config.mma.f16_flops_per_cycle);
+  const double peak_per_sm = mma_flops_per_cycle(req.config, format.kind);
   rep.figures = {{"tflops", seconds > 0 ? r.flops / seconds / 1e12 : 0.0},
                  {"tiles", r.tiles},
                  {"stages", r.stages},
@@ -533,9 +661,8 @@ std::vector<KernelParam> gemm_params(const char* cluster, const char* ctas) {
   return {{"m", "rows of A and D", "512"},
           {"n", "rows of B, columns of D", "512"},
           {"k", "reduction length", "512"},
-          {"dtype", "A/B element type: " + data_type_names({DataType::BF16, DataType::F16, DataType::E4M3, DataType::E5M2}),
-           "bf16"},
-          {"d-type", "D element type: " + data_type_names({DataType::F32, DataType::BF16}), "f32"},
+          {"dtype", "A/B format: " + gemm_format_names(), "bf16"},
+          {"d-type", "D element type: f32 or bf16 (s32 for s8); auto: the accumulator's (f32, s32)", "auto"},
           {"tile-n", "MMA tile columns: a multiple of 32 up to 256", "256"},
           {"stages", "mainloop SMEM stages; 0: as many as fit", "0"},
           {"ctas", "CTAs, a multiple of the cluster size (persistent: each cluster loops over every n-th cluster tile)",

@@ -4,7 +4,10 @@
 // a 4-warp epilogue (tcgen05.ld -> registers -> SMEM -> TMA store), an N-stage SMEM mainloop
 // pipeline (PipelineTmaUmmaAsync) and a 2-stage TMEM accumulator pipeline (PipelineUmmaAsync) so
 // a tile's epilogue overlaps the next tile's mainloop. Each CTA loops over output tiles
-// (persistent: tile t goes to CTA t mod grid).
+// (persistent: tile t goes to CTA t mod grid). The block-scaled formats (CUTLASS's SM100
+// block-scaled GEMM) also load A's and B's scale-factor atoms with TMA into each stage, and the MMA
+// warp copies them to TMEM (tcgen05.cp .32x128b.warpx4) before the stage's MMAs; a tile whose two
+// accumulators and factors do not fit the 512 TMEM columns keeps one accumulator.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -37,8 +40,8 @@ std::optional<GemmBug> parse_gemm_bug(std::string_view name);
 
 struct GemmParams {
   std::uint32_t m = 512, n = 512, k = 512;
-  DataType ab_type = DataType::BF16;  // bf16, f16, e4m3, e5m2
-  DataType d_type = DataType::F32;    // f32 or bf16
+  std::string dtype = "bf16";        // A/B format: gemm_formats() (GemmFormat.hpp)
+  DataType d_type = DataType::F32;    // f32 or bf16 (s32 for s8)
   std::uint32_t tile_n = 256;  // tile M is 128: the 4-warp epilogue covers the 128 TMEM lanes
   std::uint32_t stages = 0;   // mainloop stages; 0: as many as SMEM allows
   std::uint32_t ctas = 1;

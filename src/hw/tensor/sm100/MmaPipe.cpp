@@ -28,6 +28,20 @@ TmemCell accumulator_cell(const MmaInstr& in, std::uint32_t m, std::uint32_t n) 
 TmemCell scale_a_cell(std::uint32_t m) { return {m % kTmemLanes, m / 32}; }
 TmemCell scale_b_cell(std::uint32_t n) { return {n % 32, n / 32}; }
 
+std::uint32_t mma_flops_per_cycle(const HardwareConfig& config, MmaKind kind) {
+  const auto& c = config.mma;
+  switch (kind) {
+    case MmaKind::F16: return c.f16_flops_per_cycle;
+    case MmaKind::TF32: return c.tf32_flops_per_cycle;
+    case MmaKind::I8: return c.i8_ops_per_cycle;
+    case MmaKind::MXF4:
+    case MmaKind::MXF4NVF4: return c.f4_flops_per_cycle;
+    case MmaKind::F8F6F4:
+    case MmaKind::MXF8F6F4: return c.f8f6f4_flops_per_cycle;
+  }
+  return c.f16_flops_per_cycle;
+}
+
 const StatGroup<MmaStats>& MmaStats::declared() {
   static const StatGroup<MmaStats> group = [] {
     StatGroup<MmaStats> g("mma");
@@ -55,17 +69,7 @@ MmaPipe::MmaPipe(SimContext& ctx, int sm_index, Tmem& tmem) : ctx_(ctx), sm_(sm_
 // time). cta_group::2: each SM computes its M/2 rows at the full rate (HF §2.2: M = 128 over a
 // pair has II N/4, M = 256 N/2).
 Cycle MmaPipe::math_cycles(const MmaInstr& in) const {
-  const auto& c = ctx_.config.mma;
-  std::uint32_t rate = c.f8f6f4_flops_per_cycle;  // kind::f8f6f4, kind::mxf8f6f4
-  switch (in.kind) {
-    case MmaKind::F16: rate = c.f16_flops_per_cycle; break;
-    case MmaKind::TF32: rate = c.tf32_flops_per_cycle; break;
-    case MmaKind::I8: rate = c.i8_ops_per_cycle; break;
-    case MmaKind::MXF4:
-    case MmaKind::MXF4NVF4: rate = c.f4_flops_per_cycle; break;
-    case MmaKind::F8F6F4:
-    case MmaKind::MXF8F6F4: break;
-  }
+  const std::uint32_t rate = mma_flops_per_cycle(ctx_.config, in.kind);
   const std::uint32_t rows = in.pair ? in.f.m / 2 : 128;
   const std::uint64_t flops = 2ull * rows * in.f.n * mma_k(in.kind);
   return (flops + rate - 1) / rate;

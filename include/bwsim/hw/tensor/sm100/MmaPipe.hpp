@@ -53,6 +53,9 @@ struct TmemCopyInstr {
   bool pair = false;  // cta_group::2: each CTA of the pair copies from its SMEM into its TMEM
 };
 
+// Dense FLOP (OP for kind::i8) per cycle per SM of the kind at M = 128 (mma.*_per_cycle).
+std::uint32_t mma_flops_per_cycle(const HardwareConfig& config, MmaKind kind);
+
 struct MmaStats {
   std::uint64_t mmas = 0;
   double flops = 0;          // useful FLOP (2*M*N*K per instruction)
