@@ -158,7 +158,8 @@ TEST(CliGemm, PyTorchDtypeNamesAreAccepted) {
   const Outcome help = bwsim("run gemm --help");
   EXPECT_NE(help.output.find("e4m3 (float8_e4m3fn, fp8_e4m3)"), std::string::npos) << help.output;
   EXPECT_NE(help.output.find("f16 (fp16, float16, half)"), std::string::npos) << help.output;
-  expect_rejected(bwsim(kGemm + " --dtype float8"), 2, "--dtype: unknown type 'float8'");
+  expect_rejected(bwsim(kGemm + " --dtype float8"), 2, "--dtype float8: the GEMM takes bf16 (bfloat16) [kind::f16]");
+  EXPECT_NE(help.output.find("nvfp4 [NVFP4: kind::mxf4nvf4 e2m1, ue4m3 per 16]"), std::string::npos) << help.output;
 }
 
 // A flag parameter given alone means 1 and does not take the next option as its value; 0 and 1

@@ -43,7 +43,9 @@ const GemmFormat& gemm_format(std::string_view name) {
 
 std::string gemm_format_names() {
   std::string text;
-  for (const GemmFormat& f : kFormats) text += fmt::format("{}{} ({})", text.empty() ? "" : ", ", f.name, f.help);
+  for (const GemmFormat& f : kFormats)  // the unscaled ones with their element type's other spellings
+    text += fmt::format("{}{} [{}]", text.empty() ? "" : ", ",
+                        f.block_scaled() ? std::string(f.name) : data_type_names({f.element}), f.help);
   return text;
 }
 
