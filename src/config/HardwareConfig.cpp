@@ -406,12 +406,45 @@ HardwareConfig parse_config(const std::string& yaml_text, const std::string& ori
   return parse_root(yaml_text, origin, overrides);
 }
 
-HardwareConfig load_config(const std::string& path, const std::vector<std::string>& overrides) {
+namespace {
+std::string read_text(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw ConfigError(fmt::format("{}: cannot open config file", path));
   std::stringstream buf;
   buf << in.rdbuf();
-  return parse_root(buf.str(), path, overrides);
+  return buf.str();
+}
+
+void collect_scalars(const YAML::Node& node, const std::string& prefix,
+                     std::vector<std::pair<std::string, std::string>>& out) {
+  for (const auto& kv : node) {
+    const std::string key = prefix.empty() ? kv.first.as<std::string>() : prefix + "." + kv.first.as<std::string>();
+    if (key == "uncertainty") continue;
+    if (kv.second.IsMap())
+      collect_scalars(kv.second, key, out);
+    else if (kv.second.IsScalar())
+      out.emplace_back(key, kv.second.as<std::string>());
+  }
+}
+}  // namespace
+
+HardwareConfig load_config(const std::string& path, const std::vector<std::string>& overrides) {
+  return parse_root(read_text(path), path, overrides);
+}
+
+std::vector<std::pair<std::string, std::string>> config_values(const std::string& path,
+                                                               const std::vector<std::string>& overrides) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(read_text(path));
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(fmt::format("{}: not valid YAML: {}", path, e.what()));
+  }
+  if (!root || !root.IsMap()) throw ConfigError(fmt::format("{}: expected a mapping of config keys", path));
+  for (const auto& o : overrides) apply_override(root, o, path);
+  std::vector<std::pair<std::string, std::string>> out;
+  collect_scalars(root, "", out);
+  return out;
 }
 
 }  // namespace bwsim

@@ -15,7 +15,15 @@ void resume_coroutine(void* address, std::uint64_t) {
 
 void Engine::schedule(Cycle when, EventFn fn, void* object, std::uint64_t arg) {
   assert(when >= now_);
-  push(Event{when < now_ ? now_ : when, seq_++, fn, object, arg});
+  std::uint64_t seq = seq_++;
+  if (shuffle_) {  // a random high part orders the events of one cycle; the low part keeps keys unique
+    rng_ += 0x9E3779B97F4A7C15ull;  // splitmix64
+    std::uint64_t z = rng_;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    seq = ((z ^ (z >> 31)) << 40) | (seq & ((1ull << 40) - 1));
+  }
+  push(Event{when < now_ ? now_ : when, seq, fn, object, arg});
 }
 
 void Engine::schedule_resume(Cycle when, std::coroutine_handle<> handle) {

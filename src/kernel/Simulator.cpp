@@ -42,6 +42,7 @@ struct Simulator::Launch {
   std::uint32_t finished_ctas = 0;
   Cycle last_finish = 0;
   std::vector<WarpSummary> warps;
+  std::vector<Cycle> start_skew;  // per SM: its CTAs start this much late (schedule perturbation)
 
   // The units' counters now, per SM and summed, and the memory system's, into `r`.
   void count(RunResult& r) const {
@@ -148,7 +149,8 @@ struct Simulator::Launch {
       }
       if (t) t->counter(static_cast<int>(sm), "SMEM bytes in use", at, smem_in_use(sm, +1));
     }
-    for (Resident& r : g.ctas) r.cta->start(at);
+    for (std::uint32_t rank = 0; rank < cluster_size; ++rank)
+      g.ctas[rank].cta->start(at + (start_skew.empty() ? 0 : start_skew[g.placement.sms[rank]]));
   }
 
   // Dynamic SMEM of the CTAs resident on `sm`, after one more (+1) or one fewer (-1).
@@ -270,6 +272,14 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
   std::vector<PhaseFlip> flips;
   if (options_.record_phase_flips) l.ctx.phase_flips = &flips;
   l.ctx.check_races = options_.check_races;
+  if (options_.perturb_seed) {
+    l.ctx.engine.shuffle_ties(options_.perturb_seed);
+    std::uint64_t x = options_.perturb_seed;
+    for (std::uint32_t sm = 0; sm < config_.sm.count; ++sm) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      l.start_skew.push_back(options_.perturb_sm_skew ? (x >> 33) % (options_.perturb_sm_skew + 1) : 0);
+    }
+  }
 
   const std::string why = l.gpu.never_fits(l.footprint, cs);
   if (!why.empty()) throw InputError(fmt::format("launch: the grid can never run: {}", why));

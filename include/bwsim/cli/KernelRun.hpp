@@ -41,6 +41,10 @@ struct RunFlags {
   double sustained = 10;
   double power_window_us = 10;  // --power-window-us: the power model's windows inside a run
   bool progress = false;        // a progress line on stderr while it runs
+  // --perturb SEED[:N]: run under N perturbed schedules instead (check/Perturbation.hpp).
+  std::string perturb;
+  double perturb_band = 0.25;
+  std::uint64_t perturb_skew = 200;
   std::map<std::string, std::map<std::string, std::string>> params;  // per kernel: flag -> value
 };
 

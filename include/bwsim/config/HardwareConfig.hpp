@@ -213,6 +213,11 @@ struct HardwareConfig {
 // Throws ConfigError naming the file and the key path on any problem.
 HardwareConfig load_config(const std::string& path, const std::vector<std::string>& overrides = {});
 
+// Every scalar value of the config at `path` after `overrides`, as (dotted key, text) in the
+// file's order (sequences and the uncertainty section left out): what a perturbation can vary.
+std::vector<std::pair<std::string, std::string>> config_values(const std::string& path,
+                                                               const std::vector<std::string>& overrides = {});
+
 // Same, from YAML text (tests and embedded configs); `origin` names it in messages.
 HardwareConfig parse_config(const std::string& yaml_text, const std::string& origin,
                             const std::vector<std::string>& overrides = {});

@@ -28,6 +28,13 @@ class Engine {
   // Returns true if the queue drained, false if it stopped at the limit.
   bool run(Cycle limit = kNever);
 
+  // From now on, events of one cycle run in an order drawn from `seed` (schedule perturbation)
+  // rather than in the order they were scheduled.
+  void shuffle_ties(std::uint64_t seed) {
+    shuffle_ = true;
+    rng_ = seed;
+  }
+
   // Calls fn(context) every 2^18 events while running (progress display); nullptr: never.
   using ProgressFn = void (*)(void* context);
   void set_progress(ProgressFn fn, void* context) {
@@ -53,6 +60,8 @@ class Engine {
   std::uint64_t processed_ = 0;
   ProgressFn progress_ = nullptr;
   void* progress_context_ = nullptr;
+  bool shuffle_ = false;
+  std::uint64_t rng_ = 0;
 };
 
 }  // namespace bwsim

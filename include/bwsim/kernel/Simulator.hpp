@@ -55,6 +55,11 @@ struct SimOptions {
   Cycle snapshot_cycles = 0;
   // Called now and then during a long run (every 2^18 events) with the progress so far.
   std::function<void(const Progress&)> progress;
+  // Schedule perturbation (check/Perturbation.hpp): events of one cycle in an order drawn from
+  // `perturb_seed` instead of issue order, and each SM's CTAs starting up to `perturb_sm_skew`
+  // cycles late (drawn per SM). Off when perturb_seed is 0.
+  std::uint64_t perturb_seed = 0;
+  Cycle perturb_sm_skew = 0;
 };
 
 struct WarpSummary {
