@@ -1,8 +1,11 @@
-// The mutation suite: the GEMM kernels with one classic synchronisation bug each (GemmBug).
-// Every mutant must be caught, by the numbers check or with the right error kind.
+// The mutation suites: the GEMM kernels with one classic synchronisation bug each (GemmBug).
+// Every mutant of the first suite must be caught, by the numbers check or with the right error
+// kind; the second suite's bugs (from how real warp-specialized kernels fail) are classified by
+// what catches them: the default schedule, only perturbed schedules, or nothing.
 #include <gtest/gtest.h>
 
 #include "TestSupport.hpp"
+#include "bwsim/check/Perturbation.hpp"
 #include "bwsim/kernels/Gemm.hpp"
 #include "bwsim/testing/SimTesting.hpp"
 
@@ -74,6 +77,86 @@ TEST(MutationSuite, TheCorrectKernelsRaiseNothing) {
   EXPECT_TRUE(mutant(GemmBug::None, 2, 2).matches);
   EXPECT_TRUE(mutant(GemmBug::None, 2, 2, true).matches);
 }
+
+// ---------------------------------------------------------------------------- the second suite
+
+// On a cluster the kernel's closing cluster barrier outlasts the last stores' SMEM reads, so an
+// epilogue that skips its final wait gets away with it there (the suite below); alone, a CTA's
+// epilogue warp exits while its last TMA store still reads its staging buffer.
+TEST(MutationSuite, AnEpilogueThatExitsBeforeItsStoresReadSmemIsCaughtOnOneCta) {
+  EXPECT_SIM_MISUSE(mutant(GemmBug::NoFinalStoreWait), Rule::ExitWithPendingStore);
+}
+
+enum class CaughtBy { Default, Perturbation, Nothing };
+
+// What a run of `bug` on a 2x1 cluster of one CTA pair (4 tiles of 256 x 256, 8 k-tiles: the ring
+// of 6 stages wraps) reports: empty when it completes with the right D.
+std::string outcome(GemmBug bug, const HardwareConfig& cfg, const SimOptions& options) {
+  try {
+    const GemmResult r = run_gemm(cfg, options,
+                                  {.m = 512, .n = 512, .k = 512, .ctas = 2, .bug = bug, .cluster_m = 2, .two_sm = true},
+                                  true);
+    return r.matches ? "" : "check failed";
+  } catch (const MisuseError& e) {
+    return std::string("misuse ") + rule_name(e.rule());
+  } catch (const DeadlockError&) {
+    return "deadlock";
+  } catch (const SimError& e) {
+    return std::string("error ") + e.what();
+  }
+}
+
+// The default schedule first; if it passes, 16 perturbed schedules (check/Perturbation.hpp).
+std::pair<CaughtBy, std::string> classify(GemmBug bug) {
+  const std::string path = BWSIM_SOURCE_DIR "/sim_configs/b200.yaml";
+  if (std::string o = outcome(bug, test::b200_config(), SimOptions{}); !o.empty()) return {CaughtBy::Default, o};
+  for (std::uint64_t seed = 1; seed <= 16; ++seed) {
+    SimOptions options;
+    perturb_options(options, seed, {});
+    if (std::string o = outcome(bug, perturbed_config(path, {}, seed, {}), options); !o.empty())
+      return {CaughtBy::Perturbation, o};
+  }
+  return {CaughtBy::Nothing, ""};
+}
+
+struct RealBug {
+  GemmBug bug;
+  CaughtBy by;
+  const char* outcome;  // what catches it
+};
+
+class SecondMutationSuite : public testing::TestWithParam<RealBug> {};
+
+TEST_P(SecondMutationSuite, IsCaughtAsTheTableSays) {
+  const auto [by, got] = classify(GetParam().bug);
+  EXPECT_EQ(by, GetParam().by) << name_of(GetParam().bug) << ": " << got;
+  EXPECT_EQ(got, GetParam().outcome) << name_of(GetParam().bug);
+}
+
+// README "Checking a kernel" has this table with each bug's story.
+INSTANTIATE_TEST_SUITE_P(
+    Gemm, SecondMutationSuite,
+    testing::Values(RealBug{GemmBug::StageCountOffByOne, CaughtBy::Default, "deadlock"},
+                    RealBug{GemmBug::NoProducerTail, CaughtBy::Nothing, ""},
+                    RealBug{GemmBug::NoClusterExitSync, CaughtBy::Default, "misuse tmem-out-of-allocation"},
+                    RealBug{GemmBug::NoFenceMbarrierInit, CaughtBy::Default, "misuse barrier-uninitialized"},
+                    RealBug{GemmBug::ReinitLiveBarrier, CaughtBy::Default, "misuse barrier-reinit-in-use"},
+                    RealBug{GemmBug::AccumulatorArrivalsShort, CaughtBy::Default, "misuse race-accumulator-overwrite"},
+                    RealBug{GemmBug::AccumulatorArrivalsLong, CaughtBy::Default, "deadlock"},
+                    RealBug{GemmBug::AccStageNotAdvanced, CaughtBy::Default, "misuse race-early-accumulator-read"},
+                    RealBug{GemmBug::EarlyAccumulatorRelease, CaughtBy::Default, "misuse race-accumulator-overwrite"},
+                    RealBug{GemmBug::MissingProxyFence, CaughtBy::Default, "misuse race-missing-proxy-fence"},
+                    RealBug{GemmBug::StagingBufferReuse, CaughtBy::Default, "check failed"},
+                    RealBug{GemmBug::CommitMaskMissesPeer, CaughtBy::Default, "deadlock"},
+                    RealBug{GemmBug::PairLoadsOwnBarrier, CaughtBy::Default, "deadlock"},
+                    RealBug{GemmBug::ReuseStageEarly, CaughtBy::Default, "misuse over-arrival"},
+                    RealBug{GemmBug::NoRelinquish, CaughtBy::Nothing, ""},
+                    RealBug{GemmBug::NoFinalStoreWait, CaughtBy::Nothing, ""}),
+    [](const auto& info) {
+      std::string n = name_of(info.param.bug);
+      std::erase(n, '-');
+      return n;
+    });
 
 }  // namespace
 }  // namespace bwsim

@@ -55,6 +55,7 @@ const char* rule_name(Rule r) {
     case Rule::RaceAccumulatorOverwrite: return "race-accumulator-overwrite";
     case Rule::SetmaxnregMisuse: return "setmaxnreg-misuse";
     case Rule::WgmmaMisuse: return "wgmma-misuse";
+    case Rule::ExitWithPendingStore: return "exit-with-pending-store";
   }
   return "unknown";
 }

@@ -175,6 +175,7 @@ struct Simulator::Launch {
     Group& g = l.groups[group];
     for (Resident& r : g.ctas) {
       r.cta->check_tmem_released();
+      r.cta->check_exit_stores();
       const Cta& cta = *r.cta;
       for (std::uint32_t w = 0; w < cta.num_warps(); ++w) {
         const WarpState& ws = cta.warp(w);

@@ -24,7 +24,7 @@
 namespace bwsim {
 
 namespace {
-constexpr std::array<std::pair<GemmBug, const char*>, 13> kBugNames{{
+constexpr std::array<std::pair<GemmBug, const char*>, 29> kBugNames{{
     {GemmBug::None, "none"},
     {GemmBug::NoZeroInit, "no-zero-init"},
     {GemmBug::SkipKBlock, "skip-kblock"},
@@ -38,6 +38,22 @@ constexpr std::array<std::pair<GemmBug, const char*>, 13> kBugNames{{
     {GemmBug::EarlyDealloc, "early-dealloc"},
     {GemmBug::SameQuadrant, "same-quadrant"},
     {GemmBug::UseBeforeWaitLd, "use-before-wait-ld"},
+    {GemmBug::StageCountOffByOne, "stage-count-off-by-one"},
+    {GemmBug::NoProducerTail, "no-producer-tail"},
+    {GemmBug::NoClusterExitSync, "no-cluster-exit-sync"},
+    {GemmBug::NoFenceMbarrierInit, "no-fence-mbarrier-init"},
+    {GemmBug::ReinitLiveBarrier, "reinit-live-barrier"},
+    {GemmBug::AccumulatorArrivalsShort, "accumulator-arrivals-short"},
+    {GemmBug::AccumulatorArrivalsLong, "accumulator-arrivals-long"},
+    {GemmBug::AccStageNotAdvanced, "acc-stage-not-advanced"},
+    {GemmBug::EarlyAccumulatorRelease, "early-accumulator-release"},
+    {GemmBug::MissingProxyFence, "missing-proxy-fence"},
+    {GemmBug::StagingBufferReuse, "staging-buffer-reuse"},
+    {GemmBug::CommitMaskMissesPeer, "commit-mask-misses-peer"},
+    {GemmBug::PairLoadsOwnBarrier, "pair-loads-own-barrier"},
+    {GemmBug::ReuseStageEarly, "reuse-stage-early"},
+    {GemmBug::NoRelinquish, "no-relinquish"},
+    {GemmBug::NoFinalStoreWait, "no-final-store-wait"},
 }};
 }  // namespace
 
@@ -208,11 +224,12 @@ struct Kernel {
     const std::uint32_t x = coord[0], y = coord[1];
     const bool leader = x % g.pair == 0;  // issues the MMAs of its unit
     const std::uint32_t b_rows = g.b_rows(p.tile_n);
+    const std::uint32_t tx_bytes = g.pair * (layout.a_bytes + layout.sf.a_bytes() + layout.sf.b_bytes()) +
+                                   (p.bug == GemmBug::WrongTxBytes ? 0 : p.tile_n * kRowBytes);
     const PipelineTmaUmmaAsync mainloop(
         SmemAddr{layout.main_barriers},
         {.stages = layout.stages,
-         .transaction_bytes = g.pair * (layout.a_bytes + layout.sf.a_bytes() + layout.sf.b_bytes()) +
-                              (p.bug == GemmBug::WrongTxBytes ? 0 : p.tile_n * kRowBytes),
+         .transaction_bytes = tx_bytes,
          .name = "mainloop",
          .consumers = g.stage_consumers(),
          .release_mask = g.release_mask(x, y),
@@ -221,20 +238,25 @@ struct Kernel {
     const PipelineUmmaAsync accum(
         SmemAddr{layout.acc_barriers},
         {.stages = layout.acc_stages,
-         .consumer_warps = g.pair * kEpilogueWarps,
+         .consumer_warps = g.pair * kEpilogueWarps + (p.bug == GemmBug::AccumulatorArrivalsLong ? 1 : 0) -
+                           (p.bug == GemmBug::AccumulatorArrivalsShort ? 1 : 0),
          .name = "accum",
-         .commit_mask = g.pair == 2 ? static_cast<std::uint16_t>(3u << leader_rank) : std::uint16_t{0},
+         .commit_mask = g.pair == 2 ? static_cast<std::uint16_t>((p.bug == GemmBug::CommitMaskMissesPeer ? 1u : 3u)
+                                                                 << leader_rank)
+                                    : std::uint16_t{0},
          .release_rank = static_cast<std::int32_t>(leader_rank)});
     const SmemAddr tmem_slot{layout.tmem_slot};
     if (w.warp_idx() == 0) {
       mainloop.init(w);
       accum.init(w);
-      w.fence_mbarrier_init();
+      if (p.bug != GemmBug::NoFenceMbarrierInit) w.fence_mbarrier_init();
     } else if (w.warp_idx() == 1) {
       co_await w.tcgen05_alloc(tmem_slot, tmem_columns, g.pair);
-      w.tcgen05_relinquish_alloc_permit();
+      if (p.bug != GemmBug::NoRelinquish) w.tcgen05_relinquish_alloc_permit();
     }
-    co_await cluster_sync(w);  // every CTA's barriers initialised before any peer signals them
+    // Every CTA's barriers initialised before any peer signals them (the mutant: CUTLASS's relaxed
+    // arrive, which needs the fence it left out).
+    co_await cluster_sync(w, p.bug == GemmBug::NoFenceMbarrierInit);
     const TmemAddr tmem{w.ld_shared_u32(tmem_slot)};
 
     if (w.warp_idx() == 0) {
@@ -243,12 +265,18 @@ struct Kernel {
       std::uint16_t a_mask = g.a_mask(x);
       if (p.bug == GemmBug::McastMaskMissing) a_mask &= static_cast<std::uint16_t>(~(1u << g.rank(x, g.cl_n - 1)));
       const TmaLoadFlags a_flags{.multicast_mask = a_mask, .cta_group_2 = g.pair == 2};
-      const TmaLoadFlags b_flags{.multicast_mask = g.b_mask(x, y), .cta_group_2 = g.pair == 2};
+      const TmaLoadFlags b_flags{.multicast_mask = g.b_mask(x, y),
+                                 .cta_group_2 = g.pair == 2 && p.bug != GemmBug::PairLoadsOwnBarrier};
       PipelineState st = p.bug == GemmBug::WrongProducerPhase ? make_consumer_start_state(layout.stages)
                                                                : make_producer_start_state(layout.stages);
       for (std::uint32_t i = 0, t = unit(w, 0); t < tiles(); t = unit(w, ++i))
         for (std::uint32_t kt = 0; kt < k_tiles; ++kt, ++st) {
-          co_await mainloop.producer_acquire(w, st);
+          if (p.bug == GemmBug::ReuseStageEarly && st.count == layout.stages) {  // the first refill: no wait
+            if (leader) w.mbarrier_arrive_expect_tx(mainloop.producer_get_barrier(st), tx_bytes);
+          } else {
+            co_await mainloop.producer_acquire(w, st);
+          }
+          if (p.bug == GemmBug::ReinitLiveBarrier && i == 1 && kt == 0) w.mbarrier_init(mainloop.full(0), 1);
           if (p.bug == GemmBug::MissingExpectTx && leader) w.mbarrier_arrive(mainloop.producer_get_barrier(st));
           const auto k0 = static_cast<std::int32_t>(kt * a_map.box(0));
           const MBarrierRef full = mainloop.producer_get_barrier(st);
@@ -266,15 +294,16 @@ struct Kernel {
                        {0, atom0, n0(t, y) / static_cast<std::int32_t>(kTileM)}, own);
           }
         }
-      co_await mainloop.producer_tail(w, st);
+      if (p.bug != GemmBug::NoProducerTail) co_await mainloop.producer_tail(w, st);
     } else if (w.warp_idx() == 1 && leader) {
       w.set_role("MMA");
-      PipelineState st = make_consumer_start_state(layout.stages);
+      PipelineState st =
+          make_consumer_start_state(p.bug == GemmBug::StageCountOffByOne ? layout.stages - 1 : layout.stages);
       PipelineState acc = make_producer_start_state(layout.acc_stages);
       for (std::uint32_t i = 0, t = unit(w, 0); t < tiles(); t = unit(w, ++i), ++acc) {
         co_await accum.producer_acquire(w, acc);
         w.tcgen05_fence_after_thread_sync();
-        const TmemAddr d = tmem + acc.index * p.tile_n;
+        const TmemAddr d = tmem + (p.bug == GemmBug::AccStageNotAdvanced ? 0 : acc.index) * p.tile_n;
         for (std::uint32_t kt = 0; kt < k_tiles; ++kt, advance(st)) {
           co_await mainloop.consumer_wait(w, st);
           if (sfa_map) copy_scales(w, tmem, st.index);
@@ -298,7 +327,8 @@ struct Kernel {
     } else if (w.warp_idx() >= 2) {
       co_await epilogue(w, accum, tmem, x, y);
     }
-    if (g.size() > 1) co_await cluster_sync(w);  // no CTA exits while a peer may still signal or read it
+    // No CTA exits while a peer may still signal or read it.
+    if (g.size() > 1 && p.bug != GemmBug::NoClusterExitSync) co_await cluster_sync(w);
     if (w.warp_idx() == 1) w.tcgen05_dealloc(tmem, tmem_columns, g.pair);
   }
 
@@ -339,12 +369,15 @@ struct Kernel {
     ++st.count;
   }
 
-  // A CTA-wide sync for a cluster of one; barrier.cluster.arrive + wait otherwise.
-  Task cluster_sync(Warp& w) const {
+  // A CTA-wide sync for a cluster of one; barrier.cluster.arrive (.relaxed) + wait otherwise.
+  Task cluster_sync(Warp& w, bool relaxed = false) const {
     if (g.size() == 1) {
       co_await w.syncthreads();
     } else {
-      w.cluster_arrive();
+      if (relaxed)
+        w.cluster_arrive_relaxed();
+      else
+        w.cluster_arrive();
       co_await w.cluster_wait();
     }
   }
@@ -380,21 +413,23 @@ struct Kernel {
         w.tcgen05_ld(src, TmemShape::S32x32b, kEpilogueCols, regs);
         if (p.bug == GemmBug::UseBeforeWaitLd) convert(w, regs, staged);
         co_await w.tcgen05_wait_ld();
-        if (c + 1 == chunks) {  // the last read of this accumulator: hand it back to the MMA warp
+        // The last read of this accumulator: hand it back to the MMA warp.
+        if (p.bug == GemmBug::EarlyAccumulatorRelease ? c == 0 : c + 1 == chunks) {
           w.tcgen05_fence_before_thread_sync();
           accum.consumer_release(w, acc);
         }
         const SmemAddr buf = layout.buffer(q, chunk_count % 2);
-        co_await w.bulk_wait_group_read(1);  // the store issued from this buffer two chunks ago has read it
+        // The store issued from this buffer two chunks ago has read it.
+        if (p.bug != GemmBug::StagingBufferReuse) co_await w.bulk_wait_group_read(1);
         if (p.bug != GemmBug::UseBeforeWaitLd) convert(w, regs, staged);
         w.st_shared(buf, staged);
-        w.fence_proxy_async();  // st.shared data becomes visible to the TMA store
+        if (p.bug != GemmBug::MissingProxyFence) w.fence_proxy_async();  // st.shared data becomes visible to the TMA store
         w.tma_store(d_map, buf,
                     {n0(t, y) + static_cast<std::int32_t>(c * kEpilogueCols), m0(t, x) + static_cast<std::int32_t>(32 * q)});
         w.bulk_commit_group();
       }
     }
-    co_await w.bulk_wait_group(0);
+    if (p.bug != GemmBug::NoFinalStoreWait) co_await w.bulk_wait_group(0);
   }
 };
 
@@ -582,6 +617,12 @@ PersistentChoice persistent_choice(const KernelArgs& a, GemmParams& p) {
   return c;
 }
 
+std::string bug_names() {
+  std::string names;
+  for (const auto& [b, n] : kBugNames) names += fmt::format("{}{}", names.empty() ? "" : ", ", n);
+  return names;
+}
+
 KernelReport run_from_cli(const KernelRequest& req, const char* kernel, bool two_sm, bool persistent) {
   const KernelArgs& a = req.args;
   GemmParams p;
@@ -622,11 +663,7 @@ KernelReport run_from_cli(const KernelRequest& req, const char* kernel, bool two
   }
   const std::string& bug = a.text("bug");
   const auto parsed = parse_gemm_bug(bug);
-  if (!parsed) {
-    std::string names;
-    for (const auto& [b, n] : kBugNames) names += fmt::format("{}{}", names.empty() ? "" : ", ", n);
-    throw InputError(fmt::format("--bug: expected one of {}; got '{}'", names, bug));
-  }
+  if (!parsed) throw InputError(fmt::format("--bug: expected one of {}; got '{}'", bug_names(), bug));
   p.bug = *parsed;
 
   const GemmResult r = run_gemm(req.config, req.options, p, req.check);
@@ -670,11 +707,7 @@ std::vector<KernelParam> gemm_params(const char* cluster, const char* ctas) {
           {"cluster", "cluster shape MxN in CTAs (A multicast along N, B along M); more than 8 opts in to "
                       "non-portable sizes",
            cluster},
-          {"bug",
-           "inject a kernel bug: none, no-zero-init, skip-kblock, wrong-producer-phase, missing-expect-tx, "
-           "wrong-tx-bytes, release-before-commit, no-phase-flip, mcast-mask-missing, early-epilogue-read, "
-           "early-dealloc, same-quadrant, use-before-wait-ld",
-           "none"}};
+          {"bug", "inject a kernel bug: " + bug_names(), "none"}};
 }
 
 std::vector<KernelParam> persistent_params() {

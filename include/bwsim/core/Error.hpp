@@ -79,6 +79,7 @@ enum class Rule : std::uint8_t {
   RaceAccumulatorOverwrite,
   SetmaxnregMisuse,
   WgmmaMisuse,
+  ExitWithPendingStore,
 };
 const char* rule_name(Rule r);
 

@@ -34,6 +34,23 @@ enum class GemmBug : std::uint8_t {
   EarlyDealloc,         // the MMA warp frees TMEM without waiting for the epilogue's last reads
   SameQuadrant,         // epilogue warps take quadrant warp_idx - 2, not warp_idx % 4
   UseBeforeWaitLd,      // the epilogue converts tcgen05.ld results before tcgen05.wait::ld
+  // The second suite: how real warp-specialized kernels fail (CUTLASS / FlashAttention trackers).
+  StageCountOffByOne,       // the MMA warp's ring wraps after stages - 1 stages
+  NoProducerTail,           // the producer exits without waiting for its last stages' release
+  NoClusterExitSync,        // no cluster barrier before exit while peers may still signal
+  NoFenceMbarrierInit,      // a relaxed cluster arrive after init without fence.mbarrier_init
+  ReinitLiveBarrier,        // the producer re-initialises stage 0's full barrier at its second tile
+  AccumulatorArrivalsShort, // the accumulator's empty barrier expects one epilogue warp too few
+  AccumulatorArrivalsLong,  // ... one too many
+  AccStageNotAdvanced,      // the MMA warp always writes accumulator 0
+  EarlyAccumulatorRelease,  // the epilogue releases the accumulator after its first chunk
+  MissingProxyFence,        // st.shared of the staged D, then the TMA store without fence.proxy.async
+  StagingBufferReuse,       // st.shared into a staging buffer a TMA store may still read
+  CommitMaskMissesPeer,     // the accumulator commit of a CTA pair signals the leader only
+  PairLoadsOwnBarrier,      // a pair's B loads without .cta_group::2 signal their own CTA's barrier
+  ReuseStageEarly,          // the producer refills a stage the first time without waiting for its release
+  NoRelinquish,             // no tcgen05.relinquish_alloc_permit after the allocation
+  NoFinalStoreWait,         // the epilogue exits without waiting for its last TMA stores
 };
 const char* name_of(GemmBug bug);
 std::optional<GemmBug> parse_gemm_bug(std::string_view name);

@@ -571,6 +571,12 @@ void Cta::start(Cycle at) {
 }
 
 void Cta::warp_finished(WarpState& ws) {
+  // The CTA's SMEM goes back to the SM when its threads exit: a TMA store still reading it would
+  // read whatever the next CTA writes there (reported when the CTA retires, check_exit_stores).
+  if (ws.bulk.reads_pending() && !exit_with_store_) {
+    exit_with_store_ = &ws;
+    exit_with_store_at_ = ctx_.now();
+  }
   ws.done = true;
   last_warp_ = &ws;
   ws.finish = std::max(ws.ready, ctx_.now());

@@ -36,6 +36,13 @@ class BulkGroups {
     return true;
   }
   bool idle() const { return committed_.empty() && open_.writes == 0; }
+  // True while a store of any group still reads its SMEM.
+  bool reads_pending() const {
+    if (open_.reads) return true;
+    for (const Group& g : committed_)
+      if (g.reads) return true;
+    return false;
+  }
 
  private:
   struct Group {

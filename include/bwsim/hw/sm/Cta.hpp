@@ -133,6 +133,8 @@ class Cta {
   // A located error if the finished CTA still holds TMEM columns (called when it retires, from an
   // event: the last warp finishes inside a coroutine's final suspend, which must not throw).
   void check_tmem_released();
+  // A MisuseError if a warp exited while its TMA stores still read SMEM.
+  void check_exit_stores();
   Cycle finish_cycle() const { return finish_cycle_; }
   // Every unfinished warp's wait and the state of the barriers involved.
   std::string wait_report() const;
@@ -189,6 +191,8 @@ class Cta {
   bool finished_ = false;
   bool tmem_relinquished_ = false;
   WarpState* last_warp_ = nullptr;  // the last warp to finish (where an exit-time error is reported)
+  WarpState* exit_with_store_ = nullptr;  // the first warp that exited with a TMA store reading SMEM
+  Cycle exit_with_store_at_ = 0;
   Cycle finish_cycle_ = 0;
 };
 
