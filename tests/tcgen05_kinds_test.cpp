@@ -1,7 +1,8 @@
 // Every tcgen05.mma kind on unit_test.yaml: both instruction-descriptor layouts against hand
 // tables, one exact product per kind and element type (FP6/FP4 laid out as PTX packs them, block
 // scales that change the result, integer wrap and saturation), the errors for fields and operands
-// a kind does not take, and the exact cycles of one MMA of each kind.
+// a kind does not take, and the SMEM operand bound of packed FP4 (one MMA of each kind is timed
+// with the others in tcgen05_test.cpp's MmaTimingTest).
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -22,7 +23,7 @@ using test::run_cta;
 constexpr SmemAddr kSlot{0};
 constexpr MBarrierRef kBar{8};
 constexpr SmemAddr kA{1024}, kB{8192}, kSfa{12288}, kSfb{12800};
-constexpr std::uint32_t kN = 16;                    // columns of D in the product tests
+constexpr std::uint32_t kN = 16;                     // columns of D in the product tests
 constexpr std::uint32_t kSfaCol = 64, kSfbCol = 96;  // scale factors' TMEM columns
 
 // ------------------------------------------------------------------ instruction descriptors
@@ -30,8 +31,12 @@ constexpr std::uint32_t kSfaCol = 64, kSfbCol = 96;  // scale factors' TMEM colu
 TEST(InstrDescriptorKindsTest, DenseLayoutBitsForTf32I8AndSubByteF8f6f4) {
   EXPECT_EQ(encode(MmaKind::TF32, {.a_type = DataType::TF32, .b_type = DataType::TF32, .m = 128, .n = 64}).raw,
             (1u << 4) | (2u << 7) | (2u << 10) | (8u << 17) | (8u << 24));
-  EXPECT_EQ(encode(MmaKind::I8, {.a_type = DataType::S8, .b_type = DataType::U8, .d_type = DataType::S32,
-                                 .saturate = true, .m = 128, .n = 32})
+  EXPECT_EQ(encode(MmaKind::I8, {.a_type = DataType::S8,
+                                 .b_type = DataType::U8,
+                                 .d_type = DataType::S32,
+                                 .saturate = true,
+                                 .m = 128,
+                                 .n = 32})
                 .raw,
             (1u << 3) | (2u << 4) | (1u << 7) | (0u << 10) | (4u << 17) | (8u << 24));
   EXPECT_EQ(encode(MmaKind::F8F6F4, {.a_type = DataType::E2M3, .b_type = DataType::E2M1, .m = 64, .n = 8}).raw,
@@ -48,12 +53,18 @@ TEST(InstrDescriptorKindsTest, DenseLayoutBitsForTf32I8AndSubByteF8f6f4) {
 
 TEST(InstrDescriptorKindsTest, BlockScaledLayoutBitsForEachKind) {
   // mxf8f6f4 e3m2 x e4m3, M 128 N 256, ue8m0, A ID 3, B ID 1.
-  const InstrDescriptor mx8 = encode(MmaKind::MXF8F6F4, {.a_type = DataType::E3M2, .b_type = DataType::E4M3, .m = 128,
-                                                         .n = 256, .a_sf_id = 3, .b_sf_id = 1});
+  const InstrDescriptor mx8 =
+      encode(MmaKind::MXF8F6F4,
+             {.a_type = DataType::E3M2, .b_type = DataType::E4M3, .m = 128, .n = 256, .a_sf_id = 3, .b_sf_id = 1});
   EXPECT_EQ(mx8.raw, (1u << 4) | (4u << 7) | (0u << 10) | (32u << 17) | (1u << 23) | (1u << 27) | (3u << 29));
   // mxf4nvf4 e2m1, ue4m3 (bit 23 clear), M 256 N 128, negate A, B ID 2.
-  const InstrDescriptor nv = encode(MmaKind::MXF4NVF4, {.a_type = DataType::E2M1, .b_type = DataType::E2M1, .negate_a = true,
-                                                        .m = 256, .n = 128, .scale_type = DataType::UE4M3, .b_sf_id = 2});
+  const InstrDescriptor nv = encode(MmaKind::MXF4NVF4, {.a_type = DataType::E2M1,
+                                                        .b_type = DataType::E2M1,
+                                                        .negate_a = true,
+                                                        .m = 256,
+                                                        .n = 128,
+                                                        .scale_type = DataType::UE4M3,
+                                                        .b_sf_id = 2});
   EXPECT_EQ(nv.raw, (2u << 4) | (1u << 7) | (1u << 10) | (1u << 13) | (16u << 17) | (2u << 27));
   EXPECT_EQ(encode(MmaKind::MXF4, {.a_type = DataType::E2M1, .b_type = DataType::E2M1, .m = 128, .n = 8}).raw,
             (1u << 7) | (1u << 10) | (1u << 17) | (1u << 23) | (1u << 27));
@@ -78,10 +89,12 @@ TEST(InstrDescriptorKindsTest, DecodeNamesTheFieldAKindDoesNotTake) {
     const auto e = decode(kind, InstrDescriptor{raw}, f);
     return e ? *e : std::string("(accepted)");
   };
-  const std::uint32_t i8 = encode(MmaKind::I8, {.a_type = DataType::S8, .b_type = DataType::S8,
-                                                .d_type = DataType::S32, .m = 128, .n = 16}).raw;
+  const std::uint32_t i8 =
+      encode(MmaKind::I8, {.a_type = DataType::S8, .b_type = DataType::S8, .d_type = DataType::S32, .m = 128, .n = 16})
+          .raw;
   const std::uint32_t e2m1 = encode(MmaKind::F8F6F4, {.a_type = DataType::E2M1, .b_type = DataType::E2M1, .n = 16}).raw;
-  const std::uint32_t mx8 = encode(MmaKind::MXF8F6F4, {.a_type = DataType::E4M3, .b_type = DataType::E4M3, .n = 16}).raw;
+  const std::uint32_t mx8 =
+      encode(MmaKind::MXF8F6F4, {.a_type = DataType::E4M3, .b_type = DataType::E4M3, .n = 16}).raw;
   const std::uint32_t mx4 = encode(MmaKind::MXF4, {.a_type = DataType::E2M1, .b_type = DataType::E2M1, .n = 16}).raw;
   EXPECT_NE(error(MmaKind::I8, i8 | 1u << 13).find("negate (bits 13/14)"), std::string::npos);
   EXPECT_NE(error(MmaKind::I8, (i8 & ~(3u << 4)) | 1u << 4).find("D format 1"), std::string::npos);
@@ -191,39 +204,48 @@ Product run_product(const KindCase& c, bool accumulate = false, std::uint32_t in
       sfb[16 * (r % 32) + 4 * (r / 32) + j] = std::byte{scale_code(c.scale, r, j, false)};
     }
   const bool integer = c.kind == MmaKind::I8;
-  InstrDescriptorFields f{.a_type = c.a, .b_type = c.b, .d_type = integer ? DataType::S32 : DataType::F32,
-                          .saturate = saturate, .m = 128, .n = kN, .scale_type = c.scale, .a_sf_id = c.sf_id,
+  InstrDescriptorFields f{.a_type = c.a,
+                          .b_type = c.b,
+                          .d_type = integer ? DataType::S32 : DataType::F32,
+                          .saturate = saturate,
+                          .m = 128,
+                          .n = kN,
+                          .scale_type = c.scale,
+                          .a_sf_id = c.sf_id,
                           .b_sf_id = c.sf_id};
   Product p;
   p.d.resize(32 * kN);
-  run_cta([&](Warp& w) -> Task {
-    w.st_shared(kA, a);
-    w.st_shared(kB, b);
-    w.st_shared(kSfa, sfa);
-    w.st_shared(kSfb, sfb);
-    w.fence_proxy_async();
-    const TmemAddr t = co_await w.tcgen05_alloc(kSlot, 128);
-    std::vector<std::uint32_t> preload(32 * kN, init);
-    w.tcgen05_st(t, TmemShape::S32x32b, kN, preload);
-    co_await w.tcgen05_wait_st();
-    w.mbarrier_init(kBar, 1);
-    auto desc = [](SmemAddr at, std::uint32_t sbo) {
-      return encode(SmemDescriptorFields{.start_address = at.offset, .leading_byte_offset = 128, .stride_byte_offset = sbo});
-    };
-    const InstrDescriptor idesc = encode(c.kind, f);
-    if (scaled) {
-      w.tcgen05_cp(t + kSfaCol, desc(kSfa, 128), TmemCopyShape::S32x128bWarpx4);
-      w.tcgen05_cp(t + kSfbCol, desc(kSfb, 128), TmemCopyShape::S32x128bWarpx4);
-      w.tcgen05_mma(c.kind, t, desc(kA, 256), desc(kB, 256), idesc, {t + kSfaCol, t + kSfbCol, c.vec}, accumulate);
-    } else {
-      w.tcgen05_mma(c.kind, t, desc(kA, 256), desc(kB, 256), idesc, accumulate);
-    }
-    w.tcgen05_commit(kBar);
-    co_await w.mbarrier_wait(kBar, 0);
-    w.tcgen05_ld(t, TmemShape::S32x32b, kN, p.d);
-    co_await w.tcgen05_wait_ld();
-    w.tcgen05_dealloc(t, 128);
-  }, 32, 16384);
+  run_cta(
+      [&](Warp& w) -> Task {
+        w.st_shared(kA, a);
+        w.st_shared(kB, b);
+        w.st_shared(kSfa, sfa);
+        w.st_shared(kSfb, sfb);
+        w.fence_proxy_async();
+        const TmemAddr t = co_await w.tcgen05_alloc(kSlot, 128);
+        std::vector<std::uint32_t> preload(32 * kN, init);
+        w.tcgen05_st(t, TmemShape::S32x32b, kN, preload);
+        co_await w.tcgen05_wait_st();
+        w.mbarrier_init(kBar, 1);
+        auto desc = [](SmemAddr at, std::uint32_t sbo) {
+          return encode(
+              SmemDescriptorFields{.start_address = at.offset, .leading_byte_offset = 128, .stride_byte_offset = sbo});
+        };
+        const InstrDescriptor idesc = encode(c.kind, f);
+        if (scaled) {
+          w.tcgen05_cp(t + kSfaCol, desc(kSfa, 128), TmemCopyShape::S32x128bWarpx4);
+          w.tcgen05_cp(t + kSfbCol, desc(kSfb, 128), TmemCopyShape::S32x128bWarpx4);
+          w.tcgen05_mma(c.kind, t, desc(kA, 256), desc(kB, 256), idesc, {t + kSfaCol, t + kSfbCol, c.vec}, accumulate);
+        } else {
+          w.tcgen05_mma(c.kind, t, desc(kA, 256), desc(kB, 256), idesc, accumulate);
+        }
+        w.tcgen05_commit(kBar);
+        co_await w.mbarrier_wait(kBar, 0);
+        w.tcgen05_ld(t, TmemShape::S32x32b, kN, p.d);
+        co_await w.tcgen05_wait_ld();
+        w.tcgen05_dealloc(t, 128);
+      },
+      32, 16384);
   auto factor = [&](DataType t, std::uint8_t code) {
     const auto v = static_cast<std::byte>(code);
     return static_cast<double>(load_as_float(t, &v));
@@ -255,32 +277,33 @@ TEST_P(KindProductTest, DIsTheExactProductOfTheOperandsAsThePtxIsaLaysThemOut) {
                                              : static_cast<double>(std::bit_cast<float>(p.d[i]));
     ASSERT_EQ(got, p.want[i]) << c.name << " m " << i / kN << " n " << i % kN;
   }
-  if (is_block_scaled(c.kind)) EXPECT_GT(p.unscaled_differs, 32 * kN / 2) << "the scales change most of D";
+  if (is_block_scaled(c.kind)) {
+    EXPECT_GT(p.unscaled_differs, 32 * kN / 2) << "the scales change most of D";
+  }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    EveryKindAndType, KindProductTest,
-    testing::Values(KindCase{"Tf32", MmaKind::TF32, DataType::TF32, DataType::TF32},
-                    KindCase{"F16", MmaKind::F16, DataType::F16, DataType::F16},
-                    KindCase{"E4m3", MmaKind::F8F6F4, DataType::E4M3, DataType::E4M3},
-                    KindCase{"E5m2", MmaKind::F8F6F4, DataType::E5M2, DataType::E5M2},
-                    KindCase{"E2m3", MmaKind::F8F6F4, DataType::E2M3, DataType::E2M3},
-                    KindCase{"E3m2", MmaKind::F8F6F4, DataType::E3M2, DataType::E3M2},
-                    KindCase{"E2m1", MmaKind::F8F6F4, DataType::E2M1, DataType::E2M1},
-                    KindCase{"E2m1xE3m2", MmaKind::F8F6F4, DataType::E2M1, DataType::E3M2},
-                    KindCase{"S8", MmaKind::I8, DataType::S8, DataType::S8},
-                    KindCase{"U8xS8", MmaKind::I8, DataType::U8, DataType::S8},
-                    KindCase{"Mxf8E4m3Id2", MmaKind::MXF8F6F4, DataType::E4M3, DataType::E4M3, ScaleVec::X1,
-                             DataType::UE8M0, 2},
-                    KindCase{"Mxf8E2m1xE2m3Id3", MmaKind::MXF8F6F4, DataType::E2M1, DataType::E2M3, ScaleVec::X1,
-                             DataType::UE8M0, 3},
-                    KindCase{"Mxf4X2Id2", MmaKind::MXF4, DataType::E2M1, DataType::E2M1, ScaleVec::X2,
-                             DataType::UE8M0, 2},
-                    KindCase{"Nvf4X4Ue4m3", MmaKind::MXF4NVF4, DataType::E2M1, DataType::E2M1, ScaleVec::X4,
-                             DataType::UE4M3, 0},
-                    KindCase{"Mxf4nvf4X2Ue8m0", MmaKind::MXF4NVF4, DataType::E2M1, DataType::E2M1, ScaleVec::X2,
-                             DataType::UE8M0, 0}),
-    [](const auto& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(EveryKindAndType, KindProductTest,
+                         testing::Values(KindCase{"Tf32", MmaKind::TF32, DataType::TF32, DataType::TF32},
+                                         KindCase{"F16", MmaKind::F16, DataType::F16, DataType::F16},
+                                         KindCase{"E4m3", MmaKind::F8F6F4, DataType::E4M3, DataType::E4M3},
+                                         KindCase{"E5m2", MmaKind::F8F6F4, DataType::E5M2, DataType::E5M2},
+                                         KindCase{"E2m3", MmaKind::F8F6F4, DataType::E2M3, DataType::E2M3},
+                                         KindCase{"E3m2", MmaKind::F8F6F4, DataType::E3M2, DataType::E3M2},
+                                         KindCase{"E2m1", MmaKind::F8F6F4, DataType::E2M1, DataType::E2M1},
+                                         KindCase{"E2m1xE3m2", MmaKind::F8F6F4, DataType::E2M1, DataType::E3M2},
+                                         KindCase{"S8", MmaKind::I8, DataType::S8, DataType::S8},
+                                         KindCase{"U8xS8", MmaKind::I8, DataType::U8, DataType::S8},
+                                         KindCase{"Mxf8E4m3Id2", MmaKind::MXF8F6F4, DataType::E4M3, DataType::E4M3,
+                                                  ScaleVec::X1, DataType::UE8M0, 2},
+                                         KindCase{"Mxf8E2m1xE2m3Id3", MmaKind::MXF8F6F4, DataType::E2M1, DataType::E2M3,
+                                                  ScaleVec::X1, DataType::UE8M0, 3},
+                                         KindCase{"Mxf4X2Id2", MmaKind::MXF4, DataType::E2M1, DataType::E2M1,
+                                                  ScaleVec::X2, DataType::UE8M0, 2},
+                                         KindCase{"Nvf4X4Ue4m3", MmaKind::MXF4NVF4, DataType::E2M1, DataType::E2M1,
+                                                  ScaleVec::X4, DataType::UE4M3, 0},
+                                         KindCase{"Mxf4nvf4X2Ue8m0", MmaKind::MXF4NVF4, DataType::E2M1, DataType::E2M1,
+                                                  ScaleVec::X2, DataType::UE8M0, 0}),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 // PTX: kind::f8f6f4 FP4 is 16 elements packed in the first 8 bytes of each 16-byte K chunk, FP6 16
 // in the first 12 (6 bits each from bit 0 up); kind::mxf4* packs FP4 two per byte. Byte offsets
@@ -320,19 +343,21 @@ TEST(KindProductTest, I8WrapsModulo2To32AndSaturatesWithTheSaturateBit) {
 
 // ------------------------------------------------------------------ misuse
 
-void expect_mma_misuse(MmaKind kind, const InstrDescriptorFields& f, std::optional<Warp::BlockScale> scale,
+void expect_mma_misuse(MmaKind kind, InstrDescriptor idesc, std::optional<Warp::BlockScale> scale,
                        const std::string& message, Rule rule = Rule::MmaInvalid) {
   const MisuseError e = expect_misuse(
       [&] {
-        run_cta([&](Warp& w) -> Task {
-          const TmemAddr t = co_await w.tcgen05_alloc(kSlot, 512);
-          const SmemDescriptor op = encode(SmemDescriptorFields{.start_address = 1024, .leading_byte_offset = 128,
-                                                                .stride_byte_offset = 256});
-          if (scale)
-            w.tcgen05_mma(kind, t, op, op, encode(kind, f), *scale, false);
-          else
-            w.tcgen05_mma(kind, t, op, op, encode(kind, f), false);
-        }, 32, 32768);
+        run_cta(
+            [&](Warp& w) -> Task {
+              const TmemAddr t = co_await w.tcgen05_alloc(kSlot, 512);
+              const SmemDescriptor op = encode(
+                  SmemDescriptorFields{.start_address = 1024, .leading_byte_offset = 128, .stride_byte_offset = 256});
+              if (scale)
+                w.tcgen05_mma(kind, t, op, op, idesc, *scale, false);
+              else
+                w.tcgen05_mma(kind, t, op, op, idesc, false);
+            },
+            32, 32768);
       },
       rule);
   EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
@@ -340,130 +365,87 @@ void expect_mma_misuse(MmaKind kind, const InstrDescriptorFields& f, std::option
 
 TEST(KindMisuseTest, AWrongScaleFactorIdNamesTheField) {
   const InstrDescriptorFields f{.a_type = DataType::E2M1, .b_type = DataType::E2M1, .n = 64, .b_sf_id = 1};
-  expect_mma_misuse(MmaKind::MXF4, f, Warp::BlockScale{TmemAddr{256}, TmemAddr{300}, ScaleVec::X2},
+  expect_mma_misuse(MmaKind::MXF4, encode(MmaKind::MXF4, f),
+                    Warp::BlockScale{TmemAddr{256}, TmemAddr{300}, ScaleVec::X2},
                     "scale-factor B ID 1 is not a valid byte for .scale_vec::2X");
-  expect_mma_misuse(MmaKind::MXF4NVF4, {.a_type = DataType::E2M1, .b_type = DataType::E2M1, .n = 64,
-                                        .scale_type = DataType::UE4M3, .a_sf_id = 2},
-                    Warp::BlockScale{TmemAddr{256}, TmemAddr{300}, ScaleVec::X4},
-                    "scale-factor A ID 2 is not a valid byte for .scale_vec::4X");
+  expect_mma_misuse(
+      MmaKind::MXF4NVF4,
+      encode(
+          MmaKind::MXF4NVF4,
+          {.a_type = DataType::E2M1, .b_type = DataType::E2M1, .n = 64, .scale_type = DataType::UE4M3, .a_sf_id = 2}),
+      Warp::BlockScale{TmemAddr{256}, TmemAddr{300}, ScaleVec::X4},
+      "scale-factor A ID 2 is not a valid byte for .scale_vec::4X");
 }
 
 TEST(KindMisuseTest, AScaleVecOrScaleTypeTheKindDoesNotTake) {
-  expect_mma_misuse(MmaKind::MXF8F6F4, {.a_type = DataType::E4M3, .b_type = DataType::E4M3, .n = 64},
+  expect_mma_misuse(MmaKind::MXF8F6F4,
+                    encode(MmaKind::MXF8F6F4, {.a_type = DataType::E4M3, .b_type = DataType::E4M3, .n = 64}),
                     Warp::BlockScale{TmemAddr{256}, TmemAddr{300}, ScaleVec::X2},
                     "kind::mxf8f6f4 takes no .scale_vec::2X with ue8m0");
-  expect_mma_misuse(MmaKind::MXF4NVF4, {.a_type = DataType::E2M1, .b_type = DataType::E2M1, .n = 64,
-                                        .scale_type = DataType::UE4M3},
-                    Warp::BlockScale{TmemAddr{256}, TmemAddr{300}, ScaleVec::X2},
-                    "kind::mxf4nvf4 takes no .scale_vec::2X with ue4m3");
-  expect_mma_misuse(MmaKind::MXF8F6F4, {.a_type = DataType::E4M3, .b_type = DataType::E4M3, .n = 64}, std::nullopt,
-                    "kind::mxf8f6f4 needs .block_scale");
-  expect_mma_misuse(MmaKind::F8F6F4, {.a_type = DataType::E4M3, .b_type = DataType::E4M3, .n = 64},
-                    Warp::BlockScale{TmemAddr{256}, TmemAddr{300}, ScaleVec::X1}, "kind::f8f6f4 takes no scale factors");
+  expect_mma_misuse(
+      MmaKind::MXF4NVF4,
+      encode(MmaKind::MXF4NVF4,
+             {.a_type = DataType::E2M1, .b_type = DataType::E2M1, .n = 64, .scale_type = DataType::UE4M3}),
+      Warp::BlockScale{TmemAddr{256}, TmemAddr{300}, ScaleVec::X2},
+      "kind::mxf4nvf4 takes no .scale_vec::2X with ue4m3");
+  expect_mma_misuse(MmaKind::MXF8F6F4,
+                    encode(MmaKind::MXF8F6F4, {.a_type = DataType::E4M3, .b_type = DataType::E4M3, .n = 64}),
+                    std::nullopt, "kind::mxf8f6f4 needs .block_scale");
+  expect_mma_misuse(
+      MmaKind::F8F6F4, encode(MmaKind::F8F6F4, {.a_type = DataType::E4M3, .b_type = DataType::E4M3, .n = 64}),
+      Warp::BlockScale{TmemAddr{256}, TmemAddr{300}, ScaleVec::X1}, "kind::f8f6f4 takes no scale factors");
 }
 
 TEST(KindMisuseTest, AShapeTheKindDoesNotHave) {
-  expect_mma_misuse(MmaKind::MXF8F6F4, {.a_type = DataType::E4M3, .b_type = DataType::E4M3, .m = 64, .n = 64},
+  expect_mma_misuse(MmaKind::MXF8F6F4,
+                    encode(MmaKind::MXF8F6F4, {.a_type = DataType::E4M3, .b_type = DataType::E4M3, .m = 64, .n = 64}),
                     Warp::BlockScale{TmemAddr{256}, TmemAddr{300}, ScaleVec::X1}, "M (bits 27-28, M >> 7) is 0");
-  expect_mma_misuse(MmaKind::I8, {.a_type = DataType::S8, .b_type = DataType::S8, .d_type = DataType::S32, .n = 40},
-                    std::nullopt, "N=40 is not a kind::i8 cta_group::1 N");
+  expect_mma_misuse(
+      MmaKind::I8,
+      encode(MmaKind::I8, {.a_type = DataType::S8, .b_type = DataType::S8, .d_type = DataType::S32, .n = 40}),
+      std::nullopt, "N=40 is not a kind::i8 cta_group::1 N");
 }
 
 TEST(KindMisuseTest, ScaleFactorsOutsideTheAllocationOrOffLaneZero) {
-  expect_mma_misuse(MmaKind::MXF8F6F4, {.a_type = DataType::E4M3, .b_type = DataType::E4M3, .n = 256},
+  expect_mma_misuse(MmaKind::MXF8F6F4,
+                    encode(MmaKind::MXF8F6F4, {.a_type = DataType::E4M3, .b_type = DataType::E4M3, .n = 256}),
                     Warp::BlockScale{TmemAddr{256}, TmemAddr{508}, ScaleVec::X1}, "", Rule::TmemOutOfAllocation);
-  expect_mma_misuse(MmaKind::MXF8F6F4, {.a_type = DataType::E4M3, .b_type = DataType::E4M3, .n = 64},
+  expect_mma_misuse(MmaKind::MXF8F6F4,
+                    encode(MmaKind::MXF8F6F4, {.a_type = DataType::E4M3, .b_type = DataType::E4M3, .n = 64}),
                     Warp::BlockScale{TmemAddr::at(32, 256), TmemAddr{300}, ScaleVec::X1}, "scale A address");
 }
 
 TEST(KindMisuseTest, SubByteOperandsAreKMajorOnly) {
   // The descriptor's transpose bit on an FP4 operand: PTX lays sub-byte elements out K-major only.
-  const MisuseError e = expect_misuse(
-      [&] {
-        run_cta([&](Warp& w) -> Task {
-          const TmemAddr t = co_await w.tcgen05_alloc(kSlot, 64);
-          const SmemDescriptor op = encode(SmemDescriptorFields{.start_address = 1024, .leading_byte_offset = 128,
-                                                                .stride_byte_offset = 256});
-          const std::uint32_t raw =
-              encode(MmaKind::F8F6F4, {.a_type = DataType::E2M1, .b_type = DataType::E4M3, .n = 64}).raw | 1u << 15;
-          w.tcgen05_mma(MmaKind::F8F6F4, t, op, op, InstrDescriptor{raw}, false);
-        }, 32, 32768);
-      },
-      Rule::MmaInvalid);
-  EXPECT_NE(std::string(e.what()).find("K-major only"), std::string::npos) << e.what();
+  const std::uint32_t raw =
+      encode(MmaKind::F8F6F4, {.a_type = DataType::E2M1, .b_type = DataType::E4M3, .n = 64}).raw | 1u << 15;
+  expect_mma_misuse(MmaKind::F8F6F4, InstrDescriptor{raw}, std::nullopt, "K-major only");
 }
 
 // ------------------------------------------------------------------ timing
-
-// One MMA, issue -> commit -> wait, on unit_test.yaml: 16 + math + latency (+ block_scale_latency 5
-// for the block-scaled kinds), math = 2 * 128 * N * K / rate: tf32 K 8 at 4096, i8 K 32 at 16384,
-// f8f6f4 / mxf8f6f4 K 32 at 16384, mxf4* K 64 at 32768: N / 2 every time; SS latency 100.
-struct KindTiming {
-  const char* name;
-  MmaKind kind;
-  DataType type;
-  ScaleVec vec;
-  DataType scale;
-  Cycle want;
-};
-
-class KindTimingTest : public testing::TestWithParam<KindTiming> {};
-
-TEST_P(KindTimingTest, OneMmaTakesTheCyclesDerivedFromTheConfig) {
-  const KindTiming& c = GetParam();
-  Cycle elapsed = 0;
-  run_cta([&](Warp& w) -> Task {
-    const TmemAddr d = co_await w.tcgen05_alloc(kSlot, 512);
-    w.mbarrier_init(kBar, 1);
-    const SmemDescriptor op = encode(SmemDescriptorFields{.start_address = 1024, .leading_byte_offset = 128,
-                                                          .stride_byte_offset = 256});
-    const auto idesc = encode(c.kind, {.a_type = c.type, .b_type = c.type,
-                                       .d_type = c.kind == MmaKind::I8 ? DataType::S32 : DataType::F32, .m = 128,
-                                       .n = 128, .scale_type = c.scale});
-    const Cycle t = w.now();
-    if (is_block_scaled(c.kind))
-      w.tcgen05_mma(c.kind, d, op, op, idesc, {d + 256, d + 300, c.vec}, false);
-    else
-      w.tcgen05_mma(c.kind, d, op, op, idesc, false);
-    w.tcgen05_commit(kBar);
-    co_await w.mbarrier_wait(kBar, 0);
-    elapsed = w.now() - t;
-    w.tcgen05_dealloc(d, 512);
-  }, 32, 32768, Mode::Timing);
-  EXPECT_EQ(elapsed, c.want);
-}
-
-INSTANTIATE_TEST_SUITE_P(
-    EveryKind, KindTimingTest,
-    testing::Values(KindTiming{"Tf32", MmaKind::TF32, DataType::TF32, ScaleVec::X1, DataType::UE8M0, 16 + 64 + 100},
-                    KindTiming{"I8", MmaKind::I8, DataType::S8, ScaleVec::X1, DataType::UE8M0, 16 + 64 + 100},
-                    KindTiming{"E2m1", MmaKind::F8F6F4, DataType::E2M1, ScaleVec::X1, DataType::UE8M0, 16 + 64 + 100},
-                    KindTiming{"Mxf8", MmaKind::MXF8F6F4, DataType::E4M3, ScaleVec::X1, DataType::UE8M0,
-                               16 + 64 + 100 + 5},
-                    KindTiming{"Mxf4", MmaKind::MXF4, DataType::E2M1, ScaleVec::X2, DataType::UE8M0, 16 + 64 + 100 + 5},
-                    KindTiming{"Nvf4", MmaKind::MXF4NVF4, DataType::E2M1, ScaleVec::X4, DataType::UE4M3,
-                               16 + 64 + 100 + 5}),
-    [](const auto& info) { return std::string(info.param.name); });
 
 // The SMEM operand bound is 32 bytes of K per row for every kind: mxf4 M = 128, N = 64 SS reads
 // (128 + 64) x 32 = 6144 bytes = 48 cycles at 128 B/cycle > its math 32, so a second MMA starts 48
 // after the first: 1 + 48 + 32 + 100 + 5 + 15.
 TEST(KindTimingTest, PackedFp4ReadsThirtyTwoBytesOfKPerRow) {
   Cycle elapsed = 0;
-  run_cta([&](Warp& w) -> Task {
-    const TmemAddr d = co_await w.tcgen05_alloc(kSlot, 512);
-    w.mbarrier_init(kBar, 1);
-    const SmemDescriptor op = encode(SmemDescriptorFields{.start_address = 1024, .leading_byte_offset = 128,
-                                                          .stride_byte_offset = 256});
-    const auto idesc = encode(MmaKind::MXF4, {.a_type = DataType::E2M1, .b_type = DataType::E2M1, .m = 128, .n = 64});
-    const Cycle t = w.now();
-    for (int i = 0; i < 2; ++i)
-      w.tcgen05_mma(MmaKind::MXF4, d, op, op, idesc, {d + 256, d + 300, ScaleVec::X2}, i > 0);
-    w.tcgen05_commit(kBar);
-    co_await w.mbarrier_wait(kBar, 0);
-    elapsed = w.now() - t;
-    w.tcgen05_dealloc(d, 512);
-  }, 32, 32768, Mode::Timing);
+  run_cta(
+      [&](Warp& w) -> Task {
+        const TmemAddr d = co_await w.tcgen05_alloc(kSlot, 512);
+        w.mbarrier_init(kBar, 1);
+        const SmemDescriptor op =
+            encode(SmemDescriptorFields{.start_address = 1024, .leading_byte_offset = 128, .stride_byte_offset = 256});
+        const auto idesc =
+            encode(MmaKind::MXF4, {.a_type = DataType::E2M1, .b_type = DataType::E2M1, .m = 128, .n = 64});
+        const Cycle t = w.now();
+        for (int i = 0; i < 2; ++i)
+          w.tcgen05_mma(MmaKind::MXF4, d, op, op, idesc, {d + 256, d + 300, ScaleVec::X2}, i > 0);
+        w.tcgen05_commit(kBar);
+        co_await w.mbarrier_wait(kBar, 0);
+        elapsed = w.now() - t;
+        w.tcgen05_dealloc(d, 512);
+      },
+      32, 32768, Mode::Timing);
   EXPECT_EQ(elapsed, 1u + 48u + 32u + 100u + 5u + 15u);
 }
 

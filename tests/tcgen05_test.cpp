@@ -303,6 +303,8 @@ struct MmaTiming {
   std::uint32_t m, n;
   bool ts;
   Cycle want;
+  ScaleVec vec = ScaleVec::X1;  // the block-scaled kinds' .scale_vec and factor type
+  DataType scale = DataType::UE8M0;
 };
 
 class MmaTimingTest : public testing::TestWithParam<MmaTiming> {};
@@ -314,9 +316,13 @@ TEST_P(MmaTimingTest, OneMmaTakesTheCyclesDerivedFromTheConfig) {
     const TmemAddr d = co_await w.tcgen05_alloc(kSlot, 512);
     w.mbarrier_init(kBar, 1);
     const SmemAddr a{1024}, b{1024 + 128 * 32};
-    const auto idesc = encode(c.kind, {.a_type = c.type, .b_type = c.type, .m = c.m, .n = c.n});
+    const auto idesc = encode(c.kind, {.a_type = c.type, .b_type = c.type,
+                                       .d_type = c.kind == MmaKind::I8 ? DataType::S32 : DataType::F32, .m = c.m,
+                                       .n = c.n, .scale_type = c.scale});
     const Cycle t = w.now();
-    if (c.ts)
+    if (is_block_scaled(c.kind))
+      w.tcgen05_mma(c.kind, d, core_desc(a), core_desc(b), idesc, {d + 256, d + 300, c.vec}, false);
+    else if (c.ts)
       w.tcgen05_mma(c.kind, d, d + 256, core_desc(b), idesc, false);
     else
       w.tcgen05_mma(c.kind, d, core_desc(a), core_desc(b), idesc, false);
@@ -329,7 +335,9 @@ TEST_P(MmaTimingTest, OneMmaTakesTheCyclesDerivedFromTheConfig) {
 }
 
 // math = 2*128*N*K / rate (M = 64 pays the M = 128 time): bf16 8192/cycle -> N/2, fp8 16384 with
-// K = 32 -> N/2. latency: SS 100, SS M=64 80, TS 60.
+// K = 32 -> N/2; tf32 K 8 at 4096, i8 K 32 at 16384, FP4 of f8f6f4 K 32 at 16384, mxf8f6f4 K 32
+// at 16384 and mxf4* K 64 at 32768: N/2 every time. latency: SS 100, SS M=64 80, TS 60, plus
+// block_scale_latency 5 for the block-scaled kinds.
 INSTANTIATE_TEST_SUITE_P(
     ShapesAndKinds, MmaTimingTest,
     testing::Values(MmaTiming{"Bf16M128N256", MmaKind::F16, DataType::BF16, 128, 256, false, 16 + 128 + 100},
@@ -338,7 +346,15 @@ INSTANTIATE_TEST_SUITE_P(
                     MmaTiming{"Bf16M64N8", MmaKind::F16, DataType::BF16, 64, 8, false, 16 + 4 + 80},
                     MmaTiming{"E4m3M128N128", MmaKind::F8F6F4, DataType::E4M3, 128, 128, false, 16 + 64 + 100},
                     MmaTiming{"E5m2M64N256", MmaKind::F8F6F4, DataType::E5M2, 64, 256, false, 16 + 128 + 80},
-                    MmaTiming{"TsBf16M128N64", MmaKind::F16, DataType::BF16, 128, 64, true, 16 + 32 + 60}),
+                    MmaTiming{"TsBf16M128N64", MmaKind::F16, DataType::BF16, 128, 64, true, 16 + 32 + 60},
+                    MmaTiming{"Tf32M128N128", MmaKind::TF32, DataType::TF32, 128, 128, false, 16 + 64 + 100},
+                    MmaTiming{"I8M128N128", MmaKind::I8, DataType::S8, 128, 128, false, 16 + 64 + 100},
+                    MmaTiming{"E2m1M128N128", MmaKind::F8F6F4, DataType::E2M1, 128, 128, false, 16 + 64 + 100},
+                    MmaTiming{"Mxf8M128N128", MmaKind::MXF8F6F4, DataType::E4M3, 128, 128, false, 16 + 64 + 100 + 5},
+                    MmaTiming{"Mxf4M128N128", MmaKind::MXF4, DataType::E2M1, 128, 128, false, 16 + 64 + 100 + 5,
+                              ScaleVec::X2},
+                    MmaTiming{"Nvf4M128N128", MmaKind::MXF4NVF4, DataType::E2M1, 128, 128, false,
+                              16 + 64 + 100 + 5, ScaleVec::X4, DataType::UE4M3}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(MmaTest, SmemOperandBandwidthBoundsBackToBackSsMmas) {

@@ -196,67 +196,63 @@ void Warp::issue_mma(MmaInstr in, InstrDescriptor idesc, const char* op) {
   ws_.tcgen05_done = std::max(ws_.tcgen05_done, done);
 }
 
+// The SS and TS forms' instructions before their descriptor is decoded (issue_mma).
+MmaInstr Warp::mma_ss(MmaKind kind, TmemAddr d, SmemDescriptor a, SmemDescriptor b, bool enable_input_d,
+                      std::uint32_t cta_group, const char* op) {
+  check_cta_group(cta_group, op, true);
+  return MmaInstr{.kind = kind,
+                  .a = decode_operand(a, "A descriptor", op),
+                  .b = decode_operand(b, "B descriptor", op),
+                  .d = d,
+                  .accumulate = enable_input_d,
+                  .pair = cta_group == 2};
+}
+
+MmaInstr Warp::mma_ts(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, bool enable_input_d,
+                      std::uint32_t cta_group, const char* op) {
+  check_cta_group(cta_group, op, true);
+  return MmaInstr{.kind = kind,
+                  .b = decode_operand(b, "B descriptor", op),
+                  .a_from_tmem = true,
+                  .a_tmem = a,
+                  .d = d,
+                  .accumulate = enable_input_d,
+                  .pair = cta_group == 2};
+}
+
+namespace {
+MmaInstr with_scales(MmaInstr in, const Warp::BlockScale& scale) {
+  in.block_scale = true;
+  in.scale_a = scale.a;
+  in.scale_b = scale.b;
+  in.scale_vec = scale.vec;
+  return in;
+}
+}  // namespace
+
 void Warp::tcgen05_mma(MmaKind kind, TmemAddr d, SmemDescriptor a, SmemDescriptor b, InstrDescriptor idesc,
                        bool enable_input_d, std::uint32_t cta_group) {
   const char* op = cta_group == 2 ? "tcgen05.mma.cta_group::2" : "tcgen05.mma";
-  check_cta_group(cta_group, op, true);
-  issue_mma(MmaInstr{.kind = kind,
-                     .a = decode_operand(a, "A descriptor", op),
-                     .b = decode_operand(b, "B descriptor", op),
-                     .d = d,
-                     .accumulate = enable_input_d,
-                     .pair = cta_group == 2},
-            idesc, op);
+  issue_mma(mma_ss(kind, d, a, b, enable_input_d, cta_group, op), idesc, op);
 }
 
 void Warp::tcgen05_mma(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, InstrDescriptor idesc,
                        bool enable_input_d, std::uint32_t cta_group) {
   const char* op = cta_group == 2 ? "tcgen05.mma.cta_group::2 (A in TMEM)" : "tcgen05.mma (A in TMEM)";
-  check_cta_group(cta_group, op, true);
-  issue_mma(MmaInstr{.kind = kind,
-                     .b = decode_operand(b, "B descriptor", op),
-                     .a_from_tmem = true,
-                     .a_tmem = a,
-                     .d = d,
-                     .accumulate = enable_input_d,
-                     .pair = cta_group == 2},
-            idesc, op);
+  issue_mma(mma_ts(kind, d, a, b, enable_input_d, cta_group, op), idesc, op);
 }
 
 void Warp::tcgen05_mma(MmaKind kind, TmemAddr d, SmemDescriptor a, SmemDescriptor b, InstrDescriptor idesc,
                        const BlockScale& scale, bool enable_input_d, std::uint32_t cta_group) {
   const char* op = cta_group == 2 ? "tcgen05.mma.cta_group::2.block_scale" : "tcgen05.mma.block_scale";
-  check_cta_group(cta_group, op, true);
-  issue_mma(MmaInstr{.kind = kind,
-                     .a = decode_operand(a, "A descriptor", op),
-                     .b = decode_operand(b, "B descriptor", op),
-                     .d = d,
-                     .accumulate = enable_input_d,
-                     .pair = cta_group == 2,
-                     .block_scale = true,
-                     .scale_a = scale.a,
-                     .scale_b = scale.b,
-                     .scale_vec = scale.vec},
-            idesc, op);
+  issue_mma(with_scales(mma_ss(kind, d, a, b, enable_input_d, cta_group, op), scale), idesc, op);
 }
 
 void Warp::tcgen05_mma(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, InstrDescriptor idesc,
                        const BlockScale& scale, bool enable_input_d, std::uint32_t cta_group) {
   const char* op = cta_group == 2 ? "tcgen05.mma.cta_group::2.block_scale (A in TMEM)"
                                   : "tcgen05.mma.block_scale (A in TMEM)";
-  check_cta_group(cta_group, op, true);
-  issue_mma(MmaInstr{.kind = kind,
-                     .b = decode_operand(b, "B descriptor", op),
-                     .a_from_tmem = true,
-                     .a_tmem = a,
-                     .d = d,
-                     .accumulate = enable_input_d,
-                     .pair = cta_group == 2,
-                     .block_scale = true,
-                     .scale_a = scale.a,
-                     .scale_b = scale.b,
-                     .scale_vec = scale.vec},
-            idesc, op);
+  issue_mma(with_scales(mma_ts(kind, d, a, b, enable_input_d, cta_group, op), scale), idesc, op);
 }
 
 void Warp::tcgen05_cp(TmemAddr dst, SmemDescriptor src, TmemCopyShape shape, std::uint32_t cta_group) {

@@ -316,6 +316,10 @@ class Warp {
   void barrier_op(BarrierOp op, MBarrierRef bar, std::uint32_t value);
   void trace_op(std::string_view name, Cycle at, Cycle cost) const;
   void issue_mma(MmaInstr instr, InstrDescriptor idesc, const char* op);
+  MmaInstr mma_ss(MmaKind kind, TmemAddr d, SmemDescriptor a, SmemDescriptor b, bool enable_input_d,
+                  std::uint32_t cta_group, const char* op);
+  MmaInstr mma_ts(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, bool enable_input_d,
+                  std::uint32_t cta_group, const char* op);
   void check_mma_kind(const MmaInstr& instr, const char* op);
   void check_block_scale(const MmaInstr& instr, const char* op);
   // A TmaInvalid error if a packed FP4/FP6 tensor's box does not start at a group of 16.
