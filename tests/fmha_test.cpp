@@ -36,6 +36,27 @@ TEST(FmhaTest, MatchesTheReferenceAcrossShapes) {
   }
 }
 
+// The forward's log-sum-exp rows (issue 24: the backward recomputes P from them) against the fp64
+// reference on ragged lengths, head dims 64 and 128, causal, GQA and the FA4 algorithm; writing
+// them costs the correction warps a lg2 and two FMAs per row and the epilogue one store per quadrant.
+TEST(FmhaTest, TheLogSumExpRowsMatchTheReference) {
+  for (const FmhaParams& p :
+       {FmhaParams{.batch = 2, .heads = 2, .seqlen = 333, .seqlens = {100, 333}, .lse = true},
+        FmhaParams{.batch = 1, .heads = 4, .kv_heads = 2, .seqlen = 300, .headdim = 64, .causal = true, .lse = true},
+        FmhaParams{.batch = 1, .heads = 2, .seqlen = 260, .lse = true, .algorithm = FmhaAlgorithm::fa4(128, false)}}) {
+    const FmhaResult r = fmha(p);
+    ASSERT_TRUE(r.checked);
+    EXPECT_TRUE(r.matches) << r.detail;
+    EXPECT_NE(r.detail.find("LSE"), std::string::npos) << r.detail;
+  }
+  FmhaParams without{.batch = 1, .heads = 2, .seqlen = 256};
+  FmhaParams with = without;
+  with.lse = true;
+  const FmhaResult a = fmha(without, Mode::Timing), b = fmha(with, Mode::Timing);
+  EXPECT_EQ(b.run.tma.stores, a.run.tma.stores + 2 * 2 * 4);  // 2 heads x 2 Q tiles x 4 quadrants
+  EXPECT_GT(b.run.cycles, a.run.cycles);
+}
+
 TEST(FmhaTest, TheOnlineSoftmaxRescaleRunsAndKeepsTheNumbersRight) {
   // 4 K/V tiles: with random scores most rows' maxima grow after the first tile, so the
   // correction warps rescale O (each warp and Q tile counts once per tile where a row grew).

@@ -8,6 +8,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -88,7 +89,7 @@ struct Layout {
   bool uneven = false;  // 3 stages of K tiles larger than V tiles (FlashAttention-4's uneven_kv_smem)
   bool separate_o = false;
   std::uint32_t named = 0, tmem_slot = 0, stats = 1024;
-  std::uint32_t q = 3072, kv = 0, o = 0, smem = 0;
+  std::uint32_t q = 3072, kv = 0, o = 0, lse = 0, smem = 0;
 
   std::uint32_t q_bytes() const { return chunks_qk * kChunkBytes; }
   std::uint32_t k_bytes() const { return chunks_qk * kChunkBytes; }
@@ -113,6 +114,8 @@ struct Layout {
   SmemAddr stat(std::uint32_t i, std::uint32_t field, std::uint32_t row) const {
     return SmemAddr{stats + ((i * 2 + field) * kTileQ + row) * 4};
   }
+  // LSE staging of Q tile i: the 32 rows of each quadrant, 128 bytes.
+  SmemAddr lse_box(std::uint32_t i, std::uint32_t quadrant) const { return SmemAddr{lse + (i * 4 + quadrant) * 128}; }
   // O staging of Q tile i: 32 rows of one 64-column chunk per (quadrant, chunk), 4 KiB each.
   SmemAddr o_box(std::uint32_t i, std::uint32_t quadrant, std::uint32_t c) const {
     const std::uint32_t base = separate_o ? o + i * chunks_v * kChunkBytes : q_tile(i).offset;
@@ -141,6 +144,7 @@ struct Kernel {
   const CoreBlock& normalize_code;  // one row of O over its sum, packed
   std::array<bool, kTileK> emulated;  // which scores' exp2 runs in software
   std::uint64_t* rescales;  // O rescales done (per warp and Q tile)
+  const TensorMap* lse_map;  // with FmhaParams::lse: box 32 rows of one (batch, head)
 
   static SmemDescriptor k_major(SmemAddr chunk, std::uint32_t within) {
     return encode(SmemDescriptorFields{.start_address = chunk.offset + within, .leading_byte_offset = 16,
@@ -386,7 +390,8 @@ struct Kernel {
     w.set_role(fmt::format("Correction w{}", q));
     std::vector<std::uint32_t> o_own;
     const std::span<std::uint32_t> o = registers(w, o_own, 32 * d);
-    std::vector<float> scale(32), m_old(32), m_new(32), total(32);
+    std::vector<float> scale(32), m_old(32), m_new(32), total(32), lse(32);
+    std::array<std::vector<float>, 2> m_last{std::vector<float>(32), std::vector<float>(32)};
     std::vector<std::byte> row_bytes(32 * kChunk * 2);
     const TmemAddr lanes = TmemAddr::at(32 * q, tmem.column());
     // Timing mode has no scores: when this warp's rows' maxima grow is drawn (RowMaxModel), from
@@ -405,6 +410,7 @@ struct Kernel {
           co_await w.mbarrier_wait(l.bar(StatsFull, i), (t0 + j) & 1u);
           w.ld_shared(l.stat(i, 0, 32 * q), std::as_writable_bytes(std::span(m_old)));
           w.ld_shared(l.stat(i, 1, 32 * q), std::as_writable_bytes(std::span(m_new)));
+          if (j + 1 == n) m_last[i] = m_new;  // the base of the row sums
           bool grew = false;
           for (std::uint32_t r = 0; r < 32; ++r) {
             scale[r] = 1.0f;
@@ -452,6 +458,15 @@ struct Kernel {
             }
           w.st_shared(l.o_box(i, q, c), row_bytes);
         }
+        if (lse_map) {  // ln(sum) + max / sqrt(d): lg2, then one FMA (scale_log2 * max + lg2(sum)) times ln 2
+          for (std::uint32_t r = 0; r < 32; ++r)
+            lse[r] = total[r] > 0 && m_last[i][r] != kNegInf
+                         ? (m_last[i][r] * pr.scale_log2 + std::log2(total[r])) * 0.6931471805599453f
+                         : kNegInf;
+          w.execute(CorePipe::Mufu, 1);
+          w.execute(CorePipe::Fma, 2);
+          w.st_shared(l.lse_box(i, q), std::as_bytes(std::span(lse)));
+        }
         w.fence_proxy_async();
         w.mbarrier_arrive(l.bar(EpiFull, i));
       }
@@ -470,6 +485,9 @@ struct Kernel {
           for (std::uint32_t c = 0; c < l.chunks_v; ++c)
             w.tma_store(o_map, l.o_box(i, q, c),
                         {static_cast<std::int32_t>(c * kChunk), row(*u, i, 32 * q), static_cast<std::int32_t>(bh(*u))});
+        if (lse_map)
+          for (std::uint32_t q = 0; q < 4; ++q)
+            w.tma_store(*lse_map, l.lse_box(i, q), {row(*u, i, 32 * q), static_cast<std::int32_t>(bh(*u))});
         w.bulk_commit_group();
         co_await w.bulk_wait_group_read(0);
         w.mbarrier_arrive(l.bar(OEmpty, i));
@@ -527,7 +545,7 @@ Layout layout(const HardwareConfig& config, const FmhaParams& p, std::uint32_t d
   l.named = PipelineBarriers::smem_bytes(16);  // after the K/V pipeline's barriers (16 stages at most)
   l.tmem_slot = l.named + 16 * kBarriers;
   l.kv = align_up(l.q + 2 * l.q_bytes(), kAtom);
-  const std::uint32_t o_bytes = l.separate_o ? 2 * l.chunks_v * kChunkBytes : 0;
+  const std::uint32_t o_bytes = (l.separate_o ? 2 * l.chunks_v * kChunkBytes : 0) + (p.lse ? 1024 : 0);
   const std::uint32_t need = l.kv + 2 * l.stage_bytes() + o_bytes;
   if (config.sm.max_smem_per_cta < need)
     throw InputError(fmt::format("head dims {}/{}: Q tiles{} and two K/V stages need {} bytes of SMEM; the {} config "
@@ -543,6 +561,7 @@ Layout layout(const HardwareConfig& config, const FmhaParams& p, std::uint32_t d
     throw InputError(fmt::format("--stages {}: 2..{} K/V stages of {} bytes fit the {} bytes a CTA may have", l.stages,
                                  uneven_fits && fit == 2 ? 3 : fit, l.stage_bytes(), config.sm.max_smem_per_cta));
   l.o = l.kv + l.kv_bytes();
+  l.lse = l.o + (l.separate_o ? 2 * l.chunks_v * kChunkBytes : 0);  // after O's own staging
   l.smem = l.o + o_bytes;
   return l;
 }
@@ -581,6 +600,13 @@ FmhaResult run_fmha(const HardwareConfig& config, const SimOptions& options, con
   };
   const TensorMap q_map = map(qa, d, p.heads, kTileQ, Swizzle::B128), k_map = map(ka, d, kvh, kTileK, Swizzle::B128),
                   v_map = map(va, dv, kvh, kTileK, Swizzle::B128), o_map = map(oa, dv, p.heads, 32, Swizzle::None);
+  const std::uint32_t lse_pitch = align_up(4 * p.seqlen, 16);
+  const GmemAddr lse = p.lse ? sim.gmem().alloc(static_cast<std::uint64_t>(lse_pitch) * p.batch * p.heads) : GmemAddr{};
+  std::optional<TensorMap> lse_map;
+  if (p.lse)
+    lse_map = TensorMap::tiled({.dtype = DataType::F32, .address = lse,
+                                .dims = {p.seqlen, static_cast<std::uint64_t>(p.batch) * p.heads},
+                                .strides = {lse_pitch}, .box = {32, 1}});
   if (sim.gmem().holds_data()) {
     fill(sim.gmem().bytes(qa, q_bytes), p.dtype, 11, 2.0f);
     fill(sim.gmem().bytes(ka, k_bytes), p.dtype, 12, 2.0f);
@@ -599,7 +625,7 @@ FmhaResult run_fmha(const HardwareConfig& config, const SimOptions& options, con
                 encode(MmaKind::F16, InstrDescriptorFields{.a_type = p.dtype, .b_type = p.dtype, .m = kTileQ, .n = kTileK}),
                 encode(MmaKind::F16, InstrDescriptorFields{.a_type = p.dtype, .b_type = p.dtype, .b_major = Major::MN,
                                                            .m = kTileQ, .n = dv}),
-                softmax_code, rescale_code, normalize_code, {}, &r.rescales};
+                softmax_code, rescale_code, normalize_code, {}, &r.rescales, lse_map ? &*lse_map : nullptr};
   std::uint64_t row_tiles = 0;  // rows x K/V tiles the softmax processes
   for (const FmhaWorkUnit& u : sched.order()) row_tiles += 2ull * kTileQ * u.kv_tiles;
   for (std::uint32_t k = 0; k < kTileK; ++k) {
@@ -617,7 +643,8 @@ FmhaResult run_fmha(const HardwareConfig& config, const SimOptions& options, con
   for (std::uint32_t len : pr.lens)
     r.flops += 2.0 * p.heads * len * static_cast<double>(len) * (d + dv) * (p.causal ? 0.5 : 1.0);
 
-  if (check && sim.gmem().holds_data()) check_fmha_against_reference(sim, p, pr.lens, kvh, {qa, ka, va, oa}, r);
+  if (check && sim.gmem().holds_data())
+    check_fmha_against_reference(sim, p, pr.lens, kvh, {qa, ka, va, oa}, r, lse, lse_pitch);
   return r;
 }
 
@@ -674,6 +701,7 @@ KernelReport run_from_cli(const KernelRequest& req) {
   if (!t) throw InputError(fmt::format("--dtype: unknown type '{}'", a.text("dtype")));
   p.dtype = *t;
   p.causal = a.flag("causal");
+  p.lse = a.flag("lse");
   p.stages = static_cast<std::uint32_t>(a.integer("stages", 0, 16));
   p.score_std = a.real("score-std", 1e-6, 1e6);
   if (!a.text("seqlens").empty()) {
@@ -739,6 +767,8 @@ KernelInfo fmha_kernel_info() {
                      {"headdim-v", "head dim of V and O: 64 or 128; 0: as --headdim", "0"},
                      {"dtype", data_type_names({DataType::BF16, DataType::F16}), "bf16"},
                      {"causal", "1: causal mask (tiles above the diagonal skipped); the flag alone: 1", "0", true},
+                     {"lse", "1: also write each row's log-sum-exp (fp32), as the backward pass needs; the flag alone: 1",
+                      "0", true},
                      {"stages", "K/V SMEM stages; 0: as many as fit", "0"},
                      {"variant", "cutlass (the CUTLASS example's algorithm) or fa4 (FlashAttention-4's choices below)",
                       "cutlass"},

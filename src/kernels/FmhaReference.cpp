@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "bwsim/hw/numeric/Exp2Poly.hpp"
 #include "bwsim/hw/numeric/NumberFormats.hpp"
@@ -11,7 +12,8 @@
 namespace bwsim {
 
 void check_fmha_against_reference(Simulator& sim, const FmhaParams& p, const std::vector<std::uint32_t>& lens,
-                                  std::uint32_t kvh, const std::array<GmemAddr, 4>& qkvo, FmhaResult& r) {
+                                  std::uint32_t kvh, const std::array<GmemAddr, 4>& qkvo, FmhaResult& r, GmemAddr lse,
+                                  std::uint32_t lse_pitch) {
   const std::uint32_t d = p.headdim, dv = p.headdim_v ? p.headdim_v : d;
   const std::uint64_t rows = static_cast<std::uint64_t>(p.batch) * p.seqlen;
   auto floats = [&](GmemAddr base, std::uint64_t elements) {
@@ -45,6 +47,21 @@ void check_fmha_against_reference(Simulator& sim, const FmhaParams& p, const std
       }
       double total = 0;
       for (std::uint32_t k = 0; k < keys; ++k) total += (w[k] = std::exp(w[k] - mx));
+      if (p.lse) {
+        // The kernel's row sum is of fp32 exp2s (MUFU, or the software polynomial) added in fp32,
+        // and its max of fp32 scores: ln(sum) is off by their relative errors, the max's error
+        // cancels but for the scores' own fp32 rounding (head-dim products).
+        float got;
+        std::memcpy(&got, sim.gmem().bytes(GmemAddr{lse.value + static_cast<std::uint64_t>(bh) * lse_pitch + 4ull * t}, 4).data(), 4);
+        const double ref = mx + std::log(total);
+        const double bound = emu + (keys + d) * std::ldexp(1.0, -22) * (1 + std::fabs(ref)) + 1e-6;
+        if (!(std::fabs(got - ref) <= bound)) {
+          r.matches = false;
+          r.detail = fmt::format("LSE[batch {}][head {}][token {}] = {} but the reference is {} (error {:.3g} > bound "
+                                 "{:.3g})",
+                                 bh / p.heads, bh % p.heads, t, got, ref, std::fabs(got - ref), bound);
+        }
+      }
       for (std::uint32_t c = 0; c < dv && r.matches; ++c) {
         double ref = 0, mag = 0;
         for (std::uint32_t k = 0; k < keys; ++k) {
@@ -68,7 +85,8 @@ void check_fmha_against_reference(Simulator& sim, const FmhaParams& p, const std
     }
   }
   if (r.matches)
-    r.detail = fmt::format("O matches the fp64 softmax reference within ({}) sum(p|v|)/sum(p) + 2^-8|O| (max error {:.3g})",
+    r.detail = fmt::format("O{} the fp64 softmax reference within ({}) sum(p|v|)/sum(p) + 2^-8|O| (max error {:.3g})",
+                           p.lse ? " and the LSE (within its fp32 bound) match" : " matches",
                            emu > 0 ? "2^-7 + 2 x 8.6e-5 (software exp2)" : "2^-7", r.max_error);
 }
 

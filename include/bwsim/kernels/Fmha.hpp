@@ -49,6 +49,10 @@ struct FmhaParams {
   std::uint32_t headdim_v = 0;   // of V and O: 64 or 128; 0: as headdim
   DataType dtype = DataType::BF16;  // bf16 or f16 for Q, K, V, O
   bool causal = false;
+  // Also write each query row's log-sum-exp of its scaled scores, ln sum_k exp(s_k / sqrt(d)), as
+  // fp32 [batch x heads][seqlen] (what the backward pass recomputes P from); -inf for a row with
+  // no keys.
+  bool lse = false;
   std::uint32_t stages = 0;      // K/V stages; 0: as many as SMEM allows
   FmhaAlgorithm algorithm;
   // Timing mode's scores (RowMaxModel): the standard deviation of s * softmax_scale.

@@ -9,9 +9,11 @@
 
 namespace bwsim {
 
-// Q, K, V, O in global memory ([batch x heads][seqlen][head dim], K and V with the K/V heads);
-// fills r.checked, r.matches, r.max_error and r.detail.
+// Q, K, V, O in global memory ([batch x heads][seqlen][head dim], K and V with the K/V heads) and,
+// with p.lse, the log-sum-exp rows at `lse` (fp32, rows `lse_pitch` bytes apart); fills
+// r.checked, r.matches, r.max_error and r.detail.
 void check_fmha_against_reference(Simulator& sim, const FmhaParams& p, const std::vector<std::uint32_t>& lens,
-                                  std::uint32_t kv_heads, const std::array<GmemAddr, 4>& qkvo, FmhaResult& r);
+                                  std::uint32_t kv_heads, const std::array<GmemAddr, 4>& qkvo, FmhaResult& r,
+                                  GmemAddr lse = {}, std::uint32_t lse_pitch = 0);
 
 }  // namespace bwsim
