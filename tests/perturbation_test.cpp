@@ -149,6 +149,65 @@ TEST(PerturbationTest, APacingBugTheDefaultScheduleHidesIsFoundWithItsSeed) {
                                        });
 }
 
+// The pacing bug again, with a consumer whose own work per item (a TMA load it waits for) takes
+// about as long as the producer's pace. On the default schedule it keeps up; where the drawn TMA
+// and barrier latencies make it slower, it falls further behind with every item until the
+// producer laps it: its wait then names a parity whose phase is long gone, it consumes a later
+// phase, and its last wait is for arrivals that never come. With the race checker off (no
+// stale-parity report), that is a deadlock the default schedule hides, found under perturbation
+// and reproduced from its seed.
+constexpr MBarrierRef kOwn{8};
+constexpr SmemAddr kLanding{512};
+
+bool lapped_consumer_deadlocks(const HardwareConfig& cfg, const SimOptions& options, Cycle pace) {
+  Simulator sim(cfg, options);
+  const GmemAddr src = sim.gmem().alloc(64);
+  const TensorMap box = TensorMap::tiled({.dtype = DataType::U8, .address = src, .dims = {64}, .box = {64}});
+  try {
+    sim.launch("lapped", LaunchConfig{.grid_ctas = 1, .block_threads = 64, .dynamic_smem_bytes = 1024},
+               [&](Warp& w) -> Task {
+                 if (w.warp_idx() == 0) {
+                   w.mbarrier_init(kFull, 1);
+                   w.mbarrier_init(kOwn, 1);
+                 }
+                 co_await w.syncthreads();
+                 for (std::uint32_t i = 0; i < kItems; ++i) {
+                   if (w.warp_idx() == 0) {
+                     w.mbarrier_arrive(kFull);
+                     co_await w.sleep(pace);  // the bug: no wait on an "empty" barrier
+                   } else {
+                     co_await w.mbarrier_wait(kFull, i % 2);
+                     w.mbarrier_arrive_expect_tx(kOwn, 64);  // the consumer's own work on the item
+                     w.tma_load(box, kLanding, kOwn, {0});
+                     co_await w.mbarrier_wait(kOwn, i % 2);
+                   }
+                 }
+               });
+  } catch (const DeadlockError&) {
+    return true;
+  }
+  return false;
+}
+
+TEST(PerturbationTest, AHiddenDeadlockIsFoundAndReproducedFromItsSeed) {
+  const SimOptions unchecked{.mode = Mode::Functional, .check_races = false};
+  const HardwareConfig base = load_config(kUnit);
+  Cycle pace = 1;  // the smallest pace the default schedule survives
+  while (lapped_consumer_deadlocks(base, unchecked, pace)) ++pace;
+  ASSERT_LT(pace, 400u);
+  std::uint64_t found = 0;
+  for (std::uint64_t seed = 1; seed <= 32 && !found; ++seed) {
+    SimOptions o = unchecked;
+    perturb_options(o, seed, {});
+    if (lapped_consumer_deadlocks(perturbed_config(kUnit, {}, seed, {}), o, pace)) found = seed;
+  }
+  ASSERT_NE(found, 0u) << "no schedule of 32 deadlocked at pace " << pace;
+  SimOptions o = unchecked;
+  perturb_options(o, found, {});
+  EXPECT_TRUE(lapped_consumer_deadlocks(perturbed_config(kUnit, {}, found, {}), o, pace))
+      << "seed " << found << " reproduces it";
+}
+
 TEST(SimTestingTest, AlternateAcceptsFilledReleasedRefilledOnly) {
   EXPECT_TRUE(simtest::alternate({10, 30, 50}, {20, 40}));
   EXPECT_TRUE(simtest::alternate({10, 30}, {20, 40}));
