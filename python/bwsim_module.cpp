@@ -4,12 +4,14 @@
 //   import bwsim
 //   r = bwsim.run("gemm", m=2048, n=2048, k=2048, config="sim_configs/b200.yaml", set=["mma.latency_ss=80"])
 //   r["summary"]["cycles"], r["stalls"]["per_warp"]
+//   bwsim.perturb("gemm", seeds="1:8", m=256, n=256, k=256)  # [{"seed": 1, "ok": True, ...}, ...]
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <string>
 #include <vector>
 
+#include "bwsim/check/Perturbation.hpp"
 #include "bwsim/cli/KernelRun.hpp"
 #include "bwsim/config/HardwareConfig.hpp"
 #include "bwsim/core/Error.hpp"
@@ -27,22 +29,13 @@ std::string as_flag_value(const py::handle& v) {
   return py::str(v).cast<std::string>();
 }
 
-py::dict run(const std::string& kernel, std::string config, std::vector<std::string> overrides, bool functional,
-             bool check, bool check_races, std::string trace, std::uint32_t trace_sms, std::string report,
-             std::string stats, double sustained, const py::kwargs& params) {
+// The kernel named `kernel` and flags with its parameters from `params` (the rest at their defaults).
+const bwsim::KernelInfo& kernel_flags(const std::string& kernel, std::string config, std::vector<std::string> overrides,
+                                      const py::kwargs& params, bwsim::RunFlags& f) {
   const bwsim::KernelInfo* k = bwsim::find_kernel(kernel);
   if (!k) throw bwsim::InputError("unknown kernel '" + kernel + "'; bwsim.kernels() lists them");
-  bwsim::RunFlags f;
   if (!config.empty()) f.config = std::move(config);
   f.overrides = std::move(overrides);
-  f.functional = functional;
-  f.check = check;
-  f.no_check_races = !check_races;
-  f.trace = std::move(trace);
-  f.trace_sms = trace_sms;
-  f.report = std::move(report);
-  f.stats = std::move(stats);
-  f.sustained = sustained;
   auto& values = f.params[k->name];
   for (const bwsim::KernelParam& p : k->params) values[p.name] = p.default_value;
   for (const auto& [key, value] : params) {
@@ -52,6 +45,22 @@ py::dict run(const std::string& kernel, std::string config, std::vector<std::str
     if (!values.contains(name)) throw bwsim::InputError("kernel " + kernel + " has no parameter '" + name + "'");
     values[name] = as_flag_value(value);
   }
+  return *k;
+}
+
+py::dict run(const std::string& kernel, std::string config, std::vector<std::string> overrides, bool functional,
+             bool check, bool check_races, std::string trace, std::uint32_t trace_sms, std::string report,
+             std::string stats, double sustained, const py::kwargs& params) {
+  bwsim::RunFlags f;
+  const bwsim::KernelInfo* k = &kernel_flags(kernel, std::move(config), std::move(overrides), params, f);
+  f.functional = functional;
+  f.check = check;
+  f.no_check_races = !check_races;
+  f.trace = std::move(trace);
+  f.trace_sms = trace_sms;
+  f.report = std::move(report);
+  f.stats = std::move(stats);
+  f.sustained = sustained;
   bwsim::KernelRun r;
   {
     py::gil_scoped_release release;  // a long run does not hold up other Python threads
@@ -62,6 +71,29 @@ py::dict run(const std::string& kernel, std::string config, std::vector<std::str
   out["summary"] = to_python(r.summary);
   out["stalls"] = to_python(r.stalls);
   out["passed"] = r.report.checked ? py::object(py::bool_(r.report.check_passed)) : py::object(py::none());
+  return out;
+}
+
+// bwsim run --perturb: the kernel under drawn schedules, one dict per run.
+py::list perturb(const std::string& kernel, const std::string& seeds, double band, std::uint64_t skew,
+                 std::string config, std::vector<std::string> overrides, bool functional, bool check,
+                 const py::kwargs& params) {
+  bwsim::RunFlags f;
+  const bwsim::KernelInfo& k = kernel_flags(kernel, std::move(config), std::move(overrides), params, f);
+  f.functional = functional;
+  f.check = check;
+  std::vector<bwsim::PerturbedRun> runs;
+  {
+    py::gil_scoped_release release;
+    const bwsim::HardwareConfig cfg = bwsim::load_config(f.config, f.overrides);
+    const bwsim::KernelRequest req = bwsim::make_request(k, cfg, f);
+    runs = bwsim::run_perturbed(k, f.config, f.overrides, req, bwsim::parse_perturb_seeds(seeds),
+                                bwsim::Perturbation{band, skew});
+  }
+  py::list out;
+  for (const bwsim::PerturbedRun& r : runs)
+    out.append(py::dict(py::arg("seed") = r.seed, py::arg("ok") = r.ok, py::arg("outcome") = r.outcome,
+                        py::arg("detail") = r.detail, py::arg("cycles") = r.cycles));
   return out;
 }
 
@@ -122,6 +154,13 @@ bytes / compare with the CPU reference. trace, report, stats: files to write. Re
 summary (as --json), stalls (as --stats: per role and per warp, per SM), passed (the check, or
 None). Raises InputError / ConfigError (bad input), MisuseError (with .rule), DeadlockError,
 WatchdogError (all SimError).)");
+  m.def("perturb", &perturb, py::arg("kernel"), py::kw_only(), py::arg("seeds") = "1:8", py::arg("band") = 0.25,
+        py::arg("skew") = 200, py::arg("config") = "", py::arg("set") = std::vector<std::string>{},
+        py::arg("functional") = true, py::arg("check") = true,
+        R"(Runs a kernel under perturbed schedules as `bwsim run --perturb SEEDS` does (SEEDS "SEED[:N]";
+every config latency scaled within 1 +- band, events of one cycle in a drawn order, SM starts
+skewed up to `skew` cycles). Returns one dict per run: seed, ok, outcome ("ok", "misuse <rule>",
+"deadlock", "watchdog", "check failed"), detail, cycles.)");
   m.def("kernels", &kernels, "The registered kernels: name, summary and parameters (name, help, default, flag).");
   m.def("default_config", [](const std::string& name) { return bwsim::default_config(name.c_str()); },
         py::arg("name") = "b200.yaml", "The path of a config shipped with bwsim, e.g. 'h100.yaml'.");

@@ -55,6 +55,14 @@ class Run(unittest.TestCase):
                 self.assertIn("warps", json.load(f))
             self.assertGreater(os.path.getsize(report), 1000)
 
+    def test_perturbed_schedules(self):
+        runs = bwsim.perturb("gemm", seeds="3:2", **GEMM)
+        self.assertEqual([r["seed"] for r in runs], [3, 4])
+        self.assertTrue(all(r["ok"] and r["outcome"] == "ok" for r in runs), runs)
+        self.assertNotEqual(runs[0]["cycles"], runs[1]["cycles"])
+        bad = bwsim.perturb("gemm", seeds="1:2", bug="no-phase-flip", m=256, n=256, k=256)  # the ring wraps
+        self.assertTrue(all(not r["ok"] and r["outcome"].startswith("misuse") for r in bad), bad)
+
     def test_kernels_lists_parameters(self):
         gemm = next(k for k in bwsim.kernels() if k["name"] == "gemm")
         self.assertIn("tile-n", [p["name"] for p in gemm["params"]])
