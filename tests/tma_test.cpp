@@ -192,6 +192,34 @@ TEST(TmaLoadTest, PackedFp4AndFp6GroupsLandInTheirSmemSlots) {
   }
 }
 
+// A TMA store of a packed type writes each group's GMEM bytes back from the start of its SMEM slot
+// (the padding is dropped) and clips at the tensor's end: a load then a store copies the tensor.
+TEST(TmaStoreTest, PackedGroupsStoreBackWithoutTheirPadding) {
+  for (const DataType t : {DataType::U4x16Align16B, DataType::U6x16Align16B}) {
+    TmaBench b;
+    const std::uint32_t pitch = 48;
+    const GmemAddr a = b.alloc_filled(2 * pitch, [](std::uint64_t i) { return static_cast<std::uint8_t>(i + 1); });
+    const GmemAddr c = b.alloc_filled(2 * pitch, [](std::uint64_t) { return std::uint8_t{0xEE}; });
+    auto spec = [&](GmemAddr at) {
+      return TensorMapSpec{.dtype = t, .address = at, .dims = {48, 2}, .strides = {pitch}, .box = {64, 2}};
+    };
+    const TensorMap in = TensorMap::tiled(spec(a)), out = TensorMap::tiled(spec(c));
+    b.run([&](Warp& w) -> Task {
+      w.mbarrier_init(kBar, 1);
+      w.mbarrier_arrive_expect_tx(kBar, in.box_bytes());
+      w.tma_load(in, kDst, kBar, {0, 0});
+      co_await w.mbarrier_wait(kBar, 0);
+      w.tma_store(out, kDst, {0, 0});
+      w.bulk_commit_group();
+      co_await w.bulk_wait_group(0);
+    });
+    const std::uint32_t row = static_cast<std::uint32_t>(in.gmem_bytes(48));
+    const auto src = b.sim.gmem().bytes(a, 2 * pitch), dst = b.sim.gmem().bytes(c, 2 * pitch);
+    for (std::uint32_t i = 0; i < 2 * pitch; ++i)
+      ASSERT_EQ(dst[i], i % pitch < row ? src[i] : std::byte{0xEE}) << name_of(t) << " byte " << i;
+  }
+}
+
 TEST(TmaMisuseTest, PackedTensorsMoveWholeGroupsOf16) {
   TmaBench b;
   const GmemAddr a = b.sim.gmem().alloc(1024);
