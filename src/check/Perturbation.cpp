@@ -5,22 +5,14 @@
 #include <cmath>
 #include <cstdio>
 
+#include "bwsim/core/Bits.hpp"
 #include "bwsim/core/Error.hpp"
 
 namespace bwsim {
 namespace {
 
-// splitmix64: a stream of draws from one seed.
-struct Draws {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
-};
+// A uniform draw in [0, 1) from a splitmix64 stream.
+double uniform(std::uint64_t& state) { return static_cast<double>(splitmix64(state) >> 11) * 0x1.0p-53; }
 
 bool is_latency(const std::string& key) {
   const std::string_view last = std::string_view(key).substr(key.rfind('.') + 1);
@@ -44,11 +36,11 @@ PerturbSeeds parse_perturb_seeds(std::string_view text) {
 
 HardwareConfig perturbed_config(const std::string& path, const std::vector<std::string>& overrides,
                                 std::uint64_t seed, const Perturbation& p) {
-  Draws d{seed};
+  std::uint64_t draws = seed;
   std::vector<std::string> set = overrides;
   for (const auto& [key, value] : config_values(path, overrides)) {
     if (!is_latency(key) || value.empty() || value.find_first_not_of("0123456789") != std::string::npos) continue;
-    const double factor = 1 - p.latency_band + 2 * p.latency_band * d.uniform();
+    const double factor = 1 - p.latency_band + 2 * p.latency_band * uniform(draws);
     set.push_back(fmt::format("{}={}", key, std::llround(std::max(0.0, std::stod(value) * factor))));
   }
   return load_config(path, set);

@@ -2,6 +2,8 @@
 
 #include <cassert>
 
+#include "bwsim/core/Bits.hpp"
+
 namespace bwsim {
 namespace {
 // Lexicographic (when, seq): equal cycles run in insertion order.
@@ -16,13 +18,8 @@ void resume_coroutine(void* address, std::uint64_t) {
 void Engine::schedule(Cycle when, EventFn fn, void* object, std::uint64_t arg) {
   assert(when >= now_);
   std::uint64_t seq = seq_++;
-  if (shuffle_) {  // a random high part orders the events of one cycle; the low part keeps keys unique
-    rng_ += 0x9E3779B97F4A7C15ull;  // splitmix64
-    std::uint64_t z = rng_;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    seq = ((z ^ (z >> 31)) << 40) | (seq & ((1ull << 40) - 1));
-  }
+  if (shuffle_)  // a drawn high part orders the events of one cycle; the low part keeps keys unique
+    seq = (splitmix64(rng_) << 40) | (seq & ((1ull << 40) - 1));
   push(Event{when < now_ ? now_ : when, seq, fn, object, arg});
 }
 

@@ -16,4 +16,13 @@ constexpr std::uint64_t mix64(std::uint64_t k) {
   return k;
 }
 
+// The next draw of a splitmix64 stream (Steele, Lea, Flood 2014) whose state is `state`: a
+// seed-reproducible sequence of independent-looking 64-bit values.
+constexpr std::uint64_t splitmix64(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
 }  // namespace bwsim
