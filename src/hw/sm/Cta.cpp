@@ -585,6 +585,13 @@ void Cta::warp_finished(WarpState& ws) {
   check_finished();
 }
 
+void Cta::check_exit_stores() {
+  if (exit_with_store_)
+    fail(Rule::ExitWithPendingStore, *exit_with_store_, "warp exit",
+         fmt::format("the warp exited at cycle {} while its TMA stores still read SMEM", exit_with_store_at_),
+         "cp.async.bulk.wait_group.read 0 (or wait_group 0) before the warp exits");
+}
+
 void Cta::async_end() {
   --async_outstanding_;
   check_finished();

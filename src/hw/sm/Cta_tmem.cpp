@@ -129,13 +129,6 @@ void Cta::tmem_check_access(WarpState& ws, const char* op, std::uint32_t lane, s
   }
 }
 
-void Cta::check_exit_stores() {
-  if (exit_with_store_)
-    fail(Rule::ExitWithPendingStore, *exit_with_store_, "warp exit",
-         fmt::format("the warp exited at cycle {} while its TMA stores still read SMEM", exit_with_store_at_),
-         "cp.async.bulk.wait_group.read 0 (or wait_group 0) before the warp exits");
-}
-
 void Cta::check_tmem_released() {
   const std::uint32_t held = sm_.tmem().held_by(*this);
   if (held && last_warp_)
