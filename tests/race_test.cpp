@@ -227,13 +227,190 @@ namespace {
 // A pair's MMA warp in a 2x4 cluster multicasts every stage release to the CTAs whose data it
 // read: 64 arrivals per tile here, so a checker that kept only a warp's latest 64 arrivals had
 // forgotten the accumulator's commit by the time the peer's epilogue read it, and reported this
-// correct kernel (race-early-accumulator-read). Arrivals are now kept while their barrier is
-// within a few phases of them.
+// correct kernel (race-early-accumulator-read). Vector clocks forget nothing.
 TEST(RaceCheckerTest, ACommitIsRememberedBehindAnyNumberOfMulticastReleases) {
   const test::Outcome o = test::bwsim("run gemm_2sm --cluster 2x4 --ctas 16 --m 1024 --n 2048 --k 512");
   EXPECT_EQ(o.exit_code, 0) << o.output;
   const test::Outcome big = test::bwsim("run gemm_2sm --cluster 4x4 --ctas 144 --m 4096 --n 4096 --k 4096");
   EXPECT_EQ(big.exit_code, 0) << big.output;
+}
+
+}  // namespace
+}  // namespace bwsim
+
+// ------------------------------------------------------------------------------------------------
+// Happens-before through any chain (check/HappensBefore): orderings the one-hop checker did not
+// follow (it reported these correct programs) and one it wrongly assumed (a bar.sync ordered
+// finished reads before every warp, at the barrier or not).
+namespace bwsim {
+namespace {
+
+constexpr MBarrierRef kRelay{24}, kRelay2{32};
+
+// Warp 0 inits every barrier (count 1) and, if `tmem`, warp 1 allocates 128 columns; all sync.
+template <class... Barriers>
+Task init_all(Warp& w, bool tmem, Barriers... bars) {
+  if (w.warp_idx() == 0) (w.mbarrier_init(bars, 1), ...);
+  if (tmem && w.warp_idx() == 1) co_await w.tcgen05_alloc(kSlot, 128);
+  co_await w.syncthreads();
+}
+
+// Warp 1 reads a TMA-loaded stage and tells warp 2 (kRelay); warp 2 releases the stage to the
+// producer (kEmpty), which reloads it. The read is ordered before the reload only through warp
+// 2: two barriers and a third warp. Broken: warp 2 releases 2000 cycles later without waiting
+// for warp 1 (after the read on this schedule, but not ordered after it).
+void relayed_release(bool relay_waits) {
+  Rig rig;
+  rig.run(
+      [&](Warp& w) -> Task {
+        co_await init_all(w, false, kFull, kEmpty, kRelay);
+        if (w.warp_idx() == 0) {
+          w.mbarrier_arrive_expect_tx(kFull, 16384);
+          w.tma_load(rig.map, kStage, kFull, {0, 0});
+          co_await w.mbarrier_wait(kEmpty, 0);
+          w.mbarrier_arrive_expect_tx(kFull, 16384);
+          w.tma_load(rig.map, kStage, kFull, {0, 0});
+          co_await w.mbarrier_wait(kFull, 1);
+        } else if (w.warp_idx() == 1) {
+          std::vector<std::byte> row(128);
+          co_await w.mbarrier_wait(kFull, 0);
+          w.ld_shared(kStage, row);
+          w.mbarrier_arrive(kRelay);
+        } else {
+          if (relay_waits) co_await w.mbarrier_wait(kRelay, 0);
+          else co_await w.sleep(2000);
+          w.mbarrier_arrive(kEmpty);
+        }
+      },
+      96);
+}
+
+TEST(HappensBeforeTest, AReleaseRelayedThroughAThirdWarpOrdersTheReload) {
+  EXPECT_NO_THROW(relayed_release(true));
+  EXPECT_SIM_MISUSE(relayed_release(false), Rule::RaceStageReuse);
+}
+
+// The same relay through the peer CTA of a 2-CTA cluster: rank 0's reader arrives on rank 1's
+// kRelay, rank 1's warp 0 waits on it and arrives on rank 0's kEmpty (remote arrivals, both).
+void relayed_through_peer(bool relay_waits) {
+  Simulator sim(test::unit_config_16sm(), SimOptions{});
+  const GmemAddr src = sim.gmem().alloc(128 * 128);
+  const TensorMap map = TensorMap::tiled({.dtype = DataType::BF16, .address = src, .dims = {64, 128},
+                                          .strides = {128}, .box = {64, 128}, .swizzle = Swizzle::B128});
+  sim.launch("relay",
+             LaunchConfig{.grid_ctas = 2, .block_threads = 64, .dynamic_smem_bytes = 1024 + 16384, .cluster = {2, 1, 1}},
+             [&](Warp& w) -> Task {
+               if (w.warp_idx() == 0) {
+                 w.mbarrier_init(kFull, 1);
+                 w.mbarrier_init(kEmpty, 1);
+                 w.mbarrier_init(kRelay, 1);
+                 w.fence_mbarrier_init();
+               }
+               w.cluster_arrive_relaxed();
+               co_await w.cluster_wait();
+               const bool leader = w.cluster_ctarank() == 0;
+               if (leader && w.warp_idx() == 0) {
+                 w.mbarrier_arrive_expect_tx(kFull, 16384);
+                 w.tma_load(map, kStage, kFull, {0, 0});
+                 co_await w.mbarrier_wait(kEmpty, 0);
+                 w.mbarrier_arrive_expect_tx(kFull, 16384);
+                 w.tma_load(map, kStage, kFull, {0, 0});
+                 co_await w.mbarrier_wait(kFull, 1);
+               } else if (leader) {
+                 std::vector<std::byte> row(128);
+                 co_await w.mbarrier_wait(kFull, 0);
+                 w.ld_shared(kStage, row);
+                 w.mbarrier_arrive(w.mapa(kRelay, 1));
+               } else if (w.warp_idx() == 0) {
+                 if (relay_waits) co_await w.mbarrier_wait(kRelay, 0);
+                 else co_await w.sleep(2000);
+                 w.mbarrier_arrive(w.mapa(kEmpty, 0));
+               }
+               w.cluster_arrive();
+               co_await w.cluster_wait();
+             });
+}
+
+TEST(HappensBeforeTest, AReleaseRelayedThroughThePeerCtaOrdersTheReload) {
+  EXPECT_NO_THROW(relayed_through_peer(true));
+  EXPECT_SIM_MISUSE(relayed_through_peer(false), Rule::RaceStageReuse);
+}
+
+// Warp 1 (MMA) writes an accumulator and commits it to kFull; warps 0 and 2 read it (tcgen05.ld
+// of their own lane quadrant, wait::ld) and then synchronise with each other (bar.sync 1, 64
+// threads); warp 0 releases the accumulator on kEmpty after the bar.sync (correct: warp 2's read
+// is ordered before the release through it) or before it (broken: nothing orders warp 2's read
+// before the MMA warp's second MMA). The MMA warp issues that MMA 3000 cycles after the release,
+// when both reads are long done: on this schedule no byte is wrong, and the one-hop checker,
+// which took the bar.sync to order the finished reads before every warp, said nothing.
+void accumulator_released_around_bar_sync(bool release_after_sync) {
+  Rig rig;
+  rig.run(
+      [&](Warp& w) -> Task {
+        co_await init_all(w, true, kFull, kEmpty, kDone);
+        const TmemAddr d{w.ld_shared_u32(kSlot)};
+        if (w.warp_idx() == 1) {
+          w.tcgen05_mma(MmaKind::F16, d, Rig::operand(), Rig::operand(), Rig::idesc(), false);
+          w.tcgen05_commit(kFull);
+          co_await w.mbarrier_wait(kEmpty, 0);
+          co_await w.sleep(3000);
+          w.tcgen05_mma(MmaKind::F16, d, Rig::operand(), Rig::operand(), Rig::idesc(), false);
+          w.tcgen05_commit(kDone);
+          co_await w.mbarrier_wait(kDone, 0);
+          w.tcgen05_dealloc(d, 128);
+          co_return;
+        }
+        co_await w.mbarrier_wait(kFull, 0);
+        std::vector<std::uint32_t> regs(32 * 32);
+        w.tcgen05_ld(TmemAddr::at(32 * w.warp_idx(), d.column()), TmemShape::S32x32b, 32, regs);
+        co_await w.tcgen05_wait_ld();
+        if (w.warp_idx() == 0 && !release_after_sync) w.mbarrier_arrive(kEmpty);
+        co_await w.bar_sync(1, 64);
+        if (w.warp_idx() == 0 && release_after_sync) w.mbarrier_arrive(kEmpty);
+      },
+      96);
+}
+
+TEST(HappensBeforeTest, ABarSyncOrdersReadsOnlyBeforeTheWarpsThatTookPart) {
+  EXPECT_NO_THROW(accumulator_released_around_bar_sync(true));
+  EXPECT_SIM_MISUSE(accumulator_released_around_bar_sync(false), Rule::RaceAccumulatorOverwrite);
+}
+
+// Parity waits are judged by what the waiter knows through any chain. Warp 0 drives kFull through
+// three phases, seeing each; warp 1 saw only the first. Warp 0 tells warp 2 (kRelay), warp 2
+// tells warp 1 (kRelay2): warp 1 now knows all three, and its wait for parity 1 (the fourth
+// phase) is right. Broken: warp 2 does not wait for warp 0, so warp 1 knows one phase of three
+// and its parity names a phase long gone (stale-parity). The one-hop check, which accepted a
+// peer's knowledge only through a barrier the waiter itself observed, reported the correct one.
+void parity_known_through_a_chain(bool relay_waits) {
+  test::run_cta(
+      [&](Warp& w) -> Task {
+        co_await init_all(w, false, kFull, kRelay, kRelay2);
+        if (w.warp_idx() == 0) {
+          for (std::uint32_t p = 0; p < 3; ++p) {
+            w.mbarrier_arrive(kFull);
+            co_await w.mbarrier_wait(kFull, p & 1);
+            co_await w.sleep(200);
+          }
+          w.mbarrier_arrive(kRelay);
+          co_await w.sleep(2000);
+          w.mbarrier_arrive(kFull);
+        } else if (w.warp_idx() == 1) {
+          co_await w.mbarrier_wait(kFull, 0);
+          co_await w.mbarrier_wait(kRelay2, 0);
+          co_await w.mbarrier_wait(kFull, 1);
+        } else {
+          if (relay_waits) co_await w.mbarrier_wait(kRelay, 0);
+          else co_await w.sleep(1000);
+          w.mbarrier_arrive(kRelay2);
+        }
+      },
+      96, 4096);
+}
+
+TEST(HappensBeforeTest, AParityWaitIsJudgedByThePhasesTheWarpKnowsThroughAnyChain) {
+  EXPECT_NO_THROW(parity_known_through_a_chain(true));
+  EXPECT_SIM_MISUSE(parity_known_through_a_chain(false), Rule::StaleParity);
 }
 
 }  // namespace

@@ -10,34 +10,6 @@
 namespace bwsim::races {
 namespace {
 
-// A landed arrival stops ordering anything once its barrier has completed more than this many
-// phases after the arrival's (a waiter may lag one phase, an ABA waiter two): no access is checked
-// against it any more. Arrivals are kept by this rule, not by count: a warp whose commits each
-// multicast to many CTAs (a 16-CTA cluster's MMA warp) makes hundreds of arrivals per tile while a
-// reader may still need the tile's one accumulator commit.
-constexpr std::uint64_t kPhasesKept = 4;
-constexpr std::size_t kReleasesCap = 1 << 16;  // per warp, whatever the phases: bounds the memory
-
-bool still_orders(const ReleaseEntry& e) {
-  if (!e.landed) return true;
-  const MBarrier* b = e.token.cta->find_barrier(e.token.offset);
-  return b && b->generation() == e.token.generation && b->phase() <= e.token.phase + kPhasesKept;
-}
-
-bool saw_complete(const WarpState& o, const ReleaseToken& t) {
-  for (const ObservedPhases& p : o.observed)
-    if (p.cta == t.cta && p.offset == t.offset) return p.generation == t.generation && p.completed > t.phase;
-  return false;
-}
-
-// Did `issuer` arrive (with a commit, if `commit`) after its release count `after`, on a phase
-// `observer` has seen complete?
-bool released_to(const WarpState& issuer, std::uint64_t after, bool commit, const WarpState& observer) {
-  for (auto it = issuer.releases.rbegin(); it != issuer.releases.rend() && it->seq > after; ++it)
-    if (it->landed && (it->commit || !commit) && saw_complete(observer, it->token)) return true;
-  return false;
-}
-
 bool overlaps(const AsyncAccess& a, std::uint32_t begin, std::uint32_t end) { return a.begin < end && begin < a.end; }
 
 const char* what_of(AccessKind k) {
@@ -64,7 +36,8 @@ AsyncAccess& record(Cta& cta, AccessKind kind, WarpState& issuer, std::uint32_t 
   RaceRecords& r = cta.race_record_table();
   const auto [at, added] =
       r.index.try_emplace(RaceRecordKey{kind, &issuer, begin, end}, static_cast<std::uint32_t>(r.all.size()));
-  const AsyncAccess latest{kind, begin, end, &issuer, issuer.release_seq, issuer.ready};
+  const HbClock seq = kind == AccessKind::MmaRead || kind == AccessKind::MmaWrite ? issuer.hb.commits : issuer.hb.releases;
+  const AsyncAccess latest{kind, begin, end, &issuer, seq, issuer.ready};
   if (added) return r.all.emplace_back(latest);
   return r.all[at->second] = latest;
 }
@@ -82,20 +55,16 @@ bool ordered_after_cached(AsyncAccess& a, const WarpState& o) {
 }
 }  // namespace
 
-bool released_after(const WarpState& issuer, std::uint64_t after, const WarpState& observer) {
-  return released_to(issuer, after, false, observer);
-}
-
 bool ordered_after(const AsyncAccess& a, const WarpState& o) {
+  const HbWarp& by = o.hb;
   switch (a.kind) {
-    case AccessKind::TmaWrite: return a.done && (a.synced || saw_complete(o, a.landing));
+    case AccessKind::TmaWrite: return a.done && by.knows(a.landing);
     case AccessKind::MmaRead:
-    case AccessKind::MmaWrite: return released_to(*a.issuer, a.seq, true, o);
+    case AccessKind::MmaWrite: return by.knows_commit(a.issuer->hb, a.seq + 1);
     case AccessKind::TmemLoad:
-    case AccessKind::WgmmaRead:
-      return a.done && (a.synced || a.issuer == &o || released_to(*a.issuer, a.done_seq, false, o));
+    case AccessKind::WgmmaRead: return a.done && (a.issuer == &o || by.knows_release(a.issuer->hb, a.done_seq + 1));
     case AccessKind::GenericWrite: return a.done;
-    case AccessKind::GenericRead: return a.synced || a.issuer == &o || released_to(*a.issuer, a.seq, false, o);
+    case AccessKind::GenericRead: return a.issuer == &o || by.knows_release(a.issuer->hb, a.seq + 1);
   }
   return false;
 }
@@ -108,21 +77,21 @@ void tma_write(Cta& dest, WarpState& producer, std::uint32_t begin, std::uint32_
     if (a.kind == AccessKind::GenericRead)
       producer.cta->fail(Rule::RaceStageReuse, producer, "tma.load",
                          fmt::format("writes SMEM [{:#x}, {:#x}) of CTA {} that {} may still read: that warp has not "
-                                     "arrived after the read on a barrier phase this warp saw complete",
+                                     "made a release after the read (mbarrier arrive, bar.sync, barrier.cluster) that happens-before this warp",
                                      begin, end, dest.id(), by(a)),
                          "release a stage after the last read of it (arrive on its empty barrier), and acquire it by "
                          "waiting on that barrier before loading into it");
     if (a.kind == AccessKind::MmaRead)
       producer.cta->fail(Rule::RaceStageReuse, producer, "tma.load",
                          fmt::format("writes SMEM [{:#x}, {:#x}) of CTA {} that {} may still read: no tcgen05.commit "
-                                     "of that warp after the MMA has arrived on a barrier phase this warp saw complete",
+                                     "of that warp after the MMA happens-before this warp",
                                      begin, end, dest.id(), by(a)),
                          "release a stage with tcgen05.commit (not a plain arrive) and acquire it by waiting on that "
                          "barrier before loading into it");
     producer.cta->fail(Rule::RaceStageReuse, producer, "tma.load",
                        fmt::format("writes SMEM [{:#x}, {:#x}) of CTA {} that {} may still read: that warp has not "
-                                   "passed a wgmma.wait_group retiring it and then arrived on a barrier phase this "
-                                   "warp saw complete",
+                                   "passed a wgmma.wait_group retiring it and then made a release that happens-before "
+                                   "this warp",
                                    begin, end, dest.id(), by(a)),
                        "release a stage only after wgmma.wait_group covers the wgmmas reading it, and acquire it by "
                        "waiting on that barrier before loading into it");
@@ -131,11 +100,11 @@ void tma_write(Cta& dest, WarpState& producer, std::uint32_t begin, std::uint32_
   w.done = false;
 }
 
-void tma_landed(Cta& dest, const WarpState& producer, std::uint32_t begin, const ReleaseToken& token) {
+void tma_landed(Cta& dest, const WarpState& producer, std::uint32_t begin, const HbPhase& phase) {
   for (AsyncAccess& a : dest.race_records())
     if (a.kind == AccessKind::TmaWrite && a.issuer == &producer && a.begin == begin && !a.done) {
       a.done = true;
-      a.landing = token;
+      a.landing = phase;
       return;
     }
 }
@@ -152,7 +121,7 @@ void check_operand_written(Cta& cta, WarpState& mma, std::uint32_t begin, std::u
     if (a.kind == AccessKind::TmaWrite)
       mma.cta->fail(Rule::RaceEarlyRead, mma, op,
                     fmt::format("{} reads SMEM [{:#x}, {:#x}) of CTA {} that {} writes: its complete_tx has not landed "
-                                "in a barrier phase this warp saw complete",
+                                "in a barrier phase that happens-before this warp",
                                 which, begin, end, cta.id(), by(a)),
                     "wait on the stage's full barrier (the one the TMA load signals) before issuing the MMA");
     if (a.kind == AccessKind::GenericWrite)
@@ -169,7 +138,7 @@ void generic_read(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_
     if (a.kind != AccessKind::TmaWrite || !overlaps(a, begin, end) || ordered_after_cached(a, reader)) continue;
     reader.cta->fail(Rule::RaceEarlyRead, reader, "ld.shared",
                      fmt::format("reads SMEM [{:#x}, {:#x}) of CTA {} that {} writes: its complete_tx has not landed "
-                                 "in a barrier phase this warp saw complete",
+                                 "in a barrier phase that happens-before this warp",
                                  begin, end, cta.id(), by(a)),
                      "wait on the stage's full barrier (the one the TMA load signals) before reading it");
   }
@@ -193,7 +162,7 @@ void wgmma_retired(Cta& cta, WarpState& reader) {
   for (AsyncAccess& a : cta.race_records())
     if (a.kind == AccessKind::WgmmaRead && a.issuer == &reader && !a.done && a.group <= reader.wgmma_retired) {
       a.done = true;
-      a.done_seq = reader.release_seq;
+      a.done_seq = reader.hb.releases;
     }
 }
 
@@ -208,7 +177,7 @@ void mma_accumulator(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_
                     "wait on the accumulator's full barrier (signalled by the MMA warp's tcgen05.commit) first");
     mma.cta->fail(Rule::RaceAccumulatorOverwrite, mma, "tcgen05.mma",
                     fmt::format("writes TMEM columns [{}, {}) of CTA {} that {} reads: that warp has not waited "
-                                "(tcgen05.wait::ld) and then arrived on a barrier phase this warp saw complete",
+                                "(tcgen05.wait::ld) and then made a release that happens-before this warp",
                                 begin, end, cta.id(), by(a)),
                     "let the accumulator's readers release it (wait::ld, then arrive on its empty barrier) and "
                     "wait on that barrier before the next MMA into it");
@@ -224,7 +193,7 @@ void tmem_load(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t e
     if (!ordered_after_cached(a, reader))
       reader.cta->fail(Rule::RaceEarlyAccumulatorRead, reader, "tcgen05.ld",
                        fmt::format("reads TMEM columns [{}, {}) that {} writes: no tcgen05.commit of that warp after "
-                                   "the MMA has arrived on a barrier phase this warp saw complete",
+                                   "the MMA happens-before this warp",
                                    begin, end, by(a)),
                        "wait on the accumulator's full barrier (signalled by the MMA warp's tcgen05.commit) first");
   }
@@ -237,7 +206,7 @@ void tmem_wait_ld(Cta& cta, WarpState& reader) {
   for (AsyncAccess& a : cta.race_records())
     if (a.kind == AccessKind::TmemLoad && a.issuer == &reader && !a.done) {
       a.done = true;
-      a.done_seq = reader.release_seq;
+      a.done_seq = reader.hb.releases;
     }
 }
 
@@ -259,56 +228,14 @@ void async_proxy_read(Cta& cta, WarpState& reader, std::uint32_t begin, std::uin
                        "fence.proxy.async after generic SMEM writes that the async proxy (TMA, MMA) reads");
 }
 
-void barrier_synced(Cta& cta, bool cluster_wide) {
-  // The warps whose observations the barrier passes on: the CTA's, or the whole cluster's.
-  auto observed_by_a_participant = [&](const ReleaseToken& t) {
-    const std::uint32_t ctas = cluster_wide ? cta.cluster().size() : 1;
-    for (std::uint32_t r = 0; r < ctas; ++r) {
-      const Cta& c = cluster_wide ? cta.cluster().cta(r) : cta;
-      for (std::uint32_t w = 0; w < c.num_warps(); ++w)
-        if (saw_complete(c.warp(w), t)) return true;
-    }
-    return false;
-  };
-  for (AsyncAccess& a : cta.race_records()) {
-    // Finished reads are ordered before everything after the barrier; so is a TMA load whose
-    // landing phase a participant had observed (its wait, then its arrival at the barrier).
-    if ((a.kind == AccessKind::TmemLoad || a.kind == AccessKind::WgmmaRead || a.kind == AccessKind::GenericRead) &&
-        a.done)
-      a.synced = true;
-    if (a.kind == AccessKind::TmaWrite && a.done && !a.synced && observed_by_a_participant(a.landing)) a.synced = true;
-  }
-}
-
 void dealloc(Cta& cta, WarpState& ws, std::uint32_t begin, std::uint32_t end) {
   for (const AsyncAccess& a : cta.race_records())
     if (a.kind == AccessKind::TmemLoad && overlaps(a, begin, end) && !ordered_after(a, ws))
       ws.cta->fail(Rule::TmemAllocMisuse, ws, "tcgen05.dealloc",
                    fmt::format("frees TMEM columns [{}, {}) that {} still reads (not waited with tcgen05.wait::ld and "
-                               "released to this warp through a barrier)",
+                               "released to this warp: happens-before)",
                                begin, end, by(a)),
                    "dealloc after every reader of the columns has waited for its loads and signalled this warp");
-}
-
-void arrival_issued(WarpState& ws, const Cta& target, std::uint32_t offset, bool commit) {
-  ++ws.release_seq;
-  ws.releases.push_back(ReleaseEntry{ws.release_seq, commit, false, ReleaseToken{&target, offset, 0, 0}});
-  if (ws.releases.size() < ws.releases_compact_at) return;
-  // Drop what no longer orders anything (amortised: the next pass waits until the kept ones double).
-  std::erase_if(ws.releases, [](const ReleaseEntry& e) { return !still_orders(e); });
-  while (ws.releases.size() > kReleasesCap) ws.releases.pop_front();
-  ws.releases_compact_at = std::max<std::size_t>(64, 2 * ws.releases.size());
-}
-
-void arrival_landed(WarpState& ws, const Cta& target, std::uint32_t offset, std::uint32_t generation,
-                    std::uint64_t phase) {
-  for (ReleaseEntry& e : ws.releases)
-    if (!e.landed && e.token.cta == &target && e.token.offset == offset) {
-      e.landed = true;
-      e.token.generation = generation;
-      e.token.phase = phase;
-      return;
-    }
 }
 
 }  // namespace bwsim::races

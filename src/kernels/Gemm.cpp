@@ -24,7 +24,7 @@
 namespace bwsim {
 
 namespace {
-constexpr std::array<std::pair<GemmBug, const char*>, 29> kBugNames{{
+constexpr std::array<std::pair<GemmBug, const char*>, 30> kBugNames{{
     {GemmBug::None, "none"},
     {GemmBug::NoZeroInit, "no-zero-init"},
     {GemmBug::SkipKBlock, "skip-kblock"},
@@ -54,6 +54,7 @@ constexpr std::array<std::pair<GemmBug, const char*>, 29> kBugNames{{
     {GemmBug::ReuseStageEarly, "reuse-stage-early"},
     {GemmBug::NoRelinquish, "no-relinquish"},
     {GemmBug::NoFinalStoreWait, "no-final-store-wait"},
+    {GemmBug::ReleaseBeforeEpilogueSync, "release-before-epilogue-sync"},
 }};
 }  // namespace
 
@@ -238,7 +239,8 @@ struct Kernel {
     const PipelineUmmaAsync accum(
         SmemAddr{layout.acc_barriers},
         {.stages = layout.acc_stages,
-         .consumer_warps = g.pair * kEpilogueWarps + (p.bug == GemmBug::AccumulatorArrivalsLong ? 1 : 0) -
+         .consumer_warps = g.pair * (p.bug == GemmBug::ReleaseBeforeEpilogueSync ? 1 : kEpilogueWarps) +
+                           (p.bug == GemmBug::AccumulatorArrivalsLong ? 1 : 0) -
                            (p.bug == GemmBug::AccumulatorArrivalsShort ? 1 : 0),
          .name = "accum",
          .commit_mask = g.pair == 2 ? static_cast<std::uint16_t>((p.bug == GemmBug::CommitMaskMissesPeer ? 1u : 3u)
@@ -416,7 +418,12 @@ struct Kernel {
         // The last read of this accumulator: hand it back to the MMA warp.
         if (p.bug == GemmBug::EarlyAccumulatorRelease ? c == 0 : c + 1 == chunks) {
           w.tcgen05_fence_before_thread_sync();
-          accum.consumer_release(w, acc);
+          if (p.bug != GemmBug::ReleaseBeforeEpilogueSync) {
+            accum.consumer_release(w, acc);
+          } else {  // released for all four, then the barrier that should have come first
+            if (q == 0) accum.consumer_release(w, acc);
+            co_await w.bar_sync(1, 32 * kEpilogueWarps);
+          }
         }
         const SmemAddr buf = layout.buffer(q, chunk_count % 2);
         // The store issued from this buffer two chunks ago has read it.

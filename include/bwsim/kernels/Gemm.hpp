@@ -51,6 +51,8 @@ enum class GemmBug : std::uint8_t {
   ReuseStageEarly,          // the producer refills a stage the first time without waiting for its release
   NoRelinquish,             // no tcgen05.relinquish_alloc_permit after the allocation
   NoFinalStoreWait,         // the epilogue exits without waiting for its last TMA stores
+  ReleaseBeforeEpilogueSync,  // one elected epilogue warp releases the accumulator for all four,
+                             // before the named barrier that orders the other three's reads
 };
 const char* name_of(GemmBug bug);
 std::optional<GemmBug> parse_gemm_bug(std::string_view name);

@@ -123,7 +123,8 @@ void TmaUnit::on_load_done(void* unit, std::uint64_t slot) {
     const MBarrier& b = signalled.live_barrier(*r.warp, r.barrier, op);
     const std::uint64_t phase = b.phase();
     if (self.ctx_.check_races)
-      races::tma_landed(dest, *r.warp, r.smem, ReleaseToken{&signalled, r.barrier, b.generation(), phase});
+      races::tma_landed(dest, *r.warp, r.smem, HbPhase{signalled.cluster().hb().component_of(b.hb_object),
+                                                            b.hb_base + static_cast<HbClock>(phase)});
     signalled.barrier_apply(*r.warp, BarrierOp::CompleteTx, r.barrier, bytes, "tma.load complete_tx");
     if (b.phase() != phase)  // this load completed the phase: an arrow from its issue to the flip
       if (Tracer* t = self.ctx_.tracer_for(signalled.sm().index()))

@@ -7,7 +7,7 @@
 namespace bwsim {
 
 Cluster::Cluster(SimContext& ctx, std::uint32_t id, ClusterShape shape)
-    : ctx_(ctx), id_(id), shape_(shape), pair_alloc_(shape.size() / 2 + 1, nullptr) {
+    : ctx_(ctx), id_(id), shape_(shape), barrier_hb_object_(hb_.add_object()), pair_alloc_(shape.size() / 2 + 1, nullptr) {
   ctas_.reserve(shape.size());
 }
 
@@ -21,6 +21,8 @@ void Cluster::barrier_arrive(WarpState& ws, Cycle ready_at) {
   ws.cluster_arrived = true;
   ws.cluster_arrive_phase = phase_;
   ready_at_ = std::max(ready_at_, ready_at);
+  // barrier.cluster.arrive releases (the default .release); .relaxed orders nothing.
+  if (ctx_.check_races && ws.cluster_arrive_release) hb_.release_now(ws.hb, barrier_hb_object_);
   ++arrived_;
   complete_phase_if_done();
 }
@@ -40,19 +42,22 @@ void Cluster::complete_phase_if_done() {
   if (arrived_ == 0 || arrived_ < live_warps_) return;
   ++phase_;
   arrived_ = 0;
-  for (Cta* c : ctas_) {
-    c->publish_barrier_inits();
-    if (ctx_.check_races) races::barrier_synced(*c, true);
-  }
+  for (Cta* c : ctas_) c->publish_barrier_inits();
+  if (ctx_.check_races) hb_.completed(barrier_hb_object_, static_cast<HbClock>(phase_));
   wake_at_ = std::max(ctx_.now(), ready_at_) + ctx_.config.cluster.barrier_latency;
   ready_at_ = 0;
   for (WarpState* w = waiters_; w;) {
     WarpState* next = w->next_waiter;
     w->next_waiter = nullptr;
+    barrier_observed(*w);
     w->cta->wake(*w, wake_at_);
     w = next;
   }
   waiters_ = nullptr;
+}
+
+void Cluster::barrier_observed(WarpState& ws) {
+  if (ctx_.check_races) hb_.acquire(ws.hb, barrier_hb_object_);
 }
 
 void Cluster::dsmem_store_at(WarpState& ws, Cycle at, std::uint32_t rank, std::uint32_t offset,

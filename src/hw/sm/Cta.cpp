@@ -103,7 +103,10 @@ Cta::Cta(SimContext& ctx, Sm& sm, Cluster& cluster, std::uint32_t id, std::uint3
     warps_[i].index = i;
     warps_[i].trace_tid = sm_slot * kWarpTracksPerCta + i;
     warps_[i].registers = registers_per_thread;
+    if (ctx.check_races) cluster.hb().add_warp(warps_[i].hb);
   }
+  if (ctx.check_races)
+    for (NamedBarrier& nb : named_) nb.hb_object = cluster.hb().add_object();
   registers_free_ = ctx.config.sm.registers - registers_per_thread * block_threads;  // the launch checked it fits
   warpgroup_rounds_.resize((warps_.size() + 3) / 4);
   wgmma_groups_.resize((warps_.size() + 3) / 4);
@@ -234,7 +237,9 @@ void Cta::barrier_init(WarpState& ws, std::uint32_t offset, std::uint32_t count,
     barrier_index_[offset / 8] = static_cast<std::uint32_t>(barriers_.size()) + 1;
     barriers_.emplace_back(offset);
     b = &barriers_.back();
+    if (ctx_.check_races) b->hb_object = cluster_.hb().add_object();
   }
+  b->hb_base += static_cast<std::uint32_t>(b->phase());  // the earlier inits' phases
   if (b->status() != MBarrier::Status::Live)
     live_offsets_.insert(std::lower_bound(live_offsets_.begin(), live_offsets_.end(), offset), offset);
   b->init(count);
@@ -265,7 +270,8 @@ void Cta::barrier_op_at(WarpState& ws, Cycle at, BarrierOp op, std::uint32_t off
   const std::uint64_t packed = static_cast<std::uint64_t>(op) | (static_cast<std::uint64_t>(offset & 0xfffff) << 8) |
                                (static_cast<std::uint64_t>(rank_) << 28) | (static_cast<std::uint64_t>(value) << 32);
   ws.cta->async_begin();  // the issuing CTA stays resident until its last arrival has landed
-  if (ctx_.check_races && is_arrival(op)) races::arrival_issued(ws, *this, offset, op == BarrierOp::CommitArrive);
+  if (ctx_.check_races && (is_arrival(op) || op == BarrierOp::NamedArrive))
+    cluster_.hb().release_later(ws.hb, this, offset, op == BarrierOp::CommitArrive);
   ctx_.engine.schedule(at, &Cta::on_barrier_op, &ws, packed);
 }
 
@@ -275,7 +281,7 @@ void Cta::barrier_apply(WarpState& ws, BarrierOp op, std::uint32_t offset, std::
     return;
   }
   MBarrier& b = live_barrier(ws, offset, opname);
-  if (ctx_.check_races && is_arrival(op)) races::arrival_landed(ws, *this, offset, b.generation(), b.phase());
+  if (ctx_.check_races && is_arrival(op)) cluster_.hb().landed(ws.hb, this, offset, b.hb_object);
   MBarrier::Outcome out = MBarrier::Outcome::Pending;
   switch (op) {
     case BarrierOp::Arrive:
@@ -319,6 +325,7 @@ void Cta::barrier_apply(WarpState& ws, BarrierOp op, std::uint32_t offset, std::
 
 void Cta::phase_completed(MBarrier& b) {
   const Cycle now = ctx_.now();
+  if (ctx_.check_races) cluster_.hb().completed(b.hb_object, b.hb_base + static_cast<HbClock>(b.phase()));
   if (ctx_.phase_flips) ctx_.phase_flips->push_back(PhaseFlip{id_, b.offset(), b.name, b.phase() - 1, now});
   if (tracer())
     tracer()->instant(static_cast<int>(sm_.index()), kBarrierTrack,
@@ -363,68 +370,54 @@ void Cta::named_arrive(WarpState& ws, std::uint32_t id, std::uint32_t threads, b
          fmt::format("barrier {} expects {} threads in this round, this warp says {}", id, nb.expected, threads),
          "every warp of one bar.sync round must pass the same thread count");
   nb.arrived += 32;
+  if (ctx_.check_races) {  // bar.sync arrives now; bar.arrive's arrival was issued earlier and lands now
+    if (wait) cluster_.hb().release_now(ws.hb, nb.hb_object);
+    else cluster_.hb().landed(ws.hb, this, id, nb.hb_object);
+  }
   if (wait) {
     ws.next_waiter = nb.waiters;
     nb.waiters = &ws;
     ws.registered = true;
   }
   if (nb.arrived < nb.expected) return;
-  if (ctx_.check_races) races::barrier_synced(*this, false);
+  ++nb.rounds;
+  if (ctx_.check_races) cluster_.hb().completed(nb.hb_object, nb.rounds);
   const Cycle at = ctx_.now() + ctx_.config.warp.named_barrier_latency;
   for (WarpState* w = nb.waiters; w;) {
     WarpState* next = w->next_waiter;
     w->next_waiter = nullptr;
+    if (ctx_.check_races) cluster_.hb().acquire(w->hb, nb.hb_object);
     wake(*w, at);
     w = next;
   }
-  nb = NamedBarrier{};
+  nb.expected = 0;
+  nb.arrived = 0;
+  nb.waiters = nullptr;
 }
 
 // ---------------------------------------------------------------------------- blocking
 
-const ObservedPhases* Cta::seen(const WarpState& ws, const MBarrier& b) const {
-  for (const ObservedPhases& o : ws.observed)
-    if (o.cta == this && o.offset == b.offset()) return o.generation == b.generation() ? &o : nullptr;
-  return nullptr;
-}
-
-ObservedPhases* Cta::observed(WarpState& ws, const MBarrier& b) const {
-  for (ObservedPhases& o : ws.observed)
-    if (o.cta == this && o.offset == b.offset()) {
-      if (o.generation != b.generation()) o = ObservedPhases{this, b.offset(), b.generation(), 0};
-      return &o;
-    }
-  ws.observed.push_back(ObservedPhases{this, b.offset(), b.generation(), 0});
-  return nullptr;  // first wait on this barrier: nothing seen before
-}
-
 void Cta::note_observed(WarpState& ws, const MBarrier& b) const {
-  for (ObservedPhases& o : ws.observed)
-    if (o.cta == this && o.offset == b.offset()) {
-      o = ObservedPhases{this, b.offset(), b.generation(), b.phase(), ws.release_seq};
-      return;
-    }
-  ws.observed.push_back(ObservedPhases{this, b.offset(), b.generation(), b.phase(), ws.release_seq});
+  if (ctx_.check_races) cluster_.hb().acquire(ws.hb, b.hb_object);
 }
 
-// A parity wait by a warp that last saw this barrier two or more phases ago cannot mean the
-// phase it names: on hardware it passes (or blocks) for the wrong phase. Unless it learned of the
-// phases in between from a peer: a warp that saw them and then arrived on a barrier phase this
-// warp saw complete (CUTLASS's ping-pong consumers skip the stages the other warpgroup consumes,
-// and learn of them through the order barrier). That needs the arrival record of race checking,
-// so the check runs with it only.
+// A parity wait by a warp that knows of fewer than all but the last phase of this barrier cannot
+// mean the phase it names: on hardware it passes (or blocks) for the wrong phase (the ABA of a
+// warp two phases behind). What the warp knows is happens-before's: the phases it saw complete and
+// those it learned of through any chain of releases (CUTLASS's ping-pong consumers skip the stages
+// the other warpgroup consumes and learn of them through the order barrier). A warp that knows
+// nothing of this barrier's present initialisation is not judged (its first wait). It needs the
+// happens-before record, so the check runs with race checking only.
 void Cta::check_stale_parity(WarpState& ws, const MBarrier& b) {
   if (!ctx_.check_races) return;
-  const ObservedPhases* o = observed(ws, b);
-  if (!o || b.phase() < o->completed + 2) return;
-  for (const WarpState& peer : warps_) {
-    const ObservedPhases* p = seen(peer, b);
-    if (&peer != &ws && p && p->completed + 1 >= b.phase() && races::released_after(peer, p->release_seq, ws)) return;
-  }
+  const HbClock known = cluster_.hb().known(ws.hb, b.hb_object);
+  if (known <= b.hb_base) return;
+  const std::uint64_t known_here = known - b.hb_base;
+  if (b.phase() < known_here + 2) return;
   fail(Rule::StaleParity, ws, "mbarrier.try_wait.parity",
-       fmt::format("waiting for parity {} but {} phases of {} completed since this warp last saw it (after phase "
-                   "{}): the wait names a phase that is long gone",
-                   ws.wait_value, b.phase() - o->completed, describe(b), o->completed),
+       fmt::format("waiting for parity {} but {} phases of {} completed since the last one this warp knows of "
+                   "(phase {}): the wait names a phase that is long gone",
+                   ws.wait_value, b.phase() - known_here, describe(b), known_here - 1),
        "flip the phase bit every time the stage index wraps (PipelineState), once per completed phase");
 }
 
@@ -448,7 +441,9 @@ bool Cta::satisfied(WarpState& ws) {
     case WaitKind::Delay: return ctx_.now() >= ws.wait_value;
     case WaitKind::TmemAlloc: return tmem_try_alloc(ws);  // allocates when it passes
     case WaitKind::ClusterBarrier:
-      return cluster_.barrier_phase() > ws.wait_value && ctx_.now() >= cluster_.barrier_wake_at();
+      if (cluster_.barrier_phase() <= ws.wait_value || ctx_.now() < cluster_.barrier_wake_at()) return false;
+      cluster_.barrier_observed(ws);
+      return true;
     case WaitKind::RegisterPool: return try_take_registers(ws);
     case WaitKind::CoreBlock: return false;  // the sub-partition wakes it
     case WaitKind::NamedBarrier:
@@ -511,9 +506,10 @@ void Cta::enlist(WarpState& ws) {
   if (ws.wait == WaitKind::TmemAlloc && !ws.pair_alloc) sm_.tmem().add_waiter(ws);
   if (ws.wait == WaitKind::RegisterPool) register_waiters_.push_back(&ws);
   if (ws.wait == WaitKind::ClusterBarrier) {
-    if (cluster_.barrier_phase() > ws.wait_value)
+    if (cluster_.barrier_phase() > ws.wait_value) {
+      cluster_.barrier_observed(ws);
       wake(ws, cluster_.barrier_wake_at());  // completed; its waiters resume later
-    else
+    } else
       cluster_.add_barrier_waiter(ws);
   }
   // Bulk-group waits are re-checked by bulk_progress().

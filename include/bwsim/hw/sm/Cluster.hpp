@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "bwsim/check/HappensBefore.hpp"
 #include "bwsim/core/SlotPool.hpp"
 #include "bwsim/hw/sm/SimContext.hpp"
 
@@ -49,6 +50,11 @@ class Cluster {
   std::uint32_t barrier_arrived() const { return arrived_; }
   std::uint32_t barrier_expected() const { return live_warps_; }
 
+  // --- race checking: the cluster's happens-before relation (check/HappensBefore) -------------
+  HappensBefore& hb() { return hb_; }
+  // `ws` passed barrier.cluster.wait: it is ordered after every release arrival of the phase.
+  void barrier_observed(WarpState& ws);
+
   // --- distributed shared memory -------------------------------------------------------------
   // st.shared::cluster by `ws` into the CTA of `rank`: the bytes land at cycle `at`.
   void dsmem_store_at(WarpState& ws, Cycle at, std::uint32_t rank, std::uint32_t offset, std::span<const std::byte> data);
@@ -76,6 +82,8 @@ class Cluster {
   Cycle ready_at_ = 0;  // latest arrival readiness in the current phase
   Cycle wake_at_ = 0;
   WarpState* waiters_ = nullptr;
+  HappensBefore hb_;
+  std::uint32_t barrier_hb_object_;
   std::vector<WarpState*> pair_alloc_;
   SlotPool<DsmemStore> stores_;
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bwsim/core/Error.hpp"
+#include "bwsim/check/RaceChecker.hpp"
 #include "bwsim/core/ZeroedArray.hpp"
 #include "bwsim/hw/sm/MBarrier.hpp"
 #include "bwsim/hw/sm/SimContext.hpp"
@@ -144,12 +145,11 @@ class Cta {
     std::uint32_t expected = 0;
     std::uint32_t arrived = 0;
     WarpState* waiters = nullptr;
+    std::uint32_t rounds = 0;     // completed so far
+    std::uint32_t hb_object = 0;  // its happens-before object (race checking)
   };
   bool satisfied(WarpState& ws);
-  // The phases of `b` the warp saw complete at its last passing wait (nullptr: never waited on it).
-  ObservedPhases* observed(WarpState& ws, const MBarrier& b) const;
-  // The same without creating a record: nullptr if the warp never saw this barrier's generation.
-  const ObservedPhases* seen(const WarpState& ws, const MBarrier& b) const;
+  // A wait of `ws` passed, observing `b`'s last completed phase (race checking: happens-before).
   void note_observed(WarpState& ws, const MBarrier& b) const;
   void check_stale_parity(WarpState& ws, const MBarrier& b);
   bool tmem_try_pair_alloc(WarpState& ws);

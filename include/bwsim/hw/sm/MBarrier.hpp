@@ -45,6 +45,10 @@ class MBarrier {
   bool init_fenced = false;
   bool visible_to_cluster = false;
   WarpState* waiters = nullptr;     // intrusive list of blocked warps
+  // Race checking: its happens-before object, and the phases completed by earlier inits (the
+  // object counts phases across re-initialisations, so a phase's index is hb_base + phase).
+  std::uint32_t hb_object = 0;
+  std::uint32_t hb_base = 0;
   // The last operation that touched the barrier, for deadlock reports.
   const char* last_op = "init";
   int last_warp = -1;

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "bwsim/core/Cycle.hpp"
-#include "bwsim/check/RaceChecker.hpp"
+#include "bwsim/check/HappensBefore.hpp"
 #include "bwsim/hw/sm/BulkGroups.hpp"
 
 namespace bwsim {
@@ -51,15 +51,6 @@ const char* activity_name(Activity a);
 // Why a Delay wait (WaitKind::Delay, in wait_slot) waits: its activity.
 inline constexpr std::uint32_t kDelaySleep = 0, kDelayTmem = 1, kDelayLatency = 2, kDelayWgmma = 3;
 
-// How many phases of one mbarrier a warp has seen complete (at its last passing wait on it).
-struct ObservedPhases {
-  const Cta* cta = nullptr;
-  std::uint32_t offset = 0;
-  std::uint32_t generation = 0;  // the barrier's init count: a re-initialised barrier starts over
-  std::uint64_t completed = 0;
-  std::uint64_t release_seq = 0;  // the warp's release count when it saw them (race checking)
-};
-
 struct WarpState {
   Cta* cta = nullptr;
   std::uint32_t index = 0;
@@ -80,11 +71,7 @@ struct WarpState {
   bool registered = false;  // parked on a barrier/group list, not just syncing its clock
   WarpState* next_waiter = nullptr;
   std::uint64_t token_result = 0;  // phase returned by the last arrive-with-token
-  std::vector<ObservedPhases> observed;  // per barrier this warp has waited on
-  // Race checking: the arrivals this warp issued that may still order an access (check/RaceChecker) and their count.
-  std::uint64_t release_seq = 0;
-  std::deque<ReleaseEntry> releases;
-  std::size_t releases_compact_at = 64;  // size at which the checker next drops releases that no longer order anything
+  HbWarp hb;  // race checking: what this warp knows happened before it (check/HappensBefore)
 
   BulkGroups bulk;
 

@@ -1,0 +1,101 @@
+#pragma once
+// The happens-before relation of one cluster, as vector clocks (what the race checker orders
+// accesses by). Its components, all numbered densely per cluster:
+//   - per warp, its release count (every arrival it makes: mbarrier arrive, commit, bar.sync /
+//     bar.arrive, barrier.cluster.arrive) and its commit count (tcgen05.commit: the completion
+//     of the warp's earlier asynchronous tcgen05 operations);
+//   - per synchronisation object (an mbarrier slot, a named barrier, the cluster barrier), the
+//     number of its phases completed (an mbarrier keeps counting across re-initialisations).
+// A warp's clock says what it knows: the releases of every warp and the phases of every object
+// that are ordered before its present. An arrival carries the clock its warp had when it issued
+// it (a snapshot: remote arrivals and commits land later) into the object's pending clock; a
+// completed phase publishes the pending clock; a wait that passes joins it into the waiter's.
+// An object's clock is cumulative: observing phase p orders after every arrival of phases <= p
+// (a release sequence of the PTX memory model).
+//
+// Cost: a join is O(components); with W warps and S objects in a cluster each warp holds 2W + S
+// clocks and each object two vectors of as many (a 2-CTA GEMM cluster: ~70 components, ~30 KB).
+// Snapshots of arrivals in flight are pooled, so steady state allocates nothing.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "bwsim/core/SlotPool.hpp"
+
+namespace bwsim {
+
+using HbClock = std::uint32_t;
+
+class VectorClock {
+ public:
+  HbClock operator[](std::uint32_t i) const { return i < c_.size() ? c_[i] : 0; }
+  void raise(std::uint32_t i, HbClock v) {
+    if (i >= c_.size()) c_.resize(i + 1, 0);
+    c_[i] = std::max(c_[i], v);
+  }
+  void join(const VectorClock& o) {
+    if (o.c_.size() > c_.size()) c_.resize(o.c_.size(), 0);
+    for (std::size_t i = 0; i < o.c_.size(); ++i) c_[i] = std::max(c_[i], o.c_[i]);
+  }
+  void assign(const VectorClock& o) { c_.assign(o.c_.begin(), o.c_.end()); }  // keeps capacity
+
+ private:
+  std::vector<HbClock> c_;
+};
+
+// A phase of a synchronisation object: known complete by whoever's clock has its component past `index`.
+struct HbPhase {
+  std::uint32_t component = 0;
+  HbClock index = 0;  // the object's phases completed before this one
+};
+
+// A warp's part: its clock, its two components and the arrivals it issued that have not landed.
+struct HbWarp {
+  VectorClock clock;
+  std::uint32_t release_component = 0, commit_component = 0;
+  HbClock releases = 0;  // arrivals issued (its clock's own release component)
+  HbClock commits = 0;   // tcgen05.commit arrivals issued
+  struct InFlight {
+    const void* target;  // the CTA whose barrier it lands on
+    std::uint32_t offset;
+    std::uint32_t snapshot;  // slot in HappensBefore's pool
+  };
+  std::vector<InFlight> in_flight;
+  // Whether this warp's clock orders it after `c`'s release number `n` / commit number `n`.
+  bool knows_release(const HbWarp& of, HbClock n) const { return clock[of.release_component] >= n; }
+  bool knows_commit(const HbWarp& of, HbClock n) const { return clock[of.commit_component] >= n; }
+  bool knows(const HbPhase& p) const { return clock[p.component] > p.index; }
+};
+
+class HappensBefore {
+ public:
+  void add_warp(HbWarp& w);
+  // A new synchronisation object; returns its slot.
+  std::uint32_t add_object();
+  std::uint32_t component_of(std::uint32_t object) const { return objects_[object].component; }
+
+  // `w` arrives on `object` now (bar.sync, barrier.cluster.arrive): its release, joined at once.
+  void release_now(HbWarp& w, std::uint32_t object);
+  // `w` issues an arrival (a commit if `commit`) that lands on (`target`, `offset`) later.
+  void release_later(HbWarp& w, const void* target, std::uint32_t offset, bool commit);
+  // That arrival lands on `object` (the oldest one of `w` to (`target`, `offset`) in flight).
+  void landed(HbWarp& w, const void* target, std::uint32_t offset, std::uint32_t object);
+  // `object` completed its phase number `completed` - 1.
+  void completed(std::uint32_t object, HbClock completed);
+  // `w` passed a wait that observed `object`'s last completed phase.
+  void acquire(HbWarp& w, std::uint32_t object) { w.clock.join(objects_[object].done); }
+  // Phases of `object` that `w` knows complete.
+  HbClock known(const HbWarp& w, std::uint32_t object) const { return w.clock[objects_[object].component]; }
+
+ private:
+  struct Object {
+    std::uint32_t component = 0;
+    VectorClock pending;  // every arrival so far (cumulative)
+    VectorClock done;     // `pending` as of the last completed phase
+  };
+  std::uint32_t components_ = 0;
+  std::vector<Object> objects_;
+  SlotPool<VectorClock> snapshots_;
+};
+
+}  // namespace bwsim
