@@ -103,7 +103,6 @@ TEST(InstrDescriptorKindsTest, DecodeNamesTheFieldAKindDoesNotTake) {
   EXPECT_NE(error(MmaKind::F16, encode(MmaKind::F16, {}).raw | 1u << 6).find("reserved bits"), std::string::npos);
   EXPECT_NE(error(MmaKind::F16, encode(MmaKind::F16, {}).raw | 1u << 30).find("maximum shift (bits 30-31)"),
             std::string::npos);
-  EXPECT_NE(error(MmaKind::F8F6F4, e2m1 | 1u << 2).find("sparse MMA (bit 2)"), std::string::npos);
   EXPECT_NE(error(MmaKind::F8F6F4, (e2m1 & ~(7u << 7)) | 2u << 7).find("A format code 2"), std::string::npos);
   EXPECT_NE(error(MmaKind::MXF8F6F4, mx8 & ~(1u << 23)).find("scale type (bit 23) ue4m3"), std::string::npos);
   EXPECT_NE(error(MmaKind::MXF4, mx4 | 1u << 31).find("K = 96 (bit 31)"), std::string::npos);

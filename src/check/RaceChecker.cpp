@@ -34,10 +34,18 @@ std::string by(const AsyncAccess& a) {
 // access to the same buffer keeps one record, the latest.
 AsyncAccess& record(Cta& cta, AccessKind kind, WarpState& issuer, std::uint32_t begin, std::uint32_t end) {
   RaceRecords& r = cta.race_record_table();
-  const auto [at, added] =
-      r.index.try_emplace(RaceRecordKey{kind, &issuer, begin, end}, static_cast<std::uint32_t>(r.all.size()));
+  const RaceRecordKey key{kind, &issuer, begin, end};
   const HbClock seq = kind == AccessKind::MmaRead || kind == AccessKind::MmaWrite ? issuer.hb.commits : issuer.hb.releases;
   const AsyncAccess latest{kind, begin, end, &issuer, seq, issuer.ready};
+  // The warp's last position for this key's hash: a hit when that record of this CTA has the key
+  // (keys are unique per CTA), which saves the hash table's scattered nodes on a warp's steady cycle.
+  std::uint32_t& cached = issuer.race_record_cache[RaceRecordKeyHash{}(key) % issuer.race_record_cache.size()];
+  if (cached < r.all.size()) {
+    const AsyncAccess& c = r.all[cached];
+    if (c.kind == kind && c.issuer == &issuer && c.begin == begin && c.end == end) return r.all[cached] = latest;
+  }
+  const auto [at, added] = r.index.try_emplace(key, static_cast<std::uint32_t>(r.all.size()));
+  cached = at->second;
   if (added) return r.all.emplace_back(latest);
   return r.all[at->second] = latest;
 }

@@ -10,6 +10,8 @@
 #include "bwsim/hw/sm/Sm.hpp"
 #include "bwsim/kernel/Warp.hpp"
 
+#include "bwsim/hw/tensor/sm100/SparseMetadata.hpp"
+
 namespace bwsim {
 
 void Warp::require_tcgen05(const char* op) const {
@@ -113,6 +115,29 @@ void Warp::check_mma_kind(const MmaInstr& in, const char* op) {
                              : fmt::format("kind::{} needs .block_scale and its scale-factor operands", name_of(in.kind)),
               "the block-scaled kinds are mxf8f6f4, mxf4 and mxf4nvf4");
   if (in.block_scale) check_block_scale(in, op);
+  if (in.sp != in.f.sparse)
+    cta_.fail(Rule::MmaInvalid, ws_, op,
+              in.sp ? "the instruction descriptor's sparse bit (2) is clear on tcgen05.mma.sp"
+                    : "the instruction descriptor's sparse bit (2) is set on a dense tcgen05.mma",
+              "set bit 2 exactly for tcgen05.mma.sp");
+  if (in.sp) check_sparse(in, op);
+}
+
+// PTX (tcgen05.mma.sp): the metadata lies in TMEM from lane 0 over the instruction's columns.
+// M = 64 and cta_group::2 M = 128 use half the datapath (Layouts F and C), whose metadata layout
+// PTX gives only in figures bwsim has not read: not modeled.
+void Warp::check_sparse(const MmaInstr& in, const char* op) {
+  if (in.f.m != (in.pair ? 256u : 128u))
+    cta_.fail(Rule::MmaInvalid, ws_, op,
+              fmt::format("sparse M = {} on cta_group::{} (half the datapath) is not modeled", in.f.m, in.pair ? 2 : 1),
+              in.pair ? "use M = 256" : "use M = 128");
+  if (in.meta.lane() != 0)
+    cta_.fail(Rule::MmaInvalid, ws_, op,
+              fmt::format("metadata address {:#x} has lane {}, not 0", in.meta.raw, in.meta.lane()),
+              "the metadata of 128 rows fills all 128 lanes");
+  for (std::uint32_t c = 0; c < (in.pair ? 2u : 1u); ++c)
+    cta_.cluster().cta(cta_.rank() + c).tmem_check_access(ws_, op, 0, kTmemLanes, in.meta.column() + in.f.sparse_selector,
+                                                          sparse_metadata_columns(in.kind), false);
 }
 
 // PTX (tcgen05.mma .block_scale): the scale type and .scale_vec each kind takes, the scale-factor
@@ -178,7 +203,8 @@ void Warp::issue_mma(MmaInstr in, InstrDescriptor idesc, const char* op) {
   } else {
     check_operand_in_smem(mma_operand_span(in.a, in.f.a_major, in.kind, in.f.a_type, rows), "A operand", op);
   }
-  check_operand_in_smem(mma_operand_span(in.b, in.f.b_major, in.kind, in.f.b_type, b_rows), "B operand", op);
+  const std::uint32_t b_k_times = in.sp ? 2 : 1;  // B spans the logical K
+  check_operand_in_smem(mma_operand_span(in.b, in.f.b_major, in.kind, in.f.b_type, b_rows, b_k_times), "B operand", op);
   if (cta_.checks_races())
     for (std::uint32_t c = 0; c < (in.pair ? 2u : 1u); ++c) {
       Cta& cta = cta_.cluster().cta(cta_.rank() + c);
@@ -186,7 +212,7 @@ void Warp::issue_mma(MmaInstr in, InstrDescriptor idesc, const char* op) {
         const SmemSpan a = mma_operand_span(in.a, in.f.a_major, in.kind, in.f.a_type, rows);
         races::mma_operand(cta, ws_, a.begin, a.end, "its A operand");
       }
-      const SmemSpan b = mma_operand_span(in.b, in.f.b_major, in.kind, in.f.b_type, b_rows);
+      const SmemSpan b = mma_operand_span(in.b, in.f.b_major, in.kind, in.f.b_type, b_rows, b_k_times);
       races::mma_operand(cta, ws_, b.begin, b.end, "its B operand");
       races::mma_accumulator(cta, ws_, in.d.column(), in.d.column() + d_columns);
     }
@@ -221,6 +247,12 @@ MmaInstr Warp::mma_ts(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, bo
 }
 
 namespace {
+MmaInstr with_metadata(MmaInstr in, TmemAddr meta) {
+  in.sp = true;
+  in.meta = meta;
+  return in;
+}
+
 MmaInstr with_scales(MmaInstr in, const Warp::BlockScale& scale) {
   in.block_scale = true;
   in.scale_a = scale.a;
@@ -229,6 +261,18 @@ MmaInstr with_scales(MmaInstr in, const Warp::BlockScale& scale) {
   return in;
 }
 }  // namespace
+
+void Warp::tcgen05_mma_sp(MmaKind kind, TmemAddr d, SmemDescriptor a, SmemDescriptor b, TmemAddr meta,
+                          InstrDescriptor idesc, bool enable_input_d, std::uint32_t cta_group) {
+  const char* op = cta_group == 2 ? "tcgen05.mma.sp.cta_group::2" : "tcgen05.mma.sp";
+  issue_mma(with_metadata(mma_ss(kind, d, a, b, enable_input_d, cta_group, op), meta), idesc, op);
+}
+
+void Warp::tcgen05_mma_sp(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, TmemAddr meta, InstrDescriptor idesc,
+                          bool enable_input_d, std::uint32_t cta_group) {
+  const char* op = cta_group == 2 ? "tcgen05.mma.sp.cta_group::2" : "tcgen05.mma.sp";
+  issue_mma(with_metadata(mma_ts(kind, d, a, b, enable_input_d, cta_group, op), meta), idesc, op);
+}
 
 void Warp::tcgen05_mma(MmaKind kind, TmemAddr d, SmemDescriptor a, SmemDescriptor b, InstrDescriptor idesc,
                        bool enable_input_d, std::uint32_t cta_group) {

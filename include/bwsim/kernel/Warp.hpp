@@ -174,6 +174,15 @@ class Warp {
                    const BlockScale& scale, bool enable_input_d, std::uint32_t cta_group = 1);
   void tcgen05_mma(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, InstrDescriptor idesc,
                    const BlockScale& scale, bool enable_input_d, std::uint32_t cta_group = 1);
+  // tcgen05.mma.sp.cta_group::N.kind::{f16,tf32,f8f6f4,i8} [d], a_desc | [a], b_desc, [meta],
+  // idesc, enable_input_d: structured-sparse A (the descriptor's sparse bit set). The logical K is
+  // twice the kind's; A holds, per row, the stored half (the dense instruction's K elements) and
+  // the metadata in TMEM at `meta` places them (SparseMetadata.hpp; f16 / tf32 read the column
+  // meta + the descriptor's sparsity selector). M = 128 (cta_group::1) or 256 (cta_group::2).
+  void tcgen05_mma_sp(MmaKind kind, TmemAddr d, SmemDescriptor a, SmemDescriptor b, TmemAddr meta,
+                      InstrDescriptor idesc, bool enable_input_d, std::uint32_t cta_group = 1);
+  void tcgen05_mma_sp(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, TmemAddr meta, InstrDescriptor idesc,
+                      bool enable_input_d, std::uint32_t cta_group = 1);
   // tcgen05.cp.cta_group::N.<shape> [dst], src_desc: issued by one thread; copies the rows the
   // SMEM descriptor describes (K-major canonical layout, rows = the strided dimension) into TMEM
   // (lane placement in TmemAccess.hpp), in order with this warp's MMAs; tracked by tcgen05.commit.
@@ -322,6 +331,7 @@ class Warp {
                   std::uint32_t cta_group, const char* op);
   void check_mma_kind(const MmaInstr& instr, const char* op);
   void check_block_scale(const MmaInstr& instr, const char* op);
+  void check_sparse(const MmaInstr& instr, const char* op);
   // A TmaInvalid error if a packed FP4/FP6 tensor's box does not start at a group of 16.
   void check_packed_coords(const TensorMap& map, const TensorCoords& coords, const char* op);
   // barrier.cluster.arrive with (.release, the default) or without (.relaxed) the release fence.

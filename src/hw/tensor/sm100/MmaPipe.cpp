@@ -11,6 +11,7 @@
 #include "bwsim/hw/sm/Cta.hpp"
 #include "bwsim/hw/sm/Sm.hpp"
 #include "bwsim/hw/numeric/NumberFormats.hpp"
+#include "bwsim/hw/tensor/sm100/SparseMetadata.hpp"
 
 namespace bwsim {
 
@@ -79,7 +80,8 @@ Cycle MmaPipe::math_cycles(const MmaInstr& in) const {
 Cycle MmaPipe::smem_cycles(const MmaInstr& in) const {
   constexpr std::uint32_t kBytesOfK = 32;  // every kind reads 32 bytes of K per row
   const std::uint32_t split = in.pair ? 2 : 1;
-  const std::uint64_t bytes = (in.a_from_tmem ? 0 : in.f.m / split * kBytesOfK) + in.f.n / split * kBytesOfK;
+  const std::uint64_t bytes =
+      (in.a_from_tmem ? 0 : in.f.m / split * kBytesOfK) + in.f.n / split * kBytesOfK * (in.sp ? 2 : 1);
   const std::uint32_t bw = ctx_.config.mma.smem_bytes_per_cycle;
   return (bytes + bw - 1) / bw;
 }
@@ -111,17 +113,17 @@ Cycle MmaPipe::reserve(Cycle at, Cycle interval, MmaPipe* peer) {
 }
 
 template <class Instr>
-void MmaPipe::schedule_execute(Cta& cta, const Instr& instr, Cycle start) {
+void MmaPipe::schedule_execute(Cta& cta, WarpState& ws, const Instr& instr, Cycle start) {
   if (!ctx_.functional()) return;
   cta.async_begin();
-  ctx_.engine.schedule(start, &MmaPipe::on_start<Instr>, this, pending(&instr).put(Pending<Instr>{instr, &cta}));
+  ctx_.engine.schedule(start, &MmaPipe::on_start<Instr>, this, pending(&instr).put(Pending<Instr>{instr, &cta, &ws}));
 }
 
 template <class Instr>
 void MmaPipe::on_start(void* pipe, std::uint64_t slot) {
   auto& self = *static_cast<MmaPipe*>(pipe);
   const Pending<Instr> p = self.pending(static_cast<const Instr*>(nullptr)).take(slot);
-  self.execute(p.instr, *p.cta);
+  self.execute(p.instr, *p.cta, *p.ws);
   p.cta->async_end();
 }
 
@@ -132,15 +134,15 @@ Cycle MmaPipe::issue(Cta& cta, WarpState& ws, const MmaInstr& in, Cycle at) {
   const Cycle start = reserve(at, interval, peer);
   const Cycle done = start + math + latency(in);
   ++stats_.mmas;
-  const double flops = 2.0 * in.f.m * in.f.n * mma_k(in.kind);
+  const double flops = 2.0 * in.f.m * in.f.n * in.logical_k();  // .sp: the logical K, as vendors count
   stats_.flops += flops;
   if (in.kind == MmaKind::F8F6F4 || in.kind == MmaKind::MXF8F6F4) stats_.f8_flops += flops;
   if (in.kind == MmaKind::MXF4 || in.kind == MmaKind::MXF4NVF4) stats_.f4_flops += flops;
   if (in.kind == MmaKind::I8) stats_.int_ops += flops;
   stats_.busy_cycles += interval;
   if (Tracer* t = ctx_.tracer_for(sm_)) {
-    const std::string name = fmt::format("mma.{}{} {}x{}x{} {}{}", in.pair ? "2cta." : "", in.a_from_tmem ? "ts" : "ss",
-                                         in.f.m, in.f.n, mma_k(in.kind), name_of(in.f.a_type),
+    const std::string name = fmt::format("mma.{}{}{} {}x{}x{} {}{}", in.sp ? "sp." : "", in.pair ? "2cta." : "",
+                                         in.a_from_tmem ? "ts" : "ss", in.f.m, in.f.n, in.logical_k(), name_of(in.f.a_type),
                                          in.block_scale ? fmt::format(" x{} {}", static_cast<int>(in.scale_vec),
                                                                       name_of(in.f.scale_type))
                                                         : std::string());
@@ -150,7 +152,7 @@ Cycle MmaPipe::issue(Cta& cta, WarpState& ws, const MmaInstr& in, Cycle at) {
     t->async_span(sm_, "mma", "mma", next_id_, at, done, args);
   }
   ++next_id_;
-  schedule_execute(cta, in, start);
+  schedule_execute(cta, ws, in, start);
   return done;
 }
 
@@ -167,7 +169,7 @@ Cycle MmaPipe::issue(Cta& cta, WarpState& ws, const TmemCopyInstr& in, Cycle at)
     t->span(sm_, kMmaTrack, fmt::format("tcgen05.cp.{}", name_of(in.shape)), start, interval,
             fmt::format(R"("lane":{},"col":{},"smem":{},"warp":{},"issue":{},"done":{})", in.dst.lane(),
                         in.dst.column(), in.src.start_address, ws.index, at, done));
-  schedule_execute(cta, in, start);
+  schedule_execute(cta, ws, in, start);
   return done;
 }
 
@@ -209,6 +211,37 @@ float block_scale(Tmem& tmem, const MmaInstr& in, bool a, std::uint32_t m, std::
   return load_as_float(in.f.scale_type, &v);
 }
 
+// Row m of a sparse A over its logical K: each chunk's stored elements at the positions its
+// metadata code names, zeros elsewhere. An undefined code is a located error, except 0b0000 over
+// stored zeros (CUTLASS's compressor writes it for an all-zero chunk).
+template <class Stored>
+void expand_sparse_row(const MmaInstr& in, Tmem& tmem, WarpState& ws, Cta& cta, std::uint32_t m, Stored stored,
+                       float* row) {
+  const SparseChunk chunk = sparse_chunk(in.kind);
+  const std::uint32_t chunks = in.logical_k() / chunk.elements;
+  const std::uint32_t column = in.meta.column() + in.f.sparse_selector;
+  for (std::uint32_t g = 0; g < chunks; ++g) {
+    const MetadataNibble at = sparse_metadata_nibble(in.kind, m, g);
+    const std::uint32_t code = tmem.cell(in.meta.lane() + at.cell.lane, column + at.cell.column) >> at.bit & 0xFu;
+    float* out = row + g * chunk.elements;
+    std::fill(out, out + chunk.elements, 0.0f);
+    std::uint32_t pos[4];
+    const bool defined = sparse_positions(in.kind, code, pos);
+    for (std::uint32_t j = 0; j < chunk.stored; ++j) {
+      const float v = stored(m, g * chunk.stored + j);
+      if (defined) out[pos[j]] = v;
+      else if (code != 0 || v != 0.0f)
+        cta.fail(Rule::MmaInvalid, ws, "tcgen05.mma.sp",
+                 fmt::format("sparsity metadata code {:#06b} of row {}, chunk {} (TMEM lane {}, column {}, bit {}) is "
+                             "undefined for kind::{}",
+                             code, m, g, in.meta.lane() + at.cell.lane, column + at.cell.column, at.bit,
+                             name_of(in.kind)),
+                 in.kind == MmaKind::TF32 ? "tf32 codes are 0b0100 (element 0) and 0b1110 (element 1)"
+                                          : "two different 2-bit indices, the first in bits 1-0");
+    }
+  }
+}
+
 }  // namespace
 
 // Calls fn(c, a, b, M, N, K) for each CTA c of the instruction with its A (M x K, negated and
@@ -216,9 +249,9 @@ float block_scale(Tmem& tmem, const MmaInstr& in, bool a, std::uint32_t m, std::
 // cta_group::2 MMA computes each CTA's M/2 rows from its own A and TMEM, with B rows 0..N/2-1 from
 // the leader's SMEM and N/2..N-1 from the peer's; each CTA's B scale factors are its own copy.
 template <class Fn>
-void for_each_cta_operands(const MmaInstr& in, Cta& cta, Fn fn) {
+void for_each_cta_operands(const MmaInstr& in, Cta& cta, WarpState& ws, Fn fn) {
   const std::uint32_t ctas = in.pair ? 2 : 1;
-  const std::uint32_t M = in.f.m / ctas, N = in.f.n, K = mma_k(in.kind);
+  const std::uint32_t M = in.f.m / ctas, N = in.f.n, K = in.logical_k();
   const float sa = in.f.negate_a ? -1.0f : 1.0f, sb = in.f.negate_b ? -1.0f : 1.0f;
   thread_local std::vector<float> a, b;
   a.resize(static_cast<std::size_t>(M) * K);
@@ -234,12 +267,18 @@ void for_each_cta_operands(const MmaInstr& in, Cta& cta, Fn fn) {
           b[n * K + k] = sb * smem_element(smem, in.b, in.f.b_major, in.kind, in.f.b_type, n % b_rows, k) *
                          (in.block_scale ? block_scale(tmem, in, false, n, k) : 1.0f);
       }
-    for (std::uint32_t m = 0; m < M; ++m)
+    auto stored = [&](std::uint32_t m, std::uint32_t k) {  // element k of row m as A holds it
+      return sa * (in.a_from_tmem ? tmem_element(tmem, in, M, m, k)
+                                  : smem_element(dc.smem(), in.a, in.f.a_major, in.kind, in.f.a_type, m, k));
+    };
+    for (std::uint32_t m = 0; m < M; ++m) {
+      if (in.sp) {
+        expand_sparse_row(in, tmem, ws, dc, m, stored, &a[m * K]);
+        continue;
+      }
       for (std::uint32_t k = 0; k < K; ++k)
-        a[m * K + k] = sa *
-                       (in.a_from_tmem ? tmem_element(tmem, in, M, m, k)
-                                       : smem_element(dc.smem(), in.a, in.f.a_major, in.kind, in.f.a_type, m, k)) *
-                       (in.block_scale ? block_scale(tmem, in, true, m, k) : 1.0f);
+        a[m * K + k] = stored(m, k) * (in.block_scale ? block_scale(tmem, in, true, m, k) : 1.0f);
+    }
     fn(dc, a.data(), b.data(), M, N, K);
   }
 }
@@ -247,12 +286,12 @@ void for_each_cta_operands(const MmaInstr& in, Cta& cta, Fn fn) {
 // D[m][n] (+)= sum_k A[m][k] * B[n][k]: products of the narrow inputs (and of their power-of-two or
 // 4-bit-mantissa block scales) are exact in fp32; the K products of one instruction are summed in
 // fp32 in k order, then added to D.
-void MmaPipe::execute(const MmaInstr& in, Cta& cta) {
+void MmaPipe::execute(const MmaInstr& in, Cta& cta, WarpState& ws) {
   if (in.kind == MmaKind::I8) {
-    execute_integer(in, cta);
+    execute_integer(in, cta, ws);
     return;
   }
-  for_each_cta_operands(in, cta, [&](Cta& dc, const float* a, const float* b, std::uint32_t M, std::uint32_t N,
+  for_each_cta_operands(in, cta, ws, [&](Cta& dc, const float* a, const float* b, std::uint32_t M, std::uint32_t N,
                                      std::uint32_t K) {
     Tmem& tmem = dc.sm().tmem();
     for (std::uint32_t m = 0; m < M; ++m) {
@@ -272,8 +311,8 @@ void MmaPipe::execute(const MmaInstr& in, Cta& cta) {
 
 // kind::i8: exact integer products summed into the s32 accumulator, wrapping modulo 2^32 or, with
 // the saturate bit, clamped to the s32 range (PTX .satfinite for integers).
-void MmaPipe::execute_integer(const MmaInstr& in, Cta& cta) {
-  for_each_cta_operands(in, cta, [&](Cta& dc, const float* a, const float* b, std::uint32_t M, std::uint32_t N,
+void MmaPipe::execute_integer(const MmaInstr& in, Cta& cta, WarpState& ws) {
+  for_each_cta_operands(in, cta, ws, [&](Cta& dc, const float* a, const float* b, std::uint32_t M, std::uint32_t N,
                                      std::uint32_t K) {
     Tmem& tmem = dc.sm().tmem();
     for (std::uint32_t m = 0; m < M; ++m)
@@ -293,7 +332,7 @@ void MmaPipe::execute_integer(const MmaInstr& in, Cta& cta) {
 
 // Row r's 32-bit words, read from the K-major canonical layout, land in the row's lanes.
 // With cta_group::2 the same happens in each CTA of the pair, from its SMEM into its TMEM.
-void MmaPipe::execute(const TmemCopyInstr& in, Cta& cta) {
+void MmaPipe::execute(const TmemCopyInstr& in, Cta& cta, WarpState&) {
   const std::uint32_t words = tmem_copy_columns(in.shape);
   for (std::uint32_t c = 0; c < (in.pair ? 2u : 1u); ++c) {
     Cta& dc = cta.cluster().cta(cta.rank() + c);

@@ -203,9 +203,11 @@ OperandBits operand_bits(const SmemDescriptorFields& f, Major major, MmaKind kin
   return {operand_address(f, major, size_of(t), row, k), 0};
 }
 
-SmemSpan mma_operand_span(const SmemDescriptorFields& f, Major major, MmaKind kind, DataType t, std::uint32_t rows) {
-  if (packed_fp4_kind(kind)) return operand_span(f, Major::K, 1, rows, mma_k(kind) / 2);
-  return operand_span(f, major, size_of(t), rows, mma_k(kind));
+SmemSpan mma_operand_span(const SmemDescriptorFields& f, Major major, MmaKind kind, DataType t, std::uint32_t rows,
+                          std::uint32_t k_times) {
+  const std::uint32_t k = mma_k(kind) * k_times;
+  if (packed_fp4_kind(kind)) return operand_span(f, Major::K, 1, rows, k / 2);
+  return operand_span(f, major, size_of(t), rows, k);
 }
 
 InstrDescriptor encode(MmaKind kind, const InstrDescriptorFields& f) {
@@ -288,8 +290,15 @@ std::optional<std::string> decode(MmaKind kind, InstrDescriptor d, InstrDescript
     f.max_shift = static_cast<std::uint32_t>(field(raw, kShiftLo, 2));
     if (f.max_shift) return fmt::format("{}: a maximum shift (bits 30-31) belongs to tcgen05.mma.ws, which is not modeled", what);
     if (f.sparse_selector && !f.sparse) return fmt::format("{}: a sparsity selector (bits 0-1) without the sparse bit", what);
+    // PTX: the selector must be 0 for kind::i8 and kind::f8f6f4; for f16 / tf32 it picks the
+    // metadata column (CUTLASS and JAX use 0 and 1 only; what 2 and 3 select is in PTX's figures).
+    if (f.sparse_selector && (kind == MmaKind::I8 || kind == MmaKind::F8F6F4))
+      return fmt::format("{}: the sparsity selector (bits 0-1) must be 0 for kind::{}", what, name_of(kind));
+    if (f.sparse_selector > 1)
+      return fmt::format("{}: sparsity selector {} (bits 0-1) is not modeled (bwsim models 0 and 1)", what,
+                         f.sparse_selector);
   }
-  if (f.sparse) return fmt::format("{}: sparse MMA (bit 2) is not modeled", what);
+  if (f.sparse && scaled) return fmt::format("{}: sparse block-scaled MMA (bit 2) is not modeled", what);
   out = f;
   return std::nullopt;
 }

@@ -3,7 +3,7 @@
 // occupies the pipe for its initiation interval, the larger of its math time (2*128*N*K FLOP at
 // the kind's rate: M = 64 uses the same time at half the FLOP) and its SMEM operand time (A and B
 // bytes at mma.smem_bytes_per_cycle; B only when A is in TMEM; 32 bytes of K per row for every
-// kind). D is complete the math time plus the pipe latency after the instruction starts (plus
+// kind, and 64 of B for .sp, whose logical K is doubled: it takes the dense time for twice the FLOP). D is complete the math time plus the pipe latency after the instruction starts (plus
 // mma.block_scale_latency for the block-scaled kinds). A tcgen05.cp reads its source at the same SMEM
 // rate through the same pipe (so it stays ordered with the thread's MMAs) and its data is in TMEM
 // tmem.access_latency after the read ends. Functional mode moves the real SMEM and TMEM bytes
@@ -35,6 +35,11 @@ struct MmaInstr {
   bool block_scale = false;
   TmemAddr scale_a, scale_b;
   ScaleVec scale_vec = ScaleVec::X1;
+  // .sp: A holds the stored half of a logical K twice the kind's (f.sparse), placed by the
+  // metadata at `meta` (hw/tensor/sm100/SparseMetadata.hpp).
+  bool sp = false;
+  TmemAddr meta;
+  std::uint32_t logical_k() const { return mma_k(kind) * (sp ? 2 : 1); }
 };
 
 // The TMEM cell holding the scale factors of row m of A (column n of B) of a block-scaled MMA,
@@ -89,19 +94,20 @@ class MmaPipe {
   struct Pending {
     Instr instr;
     Cta* cta;
+    WarpState* ws;  // the issuing warp (where a fault found when it executes is reported)
   };
   // Reserves the pipe (and the pair's other pipe, if any) for `interval` cycles from the first
   // cycle after issue at `at` that both are free; returns the start.
   Cycle reserve(Cycle at, Cycle interval, MmaPipe* peer);
   template <class Instr>
   static void on_start(void* pipe, std::uint64_t slot);
-  void execute(const MmaInstr& instr, Cta& cta);
-  void execute_integer(const MmaInstr& instr, Cta& cta);
-  void execute(const TmemCopyInstr& instr, Cta& cta);
+  void execute(const MmaInstr& instr, Cta& cta, WarpState& ws);
+  void execute_integer(const MmaInstr& instr, Cta& cta, WarpState& ws);
+  void execute(const TmemCopyInstr& instr, Cta& cta, WarpState& ws);
   SlotPool<Pending<MmaInstr>>& pending(const MmaInstr*) { return pending_mma_; }
   SlotPool<Pending<TmemCopyInstr>>& pending(const TmemCopyInstr*) { return pending_copy_; }
   template <class Instr>
-  void schedule_execute(Cta& cta, const Instr& instr, Cycle start);
+  void schedule_execute(Cta& cta, WarpState& ws, const Instr& instr, Cycle start);
 
   SimContext& ctx_;
   int sm_;

@@ -96,10 +96,12 @@ struct InstrDescriptorFields {
 // type is not one the kind takes.
 InstrDescriptor encode(MmaKind kind, const InstrDescriptorFields& f);
 // Decodes for `kind`; an error text naming the field for a reserved code or bit, a type or option
-// the kind does not take, or a form bwsim does not model (f16 D, sparse, .ws shift, K = 96).
+// the kind does not take, or a form bwsim does not model (f16 D, sparse block-scaled, sparsity
+// selector 2-3, .ws shift, K = 96).
 std::optional<std::string> decode(MmaKind kind, InstrDescriptor d, InstrDescriptorFields& out);
 
-// K per instruction for the kind (dense): 32 bytes of input, FP4 of kind::mxf4* packed two per
+// K per instruction for the kind (dense; a sparse MMA's logical K is twice this, its A holding
+// this many stored elements per row): 32 bytes of input, FP4 of kind::mxf4* packed two per
 // byte, FP4/FP6 of kind::f8f6f4 in one byte each (PTX: 16 packed elements padded to 16 bytes).
 std::uint32_t mma_k(MmaKind kind);
 
@@ -115,7 +117,9 @@ OperandBits operand_bits(const SmemDescriptorFields& f, Major major, MmaKind kin
                          std::uint32_t k);
 // Bits of one element of type `t` as the MMA of `kind` reads it (4, 6, 8, 16 or 32).
 std::uint32_t operand_element_bits(MmaKind kind, DataType t);
-// The SMEM bytes one instruction's operand of `rows` rows can touch (its K of the kind).
-SmemSpan mma_operand_span(const SmemDescriptorFields& f, Major major, MmaKind kind, DataType t, std::uint32_t rows);
+// The SMEM bytes one instruction's operand of `rows` rows can touch (its K of the kind, times
+// `k_times`: 2 for the B operand of a sparse MMA, whose logical K is twice the stored K of A).
+SmemSpan mma_operand_span(const SmemDescriptorFields& f, Major major, MmaKind kind, DataType t, std::uint32_t rows,
+                          std::uint32_t k_times = 1);
 
 }  // namespace bwsim
