@@ -109,7 +109,7 @@ TEST(InstrDescriptorTest, RejectsWhatIsNotModeled) {
   InstrDescriptorFields f;
   const std::uint32_t base = encode(MmaKind::F16, InstrDescriptorFields{}).raw;
   EXPECT_TRUE(decode(MmaKind::F16, InstrDescriptor{base & ~(3u << 4)}, f));  // D f16
-  EXPECT_TRUE(decode(MmaKind::F16, InstrDescriptor{base | (1u << 2)}, f));   // sparse
+  EXPECT_TRUE(decode(MmaKind::F16, InstrDescriptor{base | (1u << 2) | 3u}, f));  // sparsity selector 3
   EXPECT_TRUE(decode(MmaKind::F16, InstrDescriptor{base | (7u << 7)}, f));   // A format 7
   EXPECT_THROW(encode(MmaKind::F16, InstrDescriptorFields{.a_type = DataType::E4M3}), InputError);
 }
