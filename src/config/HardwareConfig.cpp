@@ -335,6 +335,8 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   mma.read<std::uint32_t>("i8_ops_per_cycle", c.mma.i8_ops_per_cycle, min_rate, 1u << 20);
   mma.read<std::uint32_t>("f4_flops_per_cycle", c.mma.f4_flops_per_cycle, min_rate, 1u << 20);
   mma.read<Cycle>("block_scale_latency", c.mma.block_scale_latency, 0, kMaxLatency);
+  mma.read<Cycle>("shift_cycles", c.mma.shift_cycles, 0, kMaxLatency);
+  mma.read<Cycle>("shift_latency", c.mma.shift_latency, 0, kMaxLatency);
   mma.read<std::uint32_t>("smem_bytes_per_cycle", c.mma.smem_bytes_per_cycle, 1, 65536);
   mma.read<Cycle>("latency_ss", c.mma.latency_ss, 0, kMaxLatency);
   mma.read<Cycle>("latency_ss_m64", c.mma.latency_ss_m64, 0, kMaxLatency);

@@ -91,6 +91,10 @@ void Warp::check_operand_in_smem(SmemSpan span, const char* which, const char* o
 // 32, then multiples of 16 to 256; cta_group::2: multiples of 32). (The block-scaled kinds have
 // no M = 64: their descriptor holds M >> 7.)
 void Warp::check_mma_kind(const MmaInstr& in, const char* op) {
+  if (in.ws) {
+    check_ws(in, op);
+    return;
+  }
   const std::uint32_t M = in.f.m, N = in.f.n;
   const bool ok = in.pair ? (M == 128 || M == 256) && N % 16 == 0 && N >= 32 && N <= 256
                           : (M == 64 || M == 128) && N % 8 == 0 && N >= 8 && N <= 256;
@@ -121,6 +125,46 @@ void Warp::check_mma_kind(const MmaInstr& in, const char* op) {
                     : "the instruction descriptor's sparse bit (2) is set on a dense tcgen05.mma",
               "set bit 2 exactly for tcgen05.mma.sp");
   if (in.sp) check_sparse(in, op);
+}
+
+// PTX (tcgen05.mma.ws): cta_group::1, M = 32 / 64 / 128, N = 64 / 128 / 256, the unscaled kinds;
+// the collector rules (use / lastuse need a valid fill of buffer N). The collector state changes in
+// issue order, as the tensor core sees the instructions.
+void Warp::check_ws(const MmaInstr& in, const char* op) {
+  const std::uint32_t M = in.f.m, N = in.f.n;
+  if ((M != 32 && M != 64 && M != 128) || (N != 64 && N != 128 && N != 256))
+    cta_.fail(Rule::MmaInvalid, ws_, op, fmt::format("shape M={} N={} is not a .ws shape", M, N),
+              "M = 32, 64 or 128 with N = 64, 128 or 256");
+  if (is_block_scaled(in.kind) || in.block_scale)
+    cta_.fail(Rule::MmaInvalid, ws_, op, fmt::format("kind::{} has no .ws form", name_of(in.kind)),
+              "the .ws kinds are f16, tf32, f8f6f4 and i8");
+  if (in.f.sparse) cta_.fail(Rule::MmaInvalid, ws_, op, "tcgen05.mma.ws.sp is not modeled", "");
+  if (in.a_from_tmem && M != 128)
+    cta_.fail(Rule::MmaInvalid, ws_, op, fmt::format(".ws with A in TMEM at M = {} is not modeled", M),
+              "use M = 128 or A in SMEM");
+  if (in.collector.buffer > 3)
+    cta_.fail(Rule::MmaInvalid, ws_, op, fmt::format("collector buffer b{} does not exist", in.collector.buffer),
+              "b0..b3");
+  MmaPipe::CollectorBuffer& c = cta_.sm().mma().collector(in.collector.buffer);
+  if (in.b_from_collector()) {
+    if (!c.valid)
+      cta_.fail(Rule::MmaInvalid, ws_, op,
+                fmt::format(".collector::b{}::{} without a valid fill of that buffer", in.collector.buffer,
+                            name_of(in.collector.op)),
+                "fill the buffer (.collector::bN::fill) with this B first; lastuse and discard end it");
+    if (c.b.start_address != in.b.start_address || c.b.leading_byte_offset != in.b.leading_byte_offset ||
+        c.b.stride_byte_offset != in.b.stride_byte_offset || c.b.layout != in.b.layout || c.type != in.f.b_type)
+      cta_.fail(Rule::MmaInvalid, ws_, op,
+                fmt::format(".collector::b{}::{} names B at SMEM {:#x}, but the buffer holds the B filled from {:#x}",
+                            in.collector.buffer, name_of(in.collector.op), in.b.start_address, c.b.start_address),
+                "use a collector buffer only with the B it was filled with");
+  }
+  switch (in.collector.op) {
+    case CollectorOp::Fill: c = {true, in.b, in.f.b_type}; break;
+    case CollectorOp::Use: break;
+    case CollectorOp::LastUse:
+    case CollectorOp::Discard: c.valid = false; break;
+  }
 }
 
 // PTX (tcgen05.mma.sp): the metadata lies in TMEM from lane 0 over the instruction's columns.
@@ -188,7 +232,7 @@ void Warp::issue_mma(MmaInstr in, InstrDescriptor idesc, const char* op) {
     cta_.fail(Rule::MmaInvalid, ws_, op, fmt::format("D address {:#x} has lane {}, not 0", in.d.raw, in.d.lane()), "");
   const std::uint32_t rows = in.pair ? M / 2 : M;  // of A, per CTA
   const std::uint32_t b_rows = in.pair ? N / 2 : N;
-  const std::uint32_t d_columns = in.pair && M == 128 ? N / 2 : N;  // Layout B folds N over two lane halves
+  const std::uint32_t d_columns = in.d_columns();
   for (std::uint32_t c = 0; c < (in.pair ? 2u : 1u); ++c) {
     Cta& cta = cta_.cluster().cta(cta_.rank() + c);
     if (c) cta.check_resident_for(ws_, op);
@@ -247,6 +291,12 @@ MmaInstr Warp::mma_ts(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, bo
 }
 
 namespace {
+MmaInstr with_collector(MmaInstr in, Collector c) {
+  in.ws = true;
+  in.collector = c;
+  return in;
+}
+
 MmaInstr with_metadata(MmaInstr in, TmemAddr meta) {
   in.sp = true;
   in.meta = meta;
@@ -261,6 +311,18 @@ MmaInstr with_scales(MmaInstr in, const Warp::BlockScale& scale) {
   return in;
 }
 }  // namespace
+
+void Warp::tcgen05_mma_ws(MmaKind kind, TmemAddr d, SmemDescriptor a, SmemDescriptor b, InstrDescriptor idesc,
+                          bool enable_input_d, Collector collector) {
+  const char* op = "tcgen05.mma.ws";
+  issue_mma(with_collector(mma_ss(kind, d, a, b, enable_input_d, 1, op), collector), idesc, op);
+}
+
+void Warp::tcgen05_mma_ws(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, InstrDescriptor idesc,
+                          bool enable_input_d, Collector collector) {
+  const char* op = "tcgen05.mma.ws";
+  issue_mma(with_collector(mma_ts(kind, d, a, b, enable_input_d, 1, op), collector), idesc, op);
+}
 
 void Warp::tcgen05_mma_sp(MmaKind kind, TmemAddr d, SmemDescriptor a, SmemDescriptor b, TmemAddr meta,
                           InstrDescriptor idesc, bool enable_input_d, std::uint32_t cta_group) {
@@ -315,6 +377,29 @@ void Warp::tcgen05_cp(TmemAddr dst, SmemDescriptor src, TmemCopyShape shape, std
   check_operand_in_smem(src_span, "source", op);
   const Cycle t = issue(config().mma.issue_cycles);
   const Cycle done = cta_.sm().mma().issue(cta_, ws_, in, t);
+  ws_.tcgen05_done = std::max(ws_.tcgen05_done, done);
+}
+
+void Warp::tcgen05_shift(TmemAddr at, std::uint32_t cta_group) {
+  const char* op = cta_group == 2 ? "tcgen05.shift.cta_group::2.down" : "tcgen05.shift.down";
+  require_tcgen05(op);
+  check_cta_group(cta_group, op, true);
+  // PTX requires the lane aligned to 32; what a shift from lane 32, 64 or 96 moves is not
+  // documented or measured (one issue from lane 0 shifts all four sub-partitions).
+  if (at.lane() != 0)
+    cta_.fail(Rule::MmaInvalid, ws_, op,
+              fmt::format("address {:#x} has lane {}: {}", at.raw, at.lane(),
+                          at.lane() % 32 ? "PTX requires a lane aligned to 32" : "a shift from a lane other than 0 is not modeled"),
+              "shift from lane 0: it moves the rows of all four sub-partitions");
+  for (std::uint32_t c = 0; c < cta_group; ++c) {
+    Cta& cta = cta_.cluster().cta(cta_.rank() + c);
+    if (c) cta.check_resident_for(ws_, op);
+    cta.tmem_check_access(ws_, op, 0, kTmemLanes, at.column(), kShiftColumns, false);
+    // It rewrites the columns as an MMA writes D: readers must be ordered before, and after it through a commit.
+    if (cta_.checks_races()) races::mma_accumulator(cta, ws_, at.column(), at.column() + kShiftColumns);
+  }
+  const Cycle t = issue(config().mma.issue_cycles);
+  const Cycle done = cta_.sm().mma().issue(cta_, ws_, TmemShiftInstr{at, cta_group == 2}, t);
   ws_.tcgen05_done = std::max(ws_.tcgen05_done, done);
 }
 

@@ -128,6 +128,8 @@ struct HardwareConfig {
     std::uint32_t i8_ops_per_cycle = 0;        // dense kind::i8
     std::uint32_t f4_flops_per_cycle = 0;      // dense kind::mxf4 and kind::mxf4nvf4 (packed FP4)
     Cycle block_scale_latency = 0;             // added to the latency of the block-scaled kinds
+    Cycle shift_cycles = 0;                    // tcgen05.shift: the pipe's occupancy
+    Cycle shift_latency = 0;                   // tcgen05.shift: pipe start -> rows moved
     std::uint32_t smem_bytes_per_cycle = 0;    // SMEM operand bandwidth the MMA pipe sees
     Cycle latency_ss = 0;                      // pipe start -> D written, beyond N/2: SS, M = 128
     Cycle latency_ss_m64 = 0;                  // same, SS, M = 64

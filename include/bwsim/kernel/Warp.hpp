@@ -183,6 +183,20 @@ class Warp {
                       InstrDescriptor idesc, bool enable_input_d, std::uint32_t cta_group = 1);
   void tcgen05_mma_sp(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, TmemAddr meta, InstrDescriptor idesc,
                       bool enable_input_d, std::uint32_t cta_group = 1);
+  // tcgen05.mma.ws.cta_group::1.kind::{f16,tf32,f8f6f4,i8}.collector::bN::op [d], a_desc | [a],
+  // b_desc, idesc, enable_input_d: weight-stationary, M = 32, 64 or 128 with N = 64, 128 or 256;
+  // D lies folded over the 128 lanes (accumulator_cell, MmaPipe.hpp: M = 32 takes N/4 columns,
+  // M = 64 N/2). B goes through collector buffer N: fill keeps it, use / lastuse read it from there
+  // (no SMEM read; a located error unless a fill of the same B descriptor is still valid), discard
+  // frees it. A from TMEM only at M = 128 (the narrower A layouts are PTX figures bwsim has not read).
+  void tcgen05_mma_ws(MmaKind kind, TmemAddr d, SmemDescriptor a, SmemDescriptor b, InstrDescriptor idesc,
+                      bool enable_input_d, Collector collector = {});
+  void tcgen05_mma_ws(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, InstrDescriptor idesc,
+                      bool enable_input_d, Collector collector = {});
+  // tcgen05.shift.cta_group::N.down [at]: issued by one thread; in each 32-lane sub-partition rows
+  // 0-30 take the next row's 8 columns from `at`'s column, row 31 keeps its own (MmaPipe.hpp,
+  // TmemShiftInstr). In order with this warp's MMAs and copies; tracked by tcgen05.commit.
+  void tcgen05_shift(TmemAddr at, std::uint32_t cta_group = 1);
   // tcgen05.cp.cta_group::N.<shape> [dst], src_desc: issued by one thread; copies the rows the
   // SMEM descriptor describes (K-major canonical layout, rows = the strided dimension) into TMEM
   // (lane placement in TmemAccess.hpp), in order with this warp's MMAs; tracked by tcgen05.commit.
@@ -332,6 +346,7 @@ class Warp {
   void check_mma_kind(const MmaInstr& instr, const char* op);
   void check_block_scale(const MmaInstr& instr, const char* op);
   void check_sparse(const MmaInstr& instr, const char* op);
+  void check_ws(const MmaInstr& instr, const char* op);
   // A TmaInvalid error if a packed FP4/FP6 tensor's box does not start at a group of 16.
   void check_packed_coords(const TensorMap& map, const TensorCoords& coords, const char* op);
   // barrier.cluster.arrive with (.release, the default) or without (.relaxed) the release fence.

@@ -19,7 +19,21 @@ std::uint32_t accumulator_lane(std::uint32_t m, std::uint32_t rows) {
   return rows == 64 ? (m / 16) * 32 + m % 16 : m;
 }
 
+std::string_view name_of(CollectorOp op) {
+  switch (op) {
+    case CollectorOp::Discard: return "discard";
+    case CollectorOp::Fill: return "fill";
+    case CollectorOp::Use: return "use";
+    case CollectorOp::LastUse: return "lastuse";
+  }
+  return "?";
+}
+
 TmemCell accumulator_cell(const MmaInstr& in, std::uint32_t m, std::uint32_t n) {
+  if (in.ws) {
+    const std::uint32_t cols = in.d_columns();  // N / (128 / M)
+    return {m + in.f.m * (n / cols), n % cols};
+  }
   if (!in.pair) return {accumulator_lane(m, in.f.m), n};
   if (in.f.m == 256) return {m, n};  // Layout A: each CTA's 128 rows in its 128 lanes
   const std::uint32_t half = in.f.n / 2;  // Layout B: 64 rows per CTA, N folded over two lane halves
@@ -47,7 +61,7 @@ const StatGroup<MmaStats>& MmaStats::declared() {
   static const StatGroup<MmaStats> group = [] {
     StatGroup<MmaStats> g("mma");
     g.counter("mmas", StatUnit::Count, "tcgen05.mma instructions (a cta_group::2 one once)", &MmaStats::mmas)
-        .counter("flops", StatUnit::Flop, "useful FLOP of the tcgen05.mma instructions (2 M N K each)", &MmaStats::flops)
+        .counter("flops", StatUnit::Flop, "useful FLOP of the tcgen05.mma instructions (2 M N K each; .sp: the logical K)", &MmaStats::flops)
         .counter("f8_flops", StatUnit::Flop, "of flops, those of kind::f8f6f4 and kind::mxf8f6f4 instructions",
                  &MmaStats::f8_flops)
         .counter("f4_flops", StatUnit::Flop, "of flops, those of kind::mxf4 and kind::mxf4nvf4 instructions",
@@ -58,7 +72,8 @@ const StatGroup<MmaStats>& MmaStats::declared() {
                  [](const MmaStats& m, const StatContext& c) -> StatValue { return c.per_second(m.flops, 1e12); })
         .counter("busy_cycles", StatUnit::Cycles, "cycles the tcgen05 pipes were occupied", &MmaStats::busy_cycles)
         .counter("copies", StatUnit::Count, "tcgen05.cp instructions", &MmaStats::copies)
-        .counter("copy_bytes", StatUnit::Bytes, "bytes tcgen05.cp copied from SMEM into TMEM", &MmaStats::copy_bytes);
+        .counter("copy_bytes", StatUnit::Bytes, "bytes tcgen05.cp copied from SMEM into TMEM", &MmaStats::copy_bytes)
+        .counter("shifts", StatUnit::Count, "tcgen05.shift instructions", &MmaStats::shifts);
     return g;
   }();
   return group;
@@ -69,9 +84,11 @@ MmaPipe::MmaPipe(SimContext& ctx, int sm_index, Tmem& tmem) : ctx_(ctx), sm_(sm_
 // Per SM. cta_group::1: the datapath processes 128 rows whatever M is (M = 64 takes the M = 128
 // time). cta_group::2: each SM computes its M/2 rows at the full rate (HF §2.2: M = 128 over a
 // pair has II N/4, M = 256 N/2).
+// .ws folds D over all 128 lanes, so its M rows take M / 128 of the M = 128 time (an estimate:
+// no measurement of .ws exists).
 Cycle MmaPipe::math_cycles(const MmaInstr& in) const {
   const std::uint32_t rate = mma_flops_per_cycle(ctx_.config, in.kind);
-  const std::uint32_t rows = in.pair ? in.f.m / 2 : 128;
+  const std::uint32_t rows = in.ws ? in.f.m : in.pair ? in.f.m / 2 : 128;
   const std::uint64_t flops = 2ull * rows * in.f.n * mma_k(in.kind);
   return (flops + rate - 1) / rate;
 }
@@ -81,7 +98,8 @@ Cycle MmaPipe::smem_cycles(const MmaInstr& in) const {
   constexpr std::uint32_t kBytesOfK = 32;  // every kind reads 32 bytes of K per row
   const std::uint32_t split = in.pair ? 2 : 1;
   const std::uint64_t bytes =
-      (in.a_from_tmem ? 0 : in.f.m / split * kBytesOfK) + in.f.n / split * kBytesOfK * (in.sp ? 2 : 1);
+      (in.a_from_tmem ? 0 : in.f.m / split * kBytesOfK) +
+      (in.b_from_collector() ? 0 : in.f.n / split * kBytesOfK * (in.sp ? 2 : 1));
   const std::uint32_t bw = ctx_.config.mma.smem_bytes_per_cycle;
   return (bytes + bw - 1) / bw;
 }
@@ -98,7 +116,7 @@ Cycle MmaPipe::pipe_latency(const MmaInstr& in) const {
     return in.f.m == 128 ? c.latency_2cta_ss_m128 : c.latency_2cta_ss;
   }
   if (in.a_from_tmem) return c.latency_ts;
-  return in.f.m == 64 ? c.latency_ss_m64 : c.latency_ss;
+  return in.f.m == 64 && !in.ws ? c.latency_ss_m64 : c.latency_ss;  // .ws: the SS latency (not measured)
 }
 
 Cycle MmaPipe::reserve(Cycle at, Cycle interval, MmaPipe* peer) {
@@ -141,7 +159,7 @@ Cycle MmaPipe::issue(Cta& cta, WarpState& ws, const MmaInstr& in, Cycle at) {
   if (in.kind == MmaKind::I8) stats_.int_ops += flops;
   stats_.busy_cycles += interval;
   if (Tracer* t = ctx_.tracer_for(sm_)) {
-    const std::string name = fmt::format("mma.{}{}{} {}x{}x{} {}{}", in.sp ? "sp." : "", in.pair ? "2cta." : "",
+    const std::string name = fmt::format("mma.{}{}{}{} {}x{}x{} {}{}", in.ws ? "ws." : "", in.sp ? "sp." : "", in.pair ? "2cta." : "",
                                          in.a_from_tmem ? "ts" : "ss", in.f.m, in.f.n, in.logical_k(), name_of(in.f.a_type),
                                          in.block_scale ? fmt::format(" x{} {}", static_cast<int>(in.scale_vec),
                                                                       name_of(in.f.scale_type))
@@ -169,6 +187,19 @@ Cycle MmaPipe::issue(Cta& cta, WarpState& ws, const TmemCopyInstr& in, Cycle at)
     t->span(sm_, kMmaTrack, fmt::format("tcgen05.cp.{}", name_of(in.shape)), start, interval,
             fmt::format(R"("lane":{},"col":{},"smem":{},"warp":{},"issue":{},"done":{})", in.dst.lane(),
                         in.dst.column(), in.src.start_address, ws.index, at, done));
+  schedule_execute(cta, ws, in, start);
+  return done;
+}
+
+Cycle MmaPipe::issue(Cta& cta, WarpState& ws, const TmemShiftInstr& in, Cycle at) {
+  const auto& c = ctx_.config.mma;
+  MmaPipe* peer = in.pair ? &cta.cluster().cta(cta.rank() + 1).sm().mma() : nullptr;
+  const Cycle start = reserve(at, c.shift_cycles, peer);
+  const Cycle done = start + c.shift_latency;
+  ++stats_.shifts;
+  if (Tracer* t = ctx_.tracer_for(sm_))
+    t->span(sm_, kMmaTrack, "tcgen05.shift.down", start, c.shift_cycles,
+            fmt::format(R"("col":{},"warp":{},"issue":{},"done":{})", in.at.column(), ws.index, at, done));
   schedule_execute(cta, ws, in, start);
   return done;
 }
@@ -345,6 +376,17 @@ void MmaPipe::execute(const TmemCopyInstr& in, Cta& cta, WarpState&) {
         std::memcpy(&v, smem.bytes(operand_address(in.src, Major::K, 4, r, j), 4).data(), 4);
         for (std::uint32_t i = 0; i < lanes.count; ++i) tmem.cell(in.dst.lane() + lanes.lane[i], in.dst.column() + j) = v;
       }
+    }
+  }
+}
+
+void MmaPipe::execute(const TmemShiftInstr& in, Cta& cta, WarpState&) {
+  for (std::uint32_t c = 0; c < (in.pair ? 2u : 1u); ++c) {
+    Tmem& tmem = cta.cluster().cta(cta.rank() + c).sm().tmem();
+    for (std::uint32_t lane = 0; lane < kTmemLanes; ++lane) {
+      if (lane % 32 == 31) continue;  // each sub-partition's last row keeps its value
+      for (std::uint32_t j = 0; j < kShiftColumns; ++j)
+        tmem.cell(lane, in.at.column() + j) = tmem.cell(lane + 1, in.at.column() + j);
     }
   }
 }

@@ -22,6 +22,16 @@ namespace bwsim {
 class Cta;
 struct WarpState;
 
+// tcgen05.mma.ws's .collector::bN::op: what the instruction does with B collector buffer N (PTX:
+// fill keeps the B it reads from SMEM there; use reads B from it; lastuse reads it, then frees it;
+// discard, the default with b0, reads SMEM and frees the buffer).
+enum class CollectorOp : std::uint8_t { Discard, Fill, Use, LastUse };
+struct Collector {
+  std::uint32_t buffer = 0;  // b0..b3
+  CollectorOp op = CollectorOp::Discard;
+};
+std::string_view name_of(CollectorOp op);
+
 // A decoded, validated tcgen05.mma.
 struct MmaInstr {
   MmaKind kind = MmaKind::F16;
@@ -39,7 +49,14 @@ struct MmaInstr {
   // metadata at `meta` (hw/tensor/sm100/SparseMetadata.hpp).
   bool sp = false;
   TmemAddr meta;
+  // .ws (weight-stationary): M = 32, 64 or 128 on one CTA, D folded over the lanes (accumulator_cell);
+  // B through a collector buffer.
+  bool ws = false;
+  Collector collector;
   std::uint32_t logical_k() const { return mma_k(kind) * (sp ? 2 : 1); }
+  bool b_from_collector() const { return ws && (collector.op == CollectorOp::Use || collector.op == CollectorOp::LastUse); }
+  // TMEM columns of D: N, folded by Layout B (cta_group::2 M = 128) and the .ws layouts.
+  std::uint32_t d_columns() const { return ws ? f.n * f.m / 128 : pair && f.m == 128 ? f.n / 2 : f.n; }
 };
 
 // The TMEM cell holding the scale factors of row m of A (column n of B) of a block-scaled MMA,
@@ -58,6 +75,17 @@ struct TmemCopyInstr {
   bool pair = false;  // cta_group::2: each CTA of the pair copies from its SMEM into its TMEM
 };
 
+// A decoded, validated tcgen05.shift.down: in each 32-lane sub-partition rows 0-30 take the next
+// row's 8 columns (256 bits) from `at`'s column; row 31 keeps its value (PTX: "32-byte elements
+// downwards across all the rows, except the last, by one row"; the per-sub-partition boundary and
+// the direction are from a third-party B200 measurement and CuTe DSL's docstring: PTX leaves them
+// open). cta_group::2 shifts in both CTAs of the pair.
+struct TmemShiftInstr {
+  TmemAddr at;
+  bool pair = false;
+};
+inline constexpr std::uint32_t kShiftColumns = 8;
+
 // Dense FLOP (OP for kind::i8) per cycle per SM of the kind at M = 128 (mma.*_per_cycle).
 std::uint32_t mma_flops_per_cycle(const HardwareConfig& config, MmaKind kind);
 
@@ -70,6 +98,7 @@ struct MmaStats {
   Cycle busy_cycles = 0;     // cycles the pipe was occupied
   std::uint64_t copies = 0;  // tcgen05.cp
   std::uint64_t copy_bytes = 0;
+  std::uint64_t shifts = 0;  // tcgen05.shift
   static const StatGroup<MmaStats>& declared();  // "mma.*", per SM
 };
 
@@ -81,12 +110,23 @@ class MmaPipe {
   Cycle issue(Cta& cta, WarpState& ws, const MmaInstr& instr, Cycle at);
   // Enters a tcgen05.cp issued at `at`; returns the cycle its data is in TMEM.
   Cycle issue(Cta& cta, WarpState& ws, const TmemCopyInstr& instr, Cycle at);
+  // Enters a tcgen05.shift: mma.shift_cycles in the pipe, its rows moved mma.shift_latency after it starts.
+  Cycle issue(Cta& cta, WarpState& ws, const TmemShiftInstr& instr, Cycle at);
   // Math and SMEM cycles of `instr` (its initiation interval is their maximum).
   Cycle math_cycles(const MmaInstr& instr) const;
   Cycle smem_cycles(const MmaInstr& instr) const;
   Cycle latency(const MmaInstr& instr) const;
 
   const MmaStats& stats() const { return stats_; }
+
+  // The .ws B collector buffers (per SM's tensor core): the B descriptor a fill left in each, if
+  // still valid. Updated in issue order by the issuing warp (Warp::issue_mma checks use / lastuse).
+  struct CollectorBuffer {
+    bool valid = false;
+    SmemDescriptorFields b;
+    DataType type = DataType::BF16;
+  };
+  CollectorBuffer& collector(std::uint32_t i) { return collectors_[i]; }
 
  private:
   Cycle pipe_latency(const MmaInstr& instr) const;  // by shape and operand source
@@ -104,8 +144,10 @@ class MmaPipe {
   void execute(const MmaInstr& instr, Cta& cta, WarpState& ws);
   void execute_integer(const MmaInstr& instr, Cta& cta, WarpState& ws);
   void execute(const TmemCopyInstr& instr, Cta& cta, WarpState& ws);
+  void execute(const TmemShiftInstr& instr, Cta& cta, WarpState& ws);
   SlotPool<Pending<MmaInstr>>& pending(const MmaInstr*) { return pending_mma_; }
   SlotPool<Pending<TmemCopyInstr>>& pending(const TmemCopyInstr*) { return pending_copy_; }
+  SlotPool<Pending<TmemShiftInstr>>& pending(const TmemShiftInstr*) { return pending_shift_; }
   template <class Instr>
   void schedule_execute(Cta& cta, WarpState& ws, const Instr& instr, Cycle start);
 
@@ -116,15 +158,19 @@ class MmaPipe {
   std::uint64_t next_id_ = 0;
   SlotPool<Pending<MmaInstr>> pending_mma_;
   SlotPool<Pending<TmemCopyInstr>> pending_copy_;
+  SlotPool<Pending<TmemShiftInstr>> pending_shift_;
   MmaStats stats_;
+  CollectorBuffer collectors_[4];
 };
 
 // The TMEM lane that holds row m of an M-row cta_group::1 accumulator (M = 128: lane m; M = 64:
-// rows 16q..16q+15 in lanes 32q..32q+15 of quadrant q).
+// rows 16q..16q+15 in lanes 32q..32q+15 of quadrant q). Not for .ws (accumulator_cell).
 std::uint32_t accumulator_lane(std::uint32_t m, std::uint32_t rows);
 // Where D[m][n] of `instr` lives relative to its D address, m counted within one CTA's rows:
 // cta_group::1 as above; cta_group::2 M = 256 lane m, column n; M = 128 (PTX Layout B, per
-// CUTLASS tmem_frg_2sm) lane m + 64 * (n / (N/2)), column n % (N/2).
+// CUTLASS tmem_frg_2sm) lane m + 64 * (n / (N/2)), column n % (N/2); .ws (PTX Layouts G, E, D;
+// CUTLASS tmem_frg_ws) M = 32 lane m + 32 (n / (N/4)), column n % (N/4), M = 64 lane
+// m + 64 (n / (N/2)), column n % (N/2), M = 128 lane m, column n.
 TmemCell accumulator_cell(const MmaInstr& instr, std::uint32_t m, std::uint32_t n);
 
 }  // namespace bwsim
