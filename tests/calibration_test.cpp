@@ -243,8 +243,8 @@ void expect_gemm_rows(const char* chip, double mean_bound) {
   EXPECT_LE(mean_absolute_error(rows), mean_bound) << chip;
 }
 
-TEST(KernelValidationTest, GemmSm90OnTheH100StaysWithinItsStatedBounds) { expect_gemm_rows("h100", 0.095); }
-TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.082); }
+TEST(KernelValidationTest, GemmSm90OnTheH100StaysWithinItsStatedBounds) { expect_gemm_rows("h100", 0.089); }
+TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.076); }
 
 // The twin's DRAM traffic on its timed launch (ncu, h100_gemm_traffic.csv) against the model's HBM
 // reads after one warm-up launch, for the 4096^3 rows: all six within 10% (they were 42-89% short

@@ -40,6 +40,17 @@ struct Rig {
   }
 };
 
+// The producer's part of the two-load scenarios: load the stage (kFull), wait for its release
+// (kEmpty), load it again, wait for that load.
+Task load_twice(Warp& w, const TensorMap& map) {
+  w.mbarrier_arrive_expect_tx(kFull, 16384);
+  w.tma_load(map, kStage, kFull, {0, 0});
+  co_await w.mbarrier_wait(kEmpty, 0);
+  w.mbarrier_arrive_expect_tx(kFull, 16384);
+  w.tma_load(map, kStage, kFull, {0, 0});
+  co_await w.mbarrier_wait(kFull, 1);
+}
+
 // Warp 0 loads the stage twice; warp 1 runs one MMA on the first load. `release_with_commit`:
 // the MMA warp frees the stage with tcgen05.commit (correct) or with a plain arrive right after
 // issuing the MMA (the MMA may still be reading when the second load lands).
@@ -49,12 +60,7 @@ void stage_reuse(bool release_with_commit) {
     co_await Rig::prologue(w, true);
     const TmemAddr d{w.ld_shared_u32(kSlot)};
     if (w.warp_idx() == 0) {
-      w.mbarrier_arrive_expect_tx(kFull, 16384);
-      w.tma_load(rig.map, kStage, kFull, {0, 0});
-      co_await w.mbarrier_wait(kEmpty, 0);
-      w.mbarrier_arrive_expect_tx(kFull, 16384);
-      w.tma_load(rig.map, kStage, kFull, {0, 0});
-      co_await w.mbarrier_wait(kFull, 1);
+      co_await load_twice(w, rig.map);
     } else {
       co_await w.mbarrier_wait(kFull, 0);
       w.tcgen05_mma(MmaKind::F16, d, Rig::operand(), Rig::operand(), Rig::idesc(), false);
@@ -265,12 +271,7 @@ void relayed_release(bool relay_waits) {
       [&](Warp& w) -> Task {
         co_await init_all(w, false, kFull, kEmpty, kRelay);
         if (w.warp_idx() == 0) {
-          w.mbarrier_arrive_expect_tx(kFull, 16384);
-          w.tma_load(rig.map, kStage, kFull, {0, 0});
-          co_await w.mbarrier_wait(kEmpty, 0);
-          w.mbarrier_arrive_expect_tx(kFull, 16384);
-          w.tma_load(rig.map, kStage, kFull, {0, 0});
-          co_await w.mbarrier_wait(kFull, 1);
+          co_await load_twice(w, rig.map);
         } else if (w.warp_idx() == 1) {
           std::vector<std::byte> row(128);
           co_await w.mbarrier_wait(kFull, 0);
@@ -310,12 +311,7 @@ void relayed_through_peer(bool relay_waits) {
                co_await w.cluster_wait();
                const bool leader = w.cluster_ctarank() == 0;
                if (leader && w.warp_idx() == 0) {
-                 w.mbarrier_arrive_expect_tx(kFull, 16384);
-                 w.tma_load(map, kStage, kFull, {0, 0});
-                 co_await w.mbarrier_wait(kEmpty, 0);
-                 w.mbarrier_arrive_expect_tx(kFull, 16384);
-                 w.tma_load(map, kStage, kFull, {0, 0});
-                 co_await w.mbarrier_wait(kFull, 1);
+                 co_await load_twice(w, map);
                } else if (leader) {
                  std::vector<std::byte> row(128);
                  co_await w.mbarrier_wait(kFull, 0);

@@ -311,6 +311,7 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   tma.read<Cycle>("store_latency", c.tma.store_latency, 0, kMaxLatency);
   tma.read<Cycle>("descriptor_fetch_latency", c.tma.descriptor_fetch_latency, 0, kMaxLatency);
   tma.read<std::uint32_t>("bytes_per_cycle", c.tma.bytes_per_cycle, 1, 65536);
+  tma.read("store_bytes_per_cycle", c.tma.store_bytes_per_cycle, 1.0, 65536.0);
   tma.read<Cycle>("multicast_extra_latency", c.tma.multicast_extra_latency, 0, kMaxLatency);
   tma.read<std::uint32_t>("miss_bytes_per_cycle", c.tma.miss_bytes_per_cycle, 1, 65536);
   tma.read<Cycle>("miss_box_cycles", c.tma.miss_box_cycles, 0, kMaxLatency);

@@ -20,7 +20,7 @@
 // One box alone (G = 1, N = 1, P = 1): <op>_<dest>_latency_cycles (issue to wait_group 0).
 // First, a check that the adds happen: zeros, then four reduce launches of 132 CTAs over the l2
 // bands (each band takes N / 4 adds of 1.0 per launch), so every element must be N.
-// Build: nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a h100_tma_reduce.cu -lcuda
+// Run: bash run_program.sh h100_tma_reduce (CSV=h200_tma_reduce.csv on the H200).
 #include "calibration_ptx.cuh"
 
 #include <string>

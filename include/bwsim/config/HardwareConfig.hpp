@@ -108,6 +108,7 @@ struct HardwareConfig {
     Cycle store_latency = 0;          // end of streaming -> the store's SMEM read and its global write are done
     Cycle descriptor_fetch_latency = 0;  // added to the first use of a tensor map on an SM in a launch
     std::uint32_t bytes_per_cycle = 0;  // bytes one SM's TMA unit streams per cycle
+    double store_bytes_per_cycle = 0;   // bytes a store sends from the SM towards the L2 per cycle (its write path)
     Cycle multicast_extra_latency = 0;  // added to load_latency for a .multicast::cluster load
     std::uint32_t miss_bytes_per_cycle = 0;  // the unit's rate for bytes that miss in the L2 (served by HBM)
     Cycle miss_box_cycles = 0;  // one SM's boxes with L2 misses complete at most one per this many cycles

@@ -42,7 +42,8 @@ const StatGroup<TmaStats>& TmaStats::declared() {
   return group;
 }
 
-TmaUnit::TmaUnit(SimContext& ctx, int sm_index) : ctx_(ctx), sm_(sm_index) {}
+TmaUnit::TmaUnit(SimContext& ctx, int sm_index)
+    : ctx_(ctx), sm_(sm_index), store_path_(ctx.config.tma.store_bytes_per_cycle) {}
 
 Cycle TmaUnit::start_of(const TensorMap& map, Cycle at) {
   Cycle start = std::max(at + ctx_.config.tma.issue_cycles, free_at_);
@@ -140,12 +141,14 @@ void TmaUnit::store(Cta& cta, WarpState& ws, const TensorMap& map, const TensorC
   const std::uint32_t bpc = ctx_.config.tma.bytes_per_cycle;
   const Cycle start = start_of(map, at);
   const Cycle end = stream(start, (bytes + bpc - 1) / bpc);
-  // The L2 takes the bytes as the unit reads them out of SMEM; the SMEM read counts as done
-  // (wait_group.read) store_latency after the streaming, as the write does after the L2 took them
-  // (our H100 store rows: the .read and the full wait take the same time).
+  // The bytes leave the SM through its write path, slower than the unit reads SMEM (a stream of
+  // stores is paced by it, the unit is not), and the L2 takes them as they arrive; the SMEM read
+  // counts as done (wait_group.read) store_latency after the last byte left, as the write does
+  // after the L2 took them (our H100 store rows: the .read and the full wait take the same time).
+  const Cycle sent = std::max(end, store_path_.transfer(start, bytes));
   Request r{Kind::Store, &cta, &ws, &map, coords, smem, 0, {}, ws.bulk.add_op(), next_id_++, at,
-            ctx_.memory.write(static_cast<std::uint32_t>(sm_), map, coords, start)};
-  const Cycle read = end + ctx_.config.tma.store_latency;
+            std::max(sent, ctx_.memory.write(static_cast<std::uint32_t>(sm_), map, coords, start))};
+  const Cycle read = sent + ctx_.config.tma.store_latency;
   if (ctx_.tracer_for(sm_))
     trace_request(r, "tma.store", at, start, end, std::max(read, r.l2_taken + ctx_.config.tma.store_latency), bytes);
   ++stats_.stores;

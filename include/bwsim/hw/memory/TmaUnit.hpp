@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bwsim/core/SlotPool.hpp"
+#include "bwsim/hw/memory/BandwidthLink.hpp"
 #include "bwsim/core/Stats.hpp"
 #include "bwsim/hw/sm/SimContext.hpp"
 #include "bwsim/hw/memory/TensorMap.hpp"
@@ -77,6 +78,7 @@ class TmaUnit {
   Cycle misses_done_ = 0;  // when the last box with L2 misses had its missed bytes in (0: none yet)
   std::uint64_t next_id_ = 0;
   std::vector<const TensorMap*> known_maps_;  // descriptors fetched this launch
+  BandwidthLink store_path_;  // the SM's write path towards the L2 (tma.store_bytes_per_cycle)
   SlotPool<Request> requests_;
   TmaStats stats_;
 };
