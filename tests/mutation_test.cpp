@@ -158,7 +158,7 @@ INSTANTIATE_TEST_SUITE_P(
                     RealBug{GemmBug::PairLoadsOwnBarrier, CaughtBy::Default, "deadlock"},
                     RealBug{GemmBug::ReuseStageEarly, CaughtBy::Default, "misuse over-arrival"},
                     RealBug{GemmBug::NoRelinquish, CaughtBy::Nothing, ""},
-                    RealBug{GemmBug::NoFinalStoreWait, CaughtBy::Nothing, ""},
+                    RealBug{GemmBug::NoFinalStoreWait, CaughtBy::Default, "misuse exit-with-pending-store"},
                     RealBug{GemmBug::ReleaseBeforeEpilogueSync, CaughtBy::HappensBefore,
                             "misuse race-accumulator-overwrite"}),
     [](const auto& info) {
