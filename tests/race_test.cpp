@@ -411,3 +411,33 @@ TEST(HappensBeforeTest, AParityWaitIsJudgedByThePhasesTheWarpKnowsThroughAnyChai
 
 }  // namespace
 }  // namespace bwsim
+
+namespace bwsim {
+namespace {
+
+// Warp 1 issues an MMA, commits it to kFull and then arrives on kFull (count 1) itself: the plain
+// arrive lands first and completes phase 0, the commit waits for the MMA. A reader that waits for
+// phase 0 is ordered after the plain arrive only, not after the MMA: its tcgen05.ld is a race.
+// (Matching landings by barrier alone gave phase 0 the commit's clock and missed it.)
+TEST(HappensBeforeTest, APlainArriveLandingBeforeACommitDoesNotCarryTheCommit) {
+  Rig rig;
+  EXPECT_SIM_MISUSE(rig.run([&](Warp& w) -> Task {
+    co_await Rig::prologue(w, true);
+    const TmemAddr d{w.ld_shared_u32(kSlot)};
+    if (w.warp_idx() == 1) {
+      w.tcgen05_mma(MmaKind::F16, d, Rig::operand(), Rig::operand(), Rig::idesc(), false);
+      w.tcgen05_commit(kFull);
+      w.mbarrier_arrive(kFull);
+      co_await w.mbarrier_wait(kFull, 1);  // the commit's phase
+    } else {
+      co_await w.mbarrier_wait(kFull, 0);
+      std::vector<std::uint32_t> regs(32 * 32);
+      w.tcgen05_ld(d, TmemShape::S32x32b, 32, regs);
+      co_await w.tcgen05_wait_ld();
+    }
+  }),
+                    Rule::RaceEarlyAccumulatorRead);
+}
+
+}  // namespace
+}  // namespace bwsim

@@ -260,6 +260,27 @@ TEST(SparseMisuseTest, TheFormTheShapeAndTheMetadataAddressAreChecked) {
                        Rule::TmemOutOfAllocation);
 }
 
+// B spans 64 bytes of K: in the 32-byte swizzle its second half's place is not modeled.
+TEST(SparseMisuseTest, SparseBInThe32ByteSwizzleIsNotModeled) {
+  const MisuseError e = expect_misuse(
+      [] {
+        run_cta(
+            [](Warp& w) -> Task {
+              const TmemAddr t = co_await w.tcgen05_alloc(kSlot, 512);
+              const SmemDescriptor a = encode(
+                  SmemDescriptorFields{.start_address = 1024, .leading_byte_offset = 128, .stride_byte_offset = 512});
+              const SmemDescriptor b = encode(SmemDescriptorFields{.start_address = 8192,
+                                                                   .leading_byte_offset = 16,
+                                                                   .stride_byte_offset = 256,
+                                                                   .layout = UmmaLayout::Swizzle32B});
+              w.tcgen05_mma_sp(MmaKind::F16, t, a, b, t + 256, encode(MmaKind::F16, {.sparse = true, .n = 64}), false);
+            },
+            32, 32768);
+      },
+      Rule::MmaInvalid);
+  EXPECT_NE(std::string(e.what()).find("32-byte swizzle layout is not modeled"), std::string::npos) << e.what();
+}
+
 // ------------------------------------------------------------------ timing
 
 // The SMEM bound with B over the doubled K: f16 M = 128, N = 64 reads 128 x 32 + 64 x 64 = 8192

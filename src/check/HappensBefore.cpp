@@ -19,20 +19,21 @@ void HappensBefore::release_now(HbWarp& w, std::uint32_t object) {
   objects_[object].pending.join(w.clock);
 }
 
-void HappensBefore::release_later(HbWarp& w, const void* target, std::uint32_t offset, bool commit) {
+void HappensBefore::release_later(HbWarp& w, const void* target, std::uint32_t offset, HbWarp::Arrival kind) {
   w.clock.raise(w.release_component, ++w.releases);
   const std::uint32_t slot = snapshots_.acquire();
   VectorClock& s = snapshots_[slot];
   s.assign(w.clock);
   // A commit orders the warp's earlier tcgen05 operations for whoever observes its arrival, not
   // for the warp itself (it knows of their completion only by waiting on the barrier too).
-  if (commit) s.raise(w.commit_component, ++w.commits);
-  w.in_flight.push_back(HbWarp::InFlight{target, offset, slot});
+  if (kind == HbWarp::Arrival::Commit) s.raise(w.commit_component, ++w.commits);
+  w.in_flight.push_back(HbWarp::InFlight{target, offset, kind, slot});
 }
 
-void HappensBefore::landed(HbWarp& w, const void* target, std::uint32_t offset, std::uint32_t object) {
+void HappensBefore::landed(HbWarp& w, const void* target, std::uint32_t offset, HbWarp::Arrival kind,
+                           std::uint32_t object) {
   for (auto it = w.in_flight.begin(); it != w.in_flight.end(); ++it)
-    if (it->target == target && it->offset == offset) {
+    if (it->target == target && it->offset == offset && it->kind == kind) {
       objects_[object].pending.join(snapshots_[it->snapshot]);
       snapshots_.release(it->snapshot);
       w.in_flight.erase(it);

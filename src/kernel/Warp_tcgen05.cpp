@@ -147,7 +147,7 @@ void Warp::check_ws(const MmaInstr& in, const char* op) {
               "b0..b3");
   MmaPipe::CollectorBuffer& c = cta_.sm().mma().collector(in.collector.buffer);
   if (in.b_from_collector()) {
-    if (!c.valid)
+    if (!c.valid || c.owner != &cta_)
       cta_.fail(Rule::MmaInvalid, ws_, op,
                 fmt::format(".collector::b{}::{} without a valid fill of that buffer", in.collector.buffer,
                             name_of(in.collector.op)),
@@ -160,7 +160,7 @@ void Warp::check_ws(const MmaInstr& in, const char* op) {
                 "use a collector buffer only with the B it was filled with");
   }
   switch (in.collector.op) {
-    case CollectorOp::Fill: c = {true, in.b, in.f.b_type}; break;
+    case CollectorOp::Fill: c = {true, &cta_, in.b, in.f.b_type}; break;
     case CollectorOp::Use: break;
     case CollectorOp::LastUse:
     case CollectorOp::Discard: c.valid = false; break;
@@ -179,6 +179,10 @@ void Warp::check_sparse(const MmaInstr& in, const char* op) {
     cta_.fail(Rule::MmaInvalid, ws_, op,
               fmt::format("metadata address {:#x} has lane {}, not 0", in.meta.raw, in.meta.lane()),
               "the metadata of 128 rows fills all 128 lanes");
+  // B spans 64 bytes of K, wider than a 32-byte swizzle row: where its second half lies is not modeled.
+  if (in.f.b_major == Major::K && in.b.layout == UmmaLayout::Swizzle32B)
+    cta_.fail(Rule::MmaInvalid, ws_, op, "sparse B (64 bytes of K per row) in the 32-byte swizzle layout is not modeled",
+              "lay B out with the 64- or 128-byte swizzle, or none");
   for (std::uint32_t c = 0; c < (in.pair ? 2u : 1u); ++c)
     cta_.cluster().cta(cta_.rank() + c).tmem_check_access(ws_, op, 0, kTmemLanes, in.meta.column() + in.f.sparse_selector,
                                                           sparse_metadata_columns(in.kind), false);

@@ -55,9 +55,14 @@ struct HbWarp {
   std::uint32_t release_component = 0, commit_component = 0;
   HbClock releases = 0;  // arrivals issued (its clock's own release component)
   HbClock commits = 0;   // tcgen05.commit arrivals issued
+  // What an arrival lands on: arrivals of one kind to one barrier land in issue order, those of
+  // different kinds need not (a commit waits for its MMAs; bar.arrive lands before an mbarrier
+  // arrive issued earlier), so a landing is matched by kind too.
+  enum class Arrival : std::uint8_t { Mbarrier, Commit, Named };
   struct InFlight {
     const void* target;  // the CTA whose barrier it lands on
-    std::uint32_t offset;
+    std::uint32_t offset;  // mbarrier SMEM offset, or named barrier id
+    Arrival kind;
     std::uint32_t snapshot;  // slot in HappensBefore's pool
   };
   std::vector<InFlight> in_flight;
@@ -76,10 +81,10 @@ class HappensBefore {
 
   // `w` arrives on `object` now (bar.sync, barrier.cluster.arrive): its release, joined at once.
   void release_now(HbWarp& w, std::uint32_t object);
-  // `w` issues an arrival (a commit if `commit`) that lands on (`target`, `offset`) later.
-  void release_later(HbWarp& w, const void* target, std::uint32_t offset, bool commit);
-  // That arrival lands on `object` (the oldest one of `w` to (`target`, `offset`) in flight).
-  void landed(HbWarp& w, const void* target, std::uint32_t offset, std::uint32_t object);
+  // `w` issues an arrival of `kind` that lands on (`target`, `offset`) later.
+  void release_later(HbWarp& w, const void* target, std::uint32_t offset, HbWarp::Arrival kind);
+  // That arrival lands on `object` (the oldest one of `w` of that kind to (`target`, `offset`)).
+  void landed(HbWarp& w, const void* target, std::uint32_t offset, HbWarp::Arrival kind, std::uint32_t object);
   // `object` completed its phase number `completed` - 1.
   void completed(std::uint32_t object, HbClock completed);
   // `w` passed a wait that observed `object`'s last completed phase.

@@ -27,6 +27,12 @@ bool is_arrival(BarrierOp op) {
   return op == BarrierOp::Arrive || op == BarrierOp::ArriveToken || op == BarrierOp::ArriveExpectTx ||
          op == BarrierOp::CommitArrive;
 }
+
+HbWarp::Arrival arrival_kind(BarrierOp op) {
+  return op == BarrierOp::CommitArrive ? HbWarp::Arrival::Commit
+         : op == BarrierOp::NamedArrive ? HbWarp::Arrival::Named
+                                        : HbWarp::Arrival::Mbarrier;
+}
 }  // namespace
 
 const char* activity_name(Activity a) {
@@ -271,7 +277,7 @@ void Cta::barrier_op_at(WarpState& ws, Cycle at, BarrierOp op, std::uint32_t off
                                (static_cast<std::uint64_t>(rank_) << 28) | (static_cast<std::uint64_t>(value) << 32);
   ws.cta->async_begin();  // the issuing CTA stays resident until its last arrival has landed
   if (ctx_.check_races && (is_arrival(op) || op == BarrierOp::NamedArrive))
-    cluster_.hb().release_later(ws.hb, this, offset, op == BarrierOp::CommitArrive);
+    cluster_.hb().release_later(ws.hb, this, offset, arrival_kind(op));
   ctx_.engine.schedule(at, &Cta::on_barrier_op, &ws, packed);
 }
 
@@ -281,7 +287,7 @@ void Cta::barrier_apply(WarpState& ws, BarrierOp op, std::uint32_t offset, std::
     return;
   }
   MBarrier& b = live_barrier(ws, offset, opname);
-  if (ctx_.check_races && is_arrival(op)) cluster_.hb().landed(ws.hb, this, offset, b.hb_object);
+  if (ctx_.check_races && is_arrival(op)) cluster_.hb().landed(ws.hb, this, offset, arrival_kind(op), b.hb_object);
   MBarrier::Outcome out = MBarrier::Outcome::Pending;
   switch (op) {
     case BarrierOp::Arrive:
@@ -372,7 +378,7 @@ void Cta::named_arrive(WarpState& ws, std::uint32_t id, std::uint32_t threads, b
   nb.arrived += 32;
   if (ctx_.check_races) {  // bar.sync arrives now; bar.arrive's arrival was issued earlier and lands now
     if (wait) cluster_.hb().release_now(ws.hb, nb.hb_object);
-    else cluster_.hb().landed(ws.hb, this, id, nb.hb_object);
+    else cluster_.hb().landed(ws.hb, this, id, HbWarp::Arrival::Named, nb.hb_object);
   }
   if (wait) {
     ws.next_waiter = nb.waiters;

@@ -288,7 +288,7 @@ std::optional<std::string> decode(MmaKind kind, InstrDescriptor d, InstrDescript
     f.sparse_selector = static_cast<std::uint32_t>(field(raw, kSelectorLo, 2));
     f.m = static_cast<std::uint32_t>(field(raw, kMLo, 5) << 4);
     f.max_shift = static_cast<std::uint32_t>(field(raw, kShiftLo, 2));
-    if (f.max_shift) return fmt::format("{}: a maximum shift (bits 30-31) belongs to tcgen05.mma.ws, which is not modeled", what);
+    if (f.max_shift) return fmt::format("{}: the .ws maximum shift (bits 30-31) is not modeled", what);
     if (f.sparse_selector && !f.sparse) return fmt::format("{}: a sparsity selector (bits 0-1) without the sparse bit", what);
     // PTX: the selector must be 0 for kind::i8 and kind::f8f6f4; for f16 / tf32 it picks the
     // metadata column (CUTLASS and JAX use 0 and 1 only; what 2 and 3 select is in PTX's figures).

@@ -120,9 +120,11 @@ class MmaPipe {
   const MmaStats& stats() const { return stats_; }
 
   // The .ws B collector buffers (per SM's tensor core): the B descriptor a fill left in each, if
-  // still valid. Updated in issue order by the issuing warp (Warp::issue_mma checks use / lastuse).
+  // still valid, and the CTA whose fill it was (another CTA on the SM finds it empty). Updated in
+  // issue order by the issuing warp (Warp::issue_mma checks use / lastuse).
   struct CollectorBuffer {
     bool valid = false;
+    const Cta* owner = nullptr;
     SmemDescriptorFields b;
     DataType type = DataType::BF16;
   };
