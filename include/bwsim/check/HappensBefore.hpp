@@ -25,6 +25,7 @@
 namespace bwsim {
 
 using HbClock = std::uint32_t;
+inline constexpr std::uint32_t kNoHbObject = ~0u;  // a synchronisation object not yet given its clocks
 
 class VectorClock {
  public:

@@ -111,8 +111,6 @@ Cta::Cta(SimContext& ctx, Sm& sm, Cluster& cluster, std::uint32_t id, std::uint3
     warps_[i].registers = registers_per_thread;
     if (ctx.check_races) cluster.hb().add_warp(warps_[i].hb);
   }
-  if (ctx.check_races)
-    for (NamedBarrier& nb : named_) nb.hb_object = cluster.hb().add_object();
   registers_free_ = ctx.config.sm.registers - registers_per_thread * block_threads;  // the launch checked it fits
   warpgroup_rounds_.resize((warps_.size() + 3) / 4);
   wgmma_groups_.resize((warps_.size() + 3) / 4);
@@ -377,6 +375,8 @@ void Cta::named_arrive(WarpState& ws, std::uint32_t id, std::uint32_t threads, b
          "every warp of one bar.sync round must pass the same thread count");
   nb.arrived += 32;
   if (ctx_.check_races) {  // bar.sync arrives now; bar.arrive's arrival was issued earlier and lands now
+    // A clock component only for the named barriers a kernel uses (every join is as long as the components).
+    if (nb.hb_object == kNoHbObject) nb.hb_object = cluster_.hb().add_object();
     if (wait) cluster_.hb().release_now(ws.hb, nb.hb_object);
     else cluster_.hb().landed(ws.hb, this, id, HbWarp::Arrival::Named, nb.hb_object);
   }

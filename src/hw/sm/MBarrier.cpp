@@ -4,7 +4,6 @@ namespace bwsim {
 
 void MBarrier::init(std::uint32_t count) {
   status_ = Status::Live;
-  ++generation_;
   phase_ = 0;
   expected_ = count;
   pending_ = count;

@@ -146,7 +146,7 @@ class Cta {
     std::uint32_t arrived = 0;
     WarpState* waiters = nullptr;
     std::uint32_t rounds = 0;     // completed so far
-    std::uint32_t hb_object = 0;  // its happens-before object (race checking)
+    std::uint32_t hb_object = kNoHbObject;  // its happens-before object (race checking), made at first use
   };
   bool satisfied(WarpState& ws);
   // A wait of `ws` passed, observing `b`'s last completed phase (race checking: happens-before).

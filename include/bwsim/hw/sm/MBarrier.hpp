@@ -30,7 +30,6 @@ class MBarrier {
   std::uint32_t offset() const { return offset_; }
   Status status() const { return status_; }
   std::uint64_t phase() const { return phase_; }  // completed phases since init
-  std::uint32_t generation() const { return generation_; }  // inits so far
   std::uint32_t parity() const { return static_cast<std::uint32_t>(phase_ & 1); }
   std::uint32_t expected() const { return expected_; }
   std::uint32_t pending() const { return pending_; }
@@ -58,7 +57,6 @@ class MBarrier {
   Outcome settle();
   std::uint32_t offset_;
   Status status_ = Status::Uninitialized;
-  std::uint32_t generation_ = 0;
   std::uint64_t phase_ = 0;
   std::uint32_t expected_ = 0;
   std::uint32_t pending_ = 0;
