@@ -268,6 +268,7 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   l2.read("gbytes_per_second", c.l2.gbytes_per_second, 1.0, 1e9);
   l2.read("delivery_gbytes_per_second", c.l2.delivery_gbytes_per_second, 1.0, 1e9);
   l2.read("coalesce_in_flight", c.l2.coalesce_in_flight, false, true);
+  l2.read("reduce_link_cost", c.l2.reduce_link_cost, 1.0, 64.0);
   l2.finish();
   if (c.l2.bytes / (c.l2.line_bytes * 8ull) >= (1ull << 31))
     top.fail("l2.bytes", "more than 2^31 residency blocks (8 lines each): a smaller L2 or longer lines");
@@ -312,6 +313,7 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   tma.read<Cycle>("descriptor_fetch_latency", c.tma.descriptor_fetch_latency, 0, kMaxLatency);
   tma.read<std::uint32_t>("bytes_per_cycle", c.tma.bytes_per_cycle, 1, 65536);
   tma.read("store_bytes_per_cycle", c.tma.store_bytes_per_cycle, 1.0, 65536.0);
+  tma.read("reduce_bytes_per_cycle", c.tma.reduce_bytes_per_cycle, 1.0, 65536.0);
   tma.read<Cycle>("multicast_extra_latency", c.tma.multicast_extra_latency, 0, kMaxLatency);
   tma.read<std::uint32_t>("miss_bytes_per_cycle", c.tma.miss_bytes_per_cycle, 1, 65536);
   tma.read<Cycle>("miss_box_cycles", c.tma.miss_box_cycles, 0, kMaxLatency);

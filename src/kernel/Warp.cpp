@@ -136,7 +136,18 @@ void Warp::tma_load(const TensorMap& map, SmemAddr dst, MBarrierRef bar, const T
 }
 
 void Warp::tma_store(const TensorMap& map, SmemAddr src, const TensorCoords& coords) {
-  const char* op = "tma.store";
+  bulk_write(map, src, coords, GmemWrite::Copy);
+}
+
+void Warp::tma_reduce_add(const TensorMap& map, SmemAddr src, const TensorCoords& coords) {
+  if (map.dtype() != DataType::F32)
+    cta_.fail(Rule::TmaInvalid, ws_, "tma.reduce.add", fmt::format("a {} tensor map", name_of(map.dtype())),
+              "bwsim models .add reductions of f32 tensors only");
+  bulk_write(map, src, coords, GmemWrite::AddF32);
+}
+
+void Warp::bulk_write(const TensorMap& map, SmemAddr src, const TensorCoords& coords, GmemWrite how) {
+  const char* op = how == GmemWrite::Copy ? "tma.store" : "tma.reduce.add";
   check_packed_coords(map, coords, op);
   cta_.check_smem(ws_, op, src.offset, map.box_bytes(), swizzle_alignment(map.swizzle()));
   check_map_in_gmem(map, op);
@@ -144,8 +155,8 @@ void Warp::tma_store(const TensorMap& map, SmemAddr src, const TensorCoords& coo
   if (cta_.checks_races()) races::async_proxy_read(cta_, ws_, src.offset, src.offset + map.box_bytes(), op);
   const Cycle cost = config().tma.issue_cycles;
   const Cycle t = issue(cost);
-  cta_.sm().tma().store(cta_, ws_, map, coords, src.offset, t);
-  if (cta_.tracer()) trace_op("tma.store issue", t, cost);
+  cta_.sm().tma().store(cta_, ws_, map, coords, src.offset, t, how);
+  if (cta_.tracer()) trace_op(how == GmemWrite::Copy ? "tma.store issue" : "tma.reduce.add issue", t, cost);
 }
 
 void Warp::tma_prefetch(const TensorMap& map, const TensorCoords& coords) {

@@ -69,6 +69,9 @@ struct HardwareConfig {
     bool coalesce_in_flight = false;
     // What the crossbar delivers to the SMs in all, coalesced reads included (bytes per ns).
     double delivery_gbytes_per_second = 0;
+    // Array bytes a reduction (cp.reduce.async.bulk .add) of one byte takes from the L2's
+    // bandwidth: the read, the add and the write of a resident line.
+    double reduce_link_cost = 1;
   } l2;
 
   struct Hbm {
@@ -109,6 +112,7 @@ struct HardwareConfig {
     Cycle descriptor_fetch_latency = 0;  // added to the first use of a tensor map on an SM in a launch
     std::uint32_t bytes_per_cycle = 0;  // bytes one SM's TMA unit streams per cycle
     double store_bytes_per_cycle = 0;   // bytes a store sends from the SM towards the L2 per cycle (its write path)
+    double reduce_bytes_per_cycle = 0;  // the same for a reduction (cp.reduce.async.bulk .add)
     Cycle multicast_extra_latency = 0;  // added to load_latency for a .multicast::cluster load
     std::uint32_t miss_bytes_per_cycle = 0;  // the unit's rate for bytes that miss in the L2 (served by HBM)
     Cycle miss_box_cycles = 0;  // one SM's boxes with L2 misses complete at most one per this many cycles

@@ -136,6 +136,9 @@ class Warp {
   void tma_load(const TensorMap& map, SmemAddr dst, MBarrierRef bar, const TensorCoords& coords,
                 TmaLoadFlags flags = {});
   void tma_store(const TensorMap& map, SmemAddr src, const TensorCoords& coords);
+  // cp.reduce.async.bulk.tensor.global.shared::cta.add.tile.bulk_group: adds the box to GMEM
+  // element-wise (f32 maps only), tracked like a store by the bulk async-groups.
+  void tma_reduce_add(const TensorMap& map, SmemAddr src, const TensorCoords& coords);
   void tma_prefetch(const TensorMap& map, const TensorCoords& coords);
   void bulk_commit_group();
   WaitAwaiter bulk_wait_group(std::uint32_t pending_allowed);
@@ -349,6 +352,8 @@ class Warp {
   void check_ws(const MmaInstr& instr, const char* op);
   // A TmaInvalid error if a packed FP4/FP6 tensor's box does not start at a group of 16.
   void check_packed_coords(const TensorMap& map, const TensorCoords& coords, const char* op);
+  // tma.store and tma.reduce.add: the checks, the issue, the TMA unit's work.
+  void bulk_write(const TensorMap& map, SmemAddr src, const TensorCoords& coords, GmemWrite how);
   // barrier.cluster.arrive with (.release, the default) or without (.relaxed) the release fence.
   void cluster_arrive_as(const char* op, bool release);
   // The CTA of `rank`; a located error if the rank is outside the cluster.

@@ -24,10 +24,12 @@ const StatGroup<MemoryStats>& MemoryStats::declared() {
         .formula("l2_hit_rate", StatUnit::Fraction, "l2_hit_bytes over l2_read_bytes",
                  [](const MemoryStats& m, const StatContext&) -> StatValue { return m.l2_hit_rate(); })
         .counter("l2_write_bytes", StatUnit::Bytes, "bytes TMA stores wrote to the L2", &MemoryStats::l2_write_bytes)
+        .counter("l2_reduce_bytes", StatUnit::Bytes, "bytes TMA reductions (.add) added into the L2",
+                 &MemoryStats::l2_reduce_bytes)
         .formula("l2_gbytes_per_second", StatUnit::GBytesPerSecond,
-                 "l2_read_bytes + l2_write_bytes per second at the config's clock",
+                 "l2_read_bytes + l2_write_bytes + l2_reduce_bytes per second at the config's clock",
                  [](const MemoryStats& m, const StatContext& c) -> StatValue {
-                   return c.per_second(static_cast<double>(m.l2_read_bytes + m.l2_write_bytes), 1e9);
+                   return c.per_second(static_cast<double>(m.l2_read_bytes + m.l2_write_bytes + m.l2_reduce_bytes), 1e9);
                  })
         .counter("l2_busy_cycles", StatUnit::Cycles,
                  "cycles the L2-to-SM link spent moving bytes (of two die halves, the busier one)",
@@ -37,7 +39,7 @@ const StatGroup<MemoryStats>& MemoryStats::declared() {
                  {"L2 link", "L2-bandwidth"})
         .counter("hbm_read_bytes", StatUnit::Bytes, "bytes read from HBM: L2 misses of loads and prefetches",
                  &MemoryStats::hbm_read_bytes)
-        .counter("hbm_write_bytes", StatUnit::Bytes, "bytes written through to HBM by stores",
+        .counter("hbm_write_bytes", StatUnit::Bytes, "bytes written to HBM: through by stores, back by reductions of missed lines",
                  &MemoryStats::hbm_write_bytes)
         .formula("hbm_gbytes_per_second", StatUnit::GBytesPerSecond,
                  "hbm_read_bytes + hbm_write_bytes per second at the config's clock",
@@ -333,6 +335,30 @@ Cycle MemorySystem::write(std::uint32_t sm, const TensorMap& map, const TensorCo
     taken = std::max(taken, t);
   }
   return taken;
+}
+
+Cycle MemorySystem::reduce(std::uint32_t sm, const TensorMap& map, const TensorCoords& coords, Cycle at) {
+  const std::uint32_t die = sm_die_[sm];
+  const Lookup l = lookup(die, map, coords, true);
+  stats_.l2_reduce_bytes += l.bytes;
+  Cycle done = at;
+  for (std::uint32_t h = 0; h < halves_.size(); ++h) {
+    const Part& p = l.part[h];
+    if (!p.bytes) continue;
+    Cycle start = at;
+    if (p.miss_bytes) {  // read for ownership, then the written-back line
+      stats_.hbm_read_bytes += p.miss_bytes;
+      stats_.hbm_write_bytes += p.miss_bytes;
+      start = hbm_transfer(h, at, p.miss_bytes).ready;
+      hbm_transfer(h, at, p.miss_bytes);
+    }
+    const auto array_bytes = static_cast<std::uint64_t>(static_cast<double>(p.bytes) * config_.l2.reduce_link_cost);
+    Cycle t = halves_[h].l2_link.transfer(start, array_bytes);
+    l2_counter_.add(*this, t, array_bytes);
+    if (h != die) t = std::max(t, cross(die, at, p.bytes)) + config_.dies.link_latency;
+    done = std::max(done, t);
+  }
+  return done;
 }
 
 MemoryStats MemorySystem::stats() const {

@@ -115,7 +115,8 @@ void copy_box_to_smem(const TensorMap& map, const TensorCoords& c, GlobalMemory&
   });
 }
 
-void copy_box_to_gmem(const TensorMap& map, const TensorCoords& c, std::span<const std::byte> smem, GlobalMemory& gmem) {
+void copy_box_to_gmem(const TensorMap& map, const TensorCoords& c, std::span<const std::byte> smem, GlobalMemory& gmem,
+                      GmemWrite how) {
   const std::uint32_t elem = size_of(map.dtype());
   const std::uint32_t row_bytes = map.row_bytes();
   const std::int64_t es0 = map.elem_stride(0);
@@ -133,7 +134,17 @@ void copy_box_to_gmem(const TensorMap& map, const TensorCoords& c, std::span<con
     for (std::int64_t i = lo; i < hi; i += (es0 == 1 ? hi - lo : 1)) {
       const std::int64_t count = es0 == 1 ? hi - lo : 1;
       auto dst = gmem.bytes(GmemAddr{first + (i - lo) * es0 * elem}, count * elem);
-      std::memcpy(dst.data(), &buf[i * elem], count * elem);
+      if (how == GmemWrite::Copy) {
+        std::memcpy(dst.data(), &buf[i * elem], count * elem);
+        continue;
+      }
+      for (std::int64_t e = 0; e < count; ++e) {  // AddF32 (the caller checked the type)
+        float sum, add;
+        std::memcpy(&sum, &dst[e * 4], 4);
+        std::memcpy(&add, &buf[(i + e) * 4], 4);
+        sum += add;
+        std::memcpy(&dst[e * 4], &sum, 4);
+      }
     }
   });
 }

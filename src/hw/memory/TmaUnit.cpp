@@ -31,6 +31,9 @@ const StatGroup<TmaStats>& TmaStats::declared() {
         .counter("stores", StatUnit::Count, "tensor stores issued", &TmaStats::stores)
         .counter("store_bytes", StatUnit::Bytes, "bytes the stores wrote to GMEM (clipped to the tensor)",
                  &TmaStats::store_bytes)
+        .counter("reduces", StatUnit::Count, "tensor reductions (cp.reduce.async.bulk .add) issued", &TmaStats::reduces)
+        .counter("reduce_bytes", StatUnit::Bytes, "bytes the reductions added into GMEM (clipped to the tensor)",
+                 &TmaStats::reduce_bytes)
         .counter("prefetches", StatUnit::Count, "L2 prefetches issued", &TmaStats::prefetches)
         .counter("prefetch_bytes", StatUnit::Bytes, "bytes of the prefetched boxes", &TmaStats::prefetch_bytes)
         .counter("busy_cycles", StatUnit::Cycles, "cycles the units spent streaming requests", &TmaStats::busy_cycles)
@@ -96,7 +99,7 @@ void TmaUnit::load(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCo
   const bool multicast = dests.ranks != (1u << cta.rank());
   const Cycle done = std::max({end, from_l2, misses_in}) + ctx_.config.tma.load_latency +
                      (multicast ? ctx_.config.tma.multicast_extra_latency : 0);
-  Request r{Kind::Load, &cta, &ws, &map, coords, smem, barrier, dests, 0, next_id_++, at, 0};
+  Request r{Kind::Load, &cta, &ws, &map, coords, smem, barrier, dests, 0, next_id_++, at, 0, GmemWrite::Copy};
   if (ctx_.tracer_for(sm_)) trace_request(r, multicast ? "tma.load.multicast" : "tma.load", at, start, end, done, bytes);
   ++stats_.loads;
   stats_.load_bytes += bytes;
@@ -136,7 +139,8 @@ void TmaUnit::on_load_done(void* unit, std::uint64_t slot) {
 }
 
 void TmaUnit::store(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCoords& coords, std::uint32_t smem,
-                    Cycle at) {
+                    Cycle at, GmemWrite how) {
+  const bool add = how == GmemWrite::AddF32;
   const std::uint32_t bytes = map.box_bytes();
   const std::uint32_t bpc = ctx_.config.tma.bytes_per_cycle;
   const Cycle start = start_of(map, at);
@@ -145,14 +149,21 @@ void TmaUnit::store(Cta& cta, WarpState& ws, const TensorMap& map, const TensorC
   // stores is paced by it, the unit is not), and the L2 takes them as they arrive; the SMEM read
   // counts as done (wait_group.read) store_latency after the last byte left, as the write does
   // after the L2 took them (our H100 store rows: the .read and the full wait take the same time).
-  const Cycle sent = std::max(end, store_path_.transfer(start, bytes));
+  // A reduction's bytes take the path for longer (tma.reduce_bytes_per_cycle).
+  const double path_bytes = add ? bytes * ctx_.config.tma.store_bytes_per_cycle / ctx_.config.tma.reduce_bytes_per_cycle
+                                : bytes;
+  const Cycle sent = std::max(end, store_path_.transfer(start, static_cast<std::uint64_t>(path_bytes)));
+  const auto sm = static_cast<std::uint32_t>(sm_);
+  const Cycle l2_done = add ? ctx_.memory.reduce(sm, map, coords, start) : ctx_.memory.write(sm, map, coords, start);
   Request r{Kind::Store, &cta, &ws, &map, coords, smem, 0, {}, ws.bulk.add_op(), next_id_++, at,
-            std::max(sent, ctx_.memory.write(static_cast<std::uint32_t>(sm_), map, coords, start))};
+            std::max(sent, l2_done), how};
   const Cycle read = sent + ctx_.config.tma.store_latency;
   if (ctx_.tracer_for(sm_))
-    trace_request(r, "tma.store", at, start, end, std::max(read, r.l2_taken + ctx_.config.tma.store_latency), bytes);
-  ++stats_.stores;
-  stats_.store_bytes += map.gmem_bytes(in_bounds_elements(map, coords));
+    trace_request(r, add ? "tma.reduce.add" : "tma.store", at, start, end,
+                  std::max(read, r.l2_taken + ctx_.config.tma.store_latency), bytes);
+  const std::uint64_t written = map.gmem_bytes(in_bounds_elements(map, coords));
+  ++(add ? stats_.reduces : stats_.stores);
+  (add ? stats_.reduce_bytes : stats_.store_bytes) += written;
   cta.async_begin();
   ctx_.engine.schedule(read, &TmaUnit::on_store_read, this, requests_.put(r));
 }
@@ -161,7 +172,7 @@ void TmaUnit::on_store_read(void* unit, std::uint64_t slot) {
   auto& self = *static_cast<TmaUnit*>(unit);
   const Request& r = self.requests_[slot];
   if (self.ctx_.functional())
-    copy_box_to_gmem(*r.map, r.coords, r.cta->smem().bytes(r.smem, r.map->box_bytes()), self.ctx_.gmem);
+    copy_box_to_gmem(*r.map, r.coords, r.cta->smem().bytes(r.smem, r.map->box_bytes()), self.ctx_.gmem, r.how);
   r.warp->bulk.read_done(r.group);
   r.cta->bulk_progress(*r.warp);
   self.ctx_.engine.schedule(std::max(self.ctx_.now(), r.l2_taken + self.ctx_.config.tma.store_latency),

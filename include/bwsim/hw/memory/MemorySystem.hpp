@@ -31,8 +31,9 @@ struct MemoryStats {
   std::uint64_t l2_hit_bytes = 0;    // of those, found in the L2
   std::uint64_t l2_coalesced_bytes = 0;  // of those, joined a transfer in flight (no link bandwidth)
   std::uint64_t l2_write_bytes = 0;  // written by TMA stores
+  std::uint64_t l2_reduce_bytes = 0; // added by TMA reductions (cp.reduce.async.bulk .add)
   std::uint64_t hbm_read_bytes = 0;  // L2 misses filled from HBM (loads and prefetches)
-  std::uint64_t hbm_write_bytes = 0; // stores written through to HBM
+  std::uint64_t hbm_write_bytes = 0; // stores written through to HBM, reductions' missed lines written back
   std::uint64_t d2d_bytes = 0;       // bytes that crossed between the dies (reads and writes)
   // Cycles each link spent moving bytes (of two die halves or directions, the busier one).
   Cycle l2_busy_cycles = 0, hbm_busy_cycles = 0, d2d_busy_cycles = 0;
@@ -70,6 +71,11 @@ class MemorySystem {
   // A TMA store of the box at `coords` by SM `sm` (written to the L2 and through to HBM) arriving
   // at `at`: returns the cycle the L2 has taken the bytes.
   Cycle write(std::uint32_t sm, const TensorMap& map, const TensorCoords& coords, Cycle at);
+  // A TMA reduction (.add) of the box into GMEM: each byte takes l2.reduce_link_cost array bytes
+  // (read, add, write of the line); a line not in the L2 is read from HBM first (the add waits for
+  // it) and written back. A resident line stays dirty in the L2: its eventual write-back is not
+  // modeled. Returns the cycle the L2 has done the adds.
+  Cycle reduce(std::uint32_t sm, const TensorMap& map, const TensorCoords& coords, Cycle at);
 
   MemoryStats stats() const;
 

@@ -13,9 +13,14 @@ namespace bwsim {
 // outside the tensor per the map's OOB fill.
 void copy_box_to_smem(const TensorMap& map, const TensorCoords& coords, GlobalMemory& gmem, std::span<std::byte> smem);
 
-// Writes the in-bounds elements of the box at `coords` from `smem` to GMEM; the rest is clipped.
+// How a box reaches GMEM: written (cp.async.bulk.tensor) or added element-wise to what is there
+// (cp.reduce.async.bulk.tensor .add; f32 only, each add rounded to nearest even as an FADD).
+enum class GmemWrite : std::uint8_t { Copy, AddF32 };
+
+// Writes (or adds) the in-bounds elements of the box at `coords` from `smem` to GMEM; the rest is
+// clipped.
 void copy_box_to_gmem(const TensorMap& map, const TensorCoords& coords, std::span<const std::byte> smem,
-                      GlobalMemory& gmem);
+                      GlobalMemory& gmem, GmemWrite how = GmemWrite::Copy);
 
 // Number of box elements that fall inside the tensor (what a store writes).
 std::uint64_t in_bounds_elements(const TensorMap& map, const TensorCoords& coords);

@@ -10,6 +10,7 @@
 #include "bwsim/hw/memory/BandwidthLink.hpp"
 #include "bwsim/core/Stats.hpp"
 #include "bwsim/hw/sm/SimContext.hpp"
+#include "bwsim/hw/memory/TensorCopy.hpp"
 #include "bwsim/hw/memory/TensorMap.hpp"
 
 namespace bwsim {
@@ -28,6 +29,7 @@ struct TmaStats {
   std::uint64_t loads = 0, load_bytes = 0;    // requests and bytes read from L2 (once per multicast)
   std::uint64_t delivered_bytes = 0;          // bytes written into SMEM (once per destination CTA)
   std::uint64_t stores = 0, store_bytes = 0;  // bytes actually written (clipped)
+  std::uint64_t reduces = 0, reduce_bytes = 0;  // reductions (.add) and the bytes they added (clipped)
   std::uint64_t prefetches = 0, prefetch_bytes = 0;
   Cycle busy_cycles = 0;  // cycles the unit spent streaming
   static const StatGroup<TmaStats>& declared();  // "tma.*", per SM
@@ -40,7 +42,10 @@ class TmaUnit {
   // Each is issued by `ws` at cycle `at` (the warp's issue clock); operands already validated.
   void load(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCoords& coords, std::uint32_t smem,
             std::uint32_t barrier, TmaDestinations dests, Cycle at);
-  void store(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCoords& coords, std::uint32_t smem, Cycle at);
+  // A store, or with GmemWrite::AddF32 a reduction (.add): its bytes leave at
+  // tma.reduce_bytes_per_cycle and the L2 adds them (MemorySystem::reduce).
+  void store(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCoords& coords, std::uint32_t smem, Cycle at,
+             GmemWrite how = GmemWrite::Copy);
   void prefetch(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCoords& coords, Cycle at);
 
   const TmaStats& stats() const { return stats_; }
@@ -60,6 +65,7 @@ class TmaUnit {
     std::uint64_t id;
     Cycle issued;
     Cycle l2_taken;  // stores: when the L2 has taken the bytes
+    GmemWrite how;
   };
   // When a request issued at `at` can start: the unit free, and the tensor map's descriptor
   // fetched (tma.descriptor_fetch_latency, the first time this launch uses it on this SM).
