@@ -4,6 +4,7 @@
 
 #include "bwsim/core/Error.hpp"
 #include "bwsim/kernels/Fmha.hpp"
+#include "bwsim/kernels/FmhaBackward.hpp"
 #include "bwsim/kernels/Gemm.hpp"
 #include "bwsim/kernels/GemmSm90.hpp"
 #include "bwsim/kernels/TmaCopy.hpp"
@@ -60,6 +61,7 @@ std::vector<KernelInfo>& registry() {
     k.push_back(tma_stream_kernel_info());
     k.push_back(ubench_kernel_info());
     k.push_back(fmha_kernel_info());
+    k.push_back(fmha_bwd_kernel_info());
     return k;
   }();
   return kernels;

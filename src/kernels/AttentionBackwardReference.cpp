@@ -75,9 +75,12 @@ AttentionGrads attention_backward_reference(const AttentionShape& s, const std::
   g.dq.assign(q.size(), 0.0);
   g.dk.assign(k.size(), 0.0);
   g.dv.assign(v.size(), 0.0);
+  g.dq_abs = g.dq_p_abs = g.dq;
+  g.dk_abs = g.dk_p_abs = g.dk;
+  g.dv_abs = g.dv;
   g.lse.assign(static_cast<std::size_t>(s.batch) * s.heads * s.seqlen, 0.0);
   g.delta.assign(g.lse.size(), 0.0);
-  std::vector<double> p(s.seqlen), ds(s.seqlen);
+  std::vector<double> p(s.seqlen), ds(s.seqlen), dp_mag(s.seqlen);
   for (std::uint32_t bh = 0; bh < s.batch * s.heads; ++bh) {
     const std::uint32_t kb = kv_of(s, bh), len = s.len(bh / s.heads);
     const Slab qs{&q, offset(s, bh, d), d}, ks{&k, offset(s, kb, d), d}, vs{&v, offset(s, kb, dv), dv},
@@ -90,21 +93,30 @@ AttentionGrads attention_backward_reference(const AttentionShape& s, const std::
       g.delta[row] = delta;
       for (std::uint32_t j = 0; j < len; ++j) {
         if (p[j] == 0) {
-          ds[j] = 0;
+          ds[j] = dp_mag[j] = 0;
           continue;
         }
         double dp = 0;
         for (std::uint32_t c = 0; c < dv; ++c) {
           dp += dos(i, c) * vs(j, c);
-          g.dv[offset(s, kb, dv) + static_cast<std::size_t>(j) * dv + c] += p[j] * dos(i, c);
+          const std::size_t at = offset(s, kb, dv) + static_cast<std::size_t>(j) * dv + c;
+          g.dv[at] += p[j] * dos(i, c);
+          g.dv_abs[at] += std::fabs(p[j] * dos(i, c));
         }
         ds[j] = p[j] * (dp - delta);
+        dp_mag[j] = p[j] * (std::fabs(dp) + std::fabs(delta));
       }
       for (std::uint32_t j = 0; j < len; ++j) {
-        if (ds[j] == 0) continue;
+        if (p[j] == 0) continue;
         for (std::uint32_t c = 0; c < d; ++c) {
-          g.dq[offset(s, bh, d) + static_cast<std::size_t>(i) * d + c] += ds[j] * ks(j, c) * scale;
-          g.dk[offset(s, kb, d) + static_cast<std::size_t>(j) * d + c] += ds[j] * qs(i, c) * scale;
+          const std::size_t at_q = offset(s, bh, d) + static_cast<std::size_t>(i) * d + c,
+                            at_k = offset(s, kb, d) + static_cast<std::size_t>(j) * d + c;
+          g.dq[at_q] += ds[j] * ks(j, c) * scale;
+          g.dk[at_k] += ds[j] * qs(i, c) * scale;
+          g.dq_abs[at_q] += std::fabs(ds[j] * ks(j, c)) * scale;
+          g.dk_abs[at_k] += std::fabs(ds[j] * qs(i, c)) * scale;
+          g.dq_p_abs[at_q] += dp_mag[j] * std::fabs(ks(j, c)) * scale;
+          g.dk_p_abs[at_k] += dp_mag[j] * std::fabs(qs(i, c)) * scale;
         }
       }
     }

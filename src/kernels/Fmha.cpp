@@ -17,6 +17,7 @@
 #include "bwsim/hw/numeric/NumberFormats.hpp"
 #include "bwsim/hw/numeric/Exp2Poly.hpp"
 #include "bwsim/kernel/Pipeline.hpp"
+#include "bwsim/kernels/AttentionOperands.hpp"
 #include "bwsim/kernels/FmhaReference.hpp"
 #include "bwsim/kernels/FmhaSchedule.hpp"
 #include "bwsim/kernels/RowMaxModel.hpp"
@@ -41,9 +42,9 @@ namespace {
 
 constexpr std::uint32_t kTileQ = 128;      // query rows per softmax warpgroup (TMEM lanes)
 constexpr std::uint32_t kTileK = FmhaSchedule::kKeysPerTile;  // keys per K/V tile
-constexpr std::uint32_t kChunk = 64;       // head-dim elements per 128-byte swizzle row
-constexpr std::uint32_t kChunkBytes = kTileK * 128;  // one 128 x 128-byte box: 16 KiB
-constexpr std::uint32_t kAtom = 1024;
+using attention::kAtom;
+using attention::kChunk;
+using attention::kChunkBytes;
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 // TMEM columns (the real kernel's map).
@@ -146,17 +147,9 @@ struct Kernel {
   std::uint64_t* rescales;  // O rescales done (per warp and Q tile)
   const TensorMap* lse_map;  // with FmhaParams::lse: box 32 rows of one (batch, head)
 
-  static SmemDescriptor k_major(SmemAddr chunk, std::uint32_t within) {
-    return encode(SmemDescriptorFields{.start_address = chunk.offset + within, .leading_byte_offset = 16,
-                                       .stride_byte_offset = kAtom, .layout = UmmaLayout::Swizzle128B});
-  }
-  // V as the B operand of O += P V: N = head dim (contiguous, 64 per chunk, chunks LBO apart),
-  // K = keys (8-key groups SBO apart); `k0` the first key of the MMA.
-  static SmemDescriptor v_operand(SmemAddr stage, std::uint32_t k0) {
-    return encode(SmemDescriptorFields{.start_address = stage.offset + k0 / 8 * kAtom,
-                                       .leading_byte_offset = kChunkBytes, .stride_byte_offset = kAtom,
-                                       .layout = UmmaLayout::Swizzle128B});
-  }
+  static SmemDescriptor k_major(SmemAddr chunk, std::uint32_t within) { return attention::k_major(chunk, within); }
+  // V as the B operand of O += P V: N = head dim, K = keys; `k0` the first key of the MMA.
+  static SmemDescriptor v_operand(SmemAddr stage, std::uint32_t k0) { return attention::mn_major(stage, k0); }
   std::uint32_t bh(const FmhaWorkUnit& u) const { return u.b * pr.p.heads + u.h; }
   std::uint32_t kv_bh(const FmhaWorkUnit& u) const {
     return u.b * pr.kv_heads + u.h / (pr.p.heads / pr.kv_heads);

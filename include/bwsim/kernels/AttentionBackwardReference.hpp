@@ -24,6 +24,10 @@ struct AttentionShape {
 struct AttentionGrads {
   std::vector<double> dq, dk, dv;
   std::vector<double> lse, delta;  // [batch x heads][seqlen]: LSE and D per query row
+  // For error bounds, per element of dq, dk, dv: the sum of its terms' magnitudes (dV: |P dO|;
+  // dK, dQ: |dS Q| and |dS K| / sqrt(d)) and, for dK and dQ, of |P| (|dP| + |D|) |Q| (|K|) /
+  // sqrt(d), what an error relative to P, dP and D in each dS becomes.
+  std::vector<double> dq_abs, dk_abs, dv_abs, dq_p_abs, dk_p_abs;
 };
 
 AttentionGrads attention_backward_reference(const AttentionShape& s, const std::vector<double>& q,

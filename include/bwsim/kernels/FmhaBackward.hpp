@@ -1,0 +1,64 @@
+#pragma once
+// fmha_bwd: the attention backward pass, dQ, dK, dV of O = softmax(Q K^T / sqrt(d)) V, in the
+// structure of FlashAttention-4's SM100 backward (flash_attn/cute/flash_bwd_sm100.py, 1-CTA):
+// three launches, as there:
+//   1. the pre-kernel: D = rowsum(dO o O) and LSE * log2(e) per query row, dQaccum zeroed;
+//   2. the main kernel: one CTA per 128-key tile of one query head, 16 warps: dQ reduce (0-3),
+//      compute (4-11: two warpgroups, each half of the queries of a tile), MMA (12), load (13),
+//      empty (14, 15). Per 128-query tile of Q: S^T = K Q^T and dP^T = V dO^T into TMEM; the
+//      compute warps recompute P = exp2(S^T scale log2 e - LSE log2 e) into TMEM (over S) and
+//      dS = P o (dP - D) into TMEM (over dP) and SMEM; dV += P^T dO and dK += dS^T Q with A from
+//      TMEM; dQ = dS K into TMEM (over dP), which the reduce warps add into the fp32 dQaccum with
+//      TMA reductions. TMEM columns: S/P 0, dV 128, dP/dS/dQ 128 + dv, dK 256 + dv.
+//   3. the post-kernel: dQ = dQaccum / sqrt(d) in 16 bits (and, with GQA, dK and dV from their
+//      fp32 sums: the main kernel then reduce-adds them, as FlashAttention-4 does).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bwsim/hw/numeric/DataType.hpp"
+#include "bwsim/kernel/KernelRegistry.hpp"
+
+namespace bwsim {
+
+// Deliberate bugs, to show what the checker reports for each.
+enum class FmhaBwdBug {
+  None,
+  // The compute warps read dP and overwrite its columns with dS without waiting for the dP MMA's
+  // commit: a dS written to TMEM before the MMA that writes those columns has completed.
+  DsBeforeDp,
+  // The dQ reduce warps skip the reduction of the second Q tile of every CTA.
+  DqSkipsTile,
+};
+const char* name_of(FmhaBwdBug bug);
+std::optional<FmhaBwdBug> parse_fmha_bwd_bug(std::string_view name);
+
+struct FmhaBwdParams {
+  std::uint32_t batch = 2, heads = 4;
+  std::uint32_t kv_heads = 0;      // 0: as many as heads; else heads % kv_heads == 0 (GQA)
+  std::uint32_t seqlen = 1000;     // queries and keys per sequence (the padded length with seqlens)
+  std::vector<std::uint32_t> seqlens;  // variable lengths, one per sequence (sets the batch)
+  std::uint32_t headdim = 128;     // of Q, K, V, O: 64 or 128
+  DataType dtype = DataType::BF16;
+  bool causal = false;
+  FmhaBwdBug bug = FmhaBwdBug::None;
+};
+
+struct FmhaBwdResult {
+  RunResult pre, main, post;  // the three launches
+  Cycle cycles = 0;           // their sum
+  double flops = 0;           // 2.5x the forward's: 5 products of 2 x len^2 x d per head (half if causal)
+  std::uint32_t ctas = 0;
+  bool checked = false, matches = false;
+  std::string detail;
+  double max_error[3] = {0, 0, 0};  // dQ, dK, dV
+};
+
+FmhaBwdResult run_fmha_bwd(const HardwareConfig& config, const SimOptions& options, const FmhaBwdParams& params,
+                           bool check);
+
+KernelInfo fmha_bwd_kernel_info();
+
+}  // namespace bwsim
