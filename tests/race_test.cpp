@@ -441,3 +441,103 @@ TEST(HappensBeforeTest, APlainArriveLandingBeforeACommitDoesNotCarryTheCommit) {
 
 }  // namespace
 }  // namespace bwsim
+
+namespace bwsim {
+namespace {
+
+// tcgen05.st is an access too (the attention kernels' P and dS go through TMEM): warp 0 stores
+// over an accumulator warp 1's MMA writes, after waiting for its commit or not.
+TEST(TmemStoreRaceTest, AStoreOverAnMmaResultBeforeItsCommitIsARace) {
+  for (const bool after_commit : {true, false}) {
+    auto program = [&](Rig& rig) {
+      rig.run([&](Warp& w) -> Task {
+        co_await Rig::prologue(w, false);
+        const TmemAddr d{w.ld_shared_u32(kSlot)};
+        if (w.warp_idx() == 1) {
+          w.tcgen05_mma(MmaKind::F16, d, Rig::operand(), Rig::operand(), Rig::idesc(), false);
+          w.tcgen05_commit(kFull);
+          co_await w.mbarrier_wait(kEmpty, 0);
+          w.tcgen05_dealloc(d, 128);
+        } else {
+          if (after_commit) co_await w.mbarrier_wait(kFull, 0);
+          std::vector<std::uint32_t> regs(32 * 32);
+          w.tcgen05_st(d, TmemShape::S32x32b, 32, regs);
+          co_await w.tcgen05_wait_st();
+          w.mbarrier_arrive(kEmpty);
+        }
+      });
+    };
+    Rig rig;
+    if (after_commit)
+      EXPECT_NO_THROW(program(rig));
+    else
+      EXPECT_SIM_MISUSE(program(rig), Rule::RaceAccumulatorOverwrite);
+  }
+}
+
+// Warp 0 stores P (16-bit pairs) into columns 64.. and hands it to the MMA warp, after
+// tcgen05.wait::st (correct) or straight after the store; warp 1's TS-form MMA reads it as A.
+void p_through_tmem(bool wait_st) {
+  Rig rig;
+  rig.run([&](Warp& w) -> Task {
+    co_await Rig::prologue(w, true);
+    const TmemAddr d{w.ld_shared_u32(kSlot)};
+    if (w.warp_idx() == 0) {
+      std::vector<std::uint32_t> p(32 * 8);
+      w.tcgen05_st(d + 64, TmemShape::S32x32b, 8, p);
+      if (wait_st) co_await w.tcgen05_wait_st();
+      w.tcgen05_fence_before_thread_sync();
+      w.mbarrier_arrive(kFull);
+      if (!wait_st) co_await w.tcgen05_wait_st();
+    } else {
+      co_await w.mbarrier_wait(kFull, 0);
+      w.tcgen05_fence_after_thread_sync();
+      w.tcgen05_mma(MmaKind::F16, d, d + 64, Rig::operand(), encode(MmaKind::F16, {.m = 128, .n = 64}), false);
+      w.tcgen05_commit(kDone);
+      co_await w.mbarrier_wait(kDone, 0);
+      w.tcgen05_dealloc(d, 128);
+    }
+  });
+}
+
+TEST(TmemStoreRaceTest, AnMmaReadingItsAOperandFromTmemNeedsTheStoresWaitAndRelease) {
+  EXPECT_NO_THROW(p_through_tmem(true));
+  EXPECT_SIM_MISUSE(p_through_tmem(false), Rule::RaceEarlyRead);
+}
+
+// Warps 0 and 4 share TMEM lane quadrant 0, warp 1 has quadrant 1. Warp 0 reads columns 0..31;
+// warp `writer` then stores over them, ordered by a bar.sync of the two after the read's
+// wait::ld (`synced`) or not: another quadrant's lanes never conflict, the same quadrant's do
+// (the backward's two compute warpgroups: P over S, dS over dP).
+void store_over_a_read(std::uint32_t writer, bool synced) {
+  Simulator sim(test::unit_config(), SimOptions{});
+  sim.launch("race", LaunchConfig{.grid_ctas = 1, .block_threads = 160, .dynamic_smem_bytes = 1024},
+             [&](Warp& w) -> Task {
+               if (w.warp_idx() == 2) co_await w.tcgen05_alloc(kSlot, 128);
+               co_await w.syncthreads();
+               const TmemAddr d{w.ld_shared_u32(kSlot)};
+               std::vector<std::uint32_t> regs(32 * 32);
+               if (w.warp_idx() == 0) {
+                 w.tcgen05_ld(d, TmemShape::S32x32b, 32, regs);
+                 co_await w.tcgen05_wait_ld();
+                 if (synced) co_await w.bar_sync(1, 64);
+               } else if (w.warp_idx() == writer) {
+                 const TmemAddr lanes = TmemAddr::at(32 * (writer % 4), d.column());
+                 if (synced) co_await w.bar_sync(1, 64);
+                 else co_await w.sleep(500);
+                 w.tcgen05_st(lanes, TmemShape::S32x32b, 32, regs);
+                 co_await w.tcgen05_wait_st();
+               }
+               co_await w.syncthreads();
+               if (w.warp_idx() == 2) w.tcgen05_dealloc(d, 128);
+             });
+}
+
+TEST(TmemStoreRaceTest, AStoreOverColumnsAnotherWarpOfItsQuadrantReadNeedsOrdering) {
+  EXPECT_NO_THROW(store_over_a_read(4, true));
+  EXPECT_SIM_MISUSE(store_over_a_read(4, false), Rule::RaceStageReuse);
+  EXPECT_NO_THROW(store_over_a_read(1, false));  // other lanes
+}
+
+}  // namespace
+}  // namespace bwsim

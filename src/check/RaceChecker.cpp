@@ -21,6 +21,8 @@ const char* what_of(AccessKind k) {
     case AccessKind::GenericWrite: return "the st.shared";
     case AccessKind::WgmmaRead: return "the wgmma operand read";
     case AccessKind::GenericRead: return "the ld.shared";
+    case AccessKind::TmemStore: return "the tcgen05.st";
+    case AccessKind::MmaTmemRead: return "the tcgen05.mma A-operand read from TMEM";
   }
   return "?";
 }
@@ -35,7 +37,9 @@ std::string by(const AsyncAccess& a) {
 AsyncAccess& record(Cta& cta, AccessKind kind, WarpState& issuer, std::uint32_t begin, std::uint32_t end) {
   RaceRecords& r = cta.race_record_table();
   const RaceRecordKey key{kind, &issuer, begin, end};
-  const HbClock seq = kind == AccessKind::MmaRead || kind == AccessKind::MmaWrite ? issuer.hb.commits : issuer.hb.releases;
+  const HbClock seq = kind == AccessKind::MmaRead || kind == AccessKind::MmaWrite || kind == AccessKind::MmaTmemRead
+                         ? issuer.hb.commits
+                         : issuer.hb.releases;
   const AsyncAccess latest{kind, begin, end, &issuer, seq, issuer.ready};
   // The warp's last position for this key's hash: a hit when that record of this CTA has the key
   // (keys are unique per CTA), which saves the hash table's scattered nodes on a warp's steady cycle.
@@ -68,8 +72,10 @@ bool ordered_after(const AsyncAccess& a, const WarpState& o) {
   switch (a.kind) {
     case AccessKind::TmaWrite: return a.done && by.knows(a.landing);
     case AccessKind::MmaRead:
+    case AccessKind::MmaTmemRead:
     case AccessKind::MmaWrite: return by.knows_commit(a.issuer->hb, a.seq + 1);
     case AccessKind::TmemLoad:
+    case AccessKind::TmemStore:
     case AccessKind::WgmmaRead: return a.done && (a.issuer == &o || by.knows_release(a.issuer->hb, a.done_seq + 1));
     case AccessKind::GenericWrite: return a.done;
     case AccessKind::GenericRead: return a.issuer == &o || by.knows_release(a.issuer->hb, a.seq + 1);
@@ -176,7 +182,15 @@ void wgmma_retired(Cta& cta, WarpState& reader) {
 
 void mma_accumulator(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end) {
   for (AsyncAccess& a : cta.race_records()) {
-    if (a.kind != AccessKind::TmemLoad || !overlaps(a, begin, end) || ordered_after_cached(a, mma)) continue;
+    if ((a.kind != AccessKind::TmemLoad && a.kind != AccessKind::TmemStore) || !overlaps(a, begin, end) ||
+        ordered_after_cached(a, mma))
+      continue;
+    if (a.kind == AccessKind::TmemStore)
+      mma.cta->fail(Rule::RaceAccumulatorOverwrite, mma, "tcgen05.mma",
+                    fmt::format("writes TMEM columns [{}, {}) of CTA {} that {} writes: that warp has not passed "
+                                "tcgen05.wait::st and then made a release that happens-before this warp",
+                                begin, end, cta.id(), by(a)),
+                    "let the storing warp wait::st and arrive on a barrier the MMA warp waits on first");
     if (a.read_unwritten)  // the reader did not wait for this (its first) accumulator
       mma.cta->fail(Rule::RaceEarlyAccumulatorRead, mma, "tcgen05.mma",
                     fmt::format("writes TMEM columns [{}, {}) of CTA {} that {} read before any MMA wrote them: the "
@@ -193,9 +207,21 @@ void mma_accumulator(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_
   record(cta, AccessKind::MmaWrite, mma, begin, end);
 }
 
+// Whether TMEM access `a` touches the lanes warp `w` does (a warp its quadrant, an MMA all).
+bool shares_lanes(const AsyncAccess& a, const WarpState& w) {
+  return (a.kind != AccessKind::TmemLoad && a.kind != AccessKind::TmemStore) || a.issuer->index % 4 == w.index % 4;
+}
+
 void tmem_load(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end) {
   bool written = false;
   for (AsyncAccess& a : cta.race_records()) {
+    if (a.kind == AccessKind::TmemStore && a.issuer != &reader && overlaps(a, begin, end) && shares_lanes(a, reader) &&
+        !ordered_after_cached(a, reader))
+      reader.cta->fail(Rule::RaceEarlyRead, reader, "tcgen05.ld",
+                       fmt::format("reads TMEM columns [{}, {}) of its lanes that {} writes: that warp has not passed "
+                                   "tcgen05.wait::st and then made a release that happens-before this warp",
+                                   begin, end, by(a)),
+                       "let the storing warp wait::st and then arrive on a barrier (or bar.sync) this warp waits on");
     if (a.kind != AccessKind::MmaWrite || !overlaps(a, begin, end)) continue;
     written = true;
     if (!ordered_after_cached(a, reader))
@@ -216,6 +242,51 @@ void tmem_wait_ld(Cta& cta, WarpState& reader) {
       a.done = true;
       a.done_seq = reader.hb.releases;
     }
+}
+
+void tmem_store(Cta& cta, WarpState& writer, std::uint32_t begin, std::uint32_t end) {
+  for (AsyncAccess& a : cta.race_records()) {
+    const bool tmem = a.kind == AccessKind::MmaWrite || a.kind == AccessKind::MmaTmemRead ||
+                      (a.kind == AccessKind::TmemLoad && a.issuer != &writer);
+    if (!tmem || !overlaps(a, begin, end) || !shares_lanes(a, writer) || ordered_after_cached(a, writer)) continue;
+    if (a.kind == AccessKind::MmaWrite)
+      writer.cta->fail(Rule::RaceAccumulatorOverwrite, writer, "tcgen05.st",
+                       fmt::format("writes TMEM columns [{}, {}) of CTA {} that {} writes: no tcgen05.commit of that "
+                                   "warp after the MMA happens-before this warp",
+                                   begin, end, cta.id(), by(a)),
+                       "wait on the barrier the MMA warp's tcgen05.commit signals before storing over its result");
+    writer.cta->fail(Rule::RaceStageReuse, writer, "tcgen05.st",
+                     fmt::format("writes TMEM columns [{}, {}) of CTA {} that {} may still read: {}", begin, end,
+                                 cta.id(), by(a),
+                                 a.kind == AccessKind::MmaTmemRead
+                                     ? "no tcgen05.commit of that warp after the MMA happens-before this warp"
+                                     : "that warp has not passed tcgen05.wait::ld and then made a release that "
+                                       "happens-before this warp"),
+                     "order the readers before the store: a commit (MMA) or wait::ld and an arrive (warp) on a "
+                     "barrier this warp waits on, or a bar.sync after the reads");
+  }
+  record(cta, AccessKind::TmemStore, writer, begin, end).done = false;
+}
+
+void tmem_wait_st(Cta& cta, WarpState& writer) {
+  for (AsyncAccess& a : cta.race_records())
+    if (a.kind == AccessKind::TmemStore && a.issuer == &writer && !a.done) {
+      a.done = true;
+      a.done_seq = writer.hb.releases;
+    }
+}
+
+void mma_tmem_operand(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end) {
+  for (AsyncAccess& a : cta.race_records()) {
+    if (a.kind != AccessKind::TmemStore || !overlaps(a, begin, end) || ordered_after_cached(a, mma)) continue;
+    mma.cta->fail(Rule::RaceEarlyRead, mma, "tcgen05.mma",
+                  fmt::format("its A operand reads TMEM columns [{}, {}) of CTA {} that {} writes: that warp has not "
+                              "passed tcgen05.wait::st and then made a release that happens-before this warp",
+                              begin, end, cta.id(), by(a)),
+                  "let the storing warps wait::st, fence::before_thread_sync and arrive on a barrier the MMA warp "
+                  "waits on before the MMA");
+  }
+  record(cta, AccessKind::MmaTmemRead, mma, begin, end);
 }
 
 void generic_write(Cta& cta, WarpState& writer, std::uint32_t begin, std::uint32_t end) {

@@ -259,6 +259,9 @@ void Warp::issue_mma(MmaInstr in, InstrDescriptor idesc, const char* op) {
       if (!in.a_from_tmem) {
         const SmemSpan a = mma_operand_span(in.a, in.f.a_major, in.kind, in.f.a_type, rows);
         races::mma_operand(cta, ws_, a.begin, a.end, "its A operand");
+      } else {
+        const std::uint32_t a_columns = K * operand_element_bits(in.kind, in.f.a_type) / 32;
+        races::mma_tmem_operand(cta, ws_, in.a_tmem.column(), in.a_tmem.column() + a_columns);
       }
       const SmemSpan b = mma_operand_span(in.b, in.f.b_major, in.kind, in.f.b_type, b_rows, b_k_times);
       races::mma_operand(cta, ws_, b.begin, b.end, "its B operand");
@@ -442,7 +445,10 @@ Warp::WaitAwaiter Warp::tcgen05_wait_ld() {
   ws_.ld_values.clear();
   return wait_until(ws_.tmem_ld_done);
 }
-Warp::WaitAwaiter Warp::tcgen05_wait_st() { return wait_until(ws_.tmem_st_done); }
+Warp::WaitAwaiter Warp::tcgen05_wait_st() {
+  if (cta_.checks_races()) races::tmem_wait_st(cta_, ws_);
+  return wait_until(ws_.tmem_st_done);
+}
 
 std::uint32_t Warp::ld_shared_u32(SmemAddr src) {
   std::uint32_t v = 0;
@@ -526,6 +532,8 @@ void Warp::tcgen05_ld(TmemAddr src, TmemShape shape, std::uint32_t num, std::spa
 void Warp::tcgen05_st(TmemAddr dst, TmemShape shape, std::uint32_t num, std::span<const std::uint32_t> regs,
                       bool unpack16, std::uint32_t half_split) {
   const Cycle end = tmem_transfer("tcgen05.st", dst, shape, num, regs.size(), unpack16, half_split);
+  if (cta_.checks_races())
+    races::tmem_store(cta_, ws_, dst.column(), dst.column() + tmem_columns(shape, num, unpack16) + half_split);
   ws_.tmem_st_done = std::max(ws_.tmem_st_done, end + config().tmem.access_latency);
   Tmem& tmem = cta_.sm().tmem();
   if (!tmem.holds_data()) return;

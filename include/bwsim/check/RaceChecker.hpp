@@ -26,7 +26,11 @@ namespace bwsim {
 class Cta;
 struct WarpState;
 
-enum class AccessKind : std::uint8_t { TmaWrite, MmaRead, MmaWrite, TmemLoad, GenericWrite, WgmmaRead, GenericRead };
+// TMEM accesses of warps (TmemLoad, TmemStore) touch their own lane quadrant (warp index % 4);
+// an MMA's (MmaWrite, MmaTmemRead: a TS-form A operand) every lane.
+enum class AccessKind : std::uint8_t {
+  TmaWrite, MmaRead, MmaWrite, TmemLoad, GenericWrite, WgmmaRead, GenericRead, TmemStore, MmaTmemRead
+};
 
 struct AsyncAccess {
   AccessKind kind;
@@ -34,8 +38,8 @@ struct AsyncAccess {
   WarpState* issuer = nullptr;
   HbClock seq = 0;  // issuer's releases (MmaRead, MmaWrite: commits) issued before the access
   Cycle cycle = 0;
-  bool done = true;       // TmaWrite: landed; TmemLoad: waited; GenericWrite: fenced; WgmmaRead: retired
-  HbClock done_seq = 0;   // TmemLoad, WgmmaRead: the issuer's releases at its wait::ld / wait_group
+  bool done = true;       // TmaWrite: landed; TmemLoad / TmemStore: waited; GenericWrite: fenced; WgmmaRead: retired
+  HbClock done_seq = 0;   // TmemLoad, TmemStore, WgmmaRead: the issuer's releases at its wait::ld / wait::st / wait_group
   std::uint64_t group = 0;  // WgmmaRead: 1 + the issuer's commit group
   bool read_unwritten = false;  // TmemLoad of columns no recorded MMA had written yet
   const WarpState* ordered_for = nullptr;  // the last warp found ordered after it (a cache)
@@ -79,6 +83,14 @@ void wgmma_retired(Cta& cta, WarpState& reader);
 void mma_accumulator(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end);
 void tmem_load(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end);
 void tmem_wait_ld(Cta& cta, WarpState& reader);
+// A tcgen05.st of TMEM columns [begin, end) in the writer's lane quadrant: an MMA writing or
+// reading them (A operand) must be ordered before by a commit, another warp's tcgen05.ld of them
+// by its wait::ld and a release. It counts as done at the writer's tcgen05.wait::st.
+void tmem_store(Cta& cta, WarpState& writer, std::uint32_t begin, std::uint32_t end);
+void tmem_wait_st(Cta& cta, WarpState& writer);
+// A TS-form MMA reads its A operand from TMEM columns [begin, end): every tcgen05.st of them must
+// be ordered before it (the writer's wait::st, then a release).
+void mma_tmem_operand(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end);
 void generic_write(Cta& cta, WarpState& writer, std::uint32_t begin, std::uint32_t end);
 // An ld.shared of [begin, end): a TMA load into those bytes must be ordered before it (its phase
 // seen), and a later TMA load into them must be ordered after it (the reader arrived on a barrier
