@@ -41,13 +41,22 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"d128_gqa_two_heads_per_group", {.batch = 1, .heads = 4, .kv_heads = 2, .seqlen = 256, .headdim = 128}},
         Case{"d64_mqa_ragged_causal",
              {.batch = 2, .heads = 3, .kv_heads = 1, .seqlen = 200, .seqlens = {200, 77}, .headdim = 64, .causal = true}},
-        Case{"f16_d64", {.batch = 1, .heads = 1, .seqlen = 256, .headdim = 64, .dtype = DataType::F16}}),
+        Case{"f16_d64", {.batch = 1, .heads = 1, .seqlen = 256, .headdim = 64, .dtype = DataType::F16}},
+        Case{"pair_d128", {.batch = 1, .heads = 2, .seqlen = 384, .headdim = 128, .two_cta = true}},
+        Case{"pair_ragged_causal_odd_key_tiles",
+             {.batch = 2, .heads = 2, .seqlen = 300, .seqlens = {300, 130}, .headdim = 128, .causal = true,
+              .two_cta = true}},
+        Case{"pair_gqa", {.batch = 1, .heads = 4, .kv_heads = 2, .seqlen = 256, .headdim = 128, .two_cta = true}}),
     [](const auto& info) { return std::string(info.param.name); });
 
-// The compute warps read dP and write dS over it without waiting for the dP MMA's commit.
+// The compute warps read dP and write dS over it without waiting for the dP MMA's commit (one
+// CTA, and a pair whose leader's MMA writes the columns).
 TEST(FmhaBwdBugs, DsBeforeTheDpMmaCompletedIsARace) {
   EXPECT_SIM_MISUSE(bwd({.batch = 1, .heads = 1, .seqlen = 384, .headdim = 64, .bug = FmhaBwdBug::DsBeforeDp}),
                     Rule::RaceEarlyAccumulatorRead);
+  EXPECT_SIM_MISUSE(
+      bwd({.batch = 1, .heads = 1, .seqlen = 384, .headdim = 128, .two_cta = true, .bug = FmhaBwdBug::DsBeforeDp}),
+      Rule::RaceEarlyAccumulatorRead);
 }
 
 // A dQ reduction that skips a tile breaks no synchronisation: the numbers catch it, at the first
@@ -67,10 +76,28 @@ TEST(FmhaBwdTiming, TheDqReductionsAddOneFp32TilePerPairOfTiles) {
         bwd({.batch = 2, .heads = 2, .seqlen = 384, .headdim = 128, .causal = causal}, Mode::Timing);
     const std::uint64_t pairs = 4 * (causal ? 6 : 9), tile = 128 * 128 * 4;
     EXPECT_EQ(r.main.memory.l2_reduce_bytes, pairs * tile) << causal;
-    EXPECT_EQ(r.main.tma.reduces, pairs * 4) << "16 KiB boxes of 32 columns";
+    EXPECT_EQ(r.main.tma.reduces, pairs * 16) << "4 KiB boxes: 32 rows x 32 columns per reduce warp";
     EXPECT_EQ(r.pre.tma.store_bytes, 4 * 384 * (128 * 4 + 8)) << "dQaccum zeroed, D and LSE log2 written";
     EXPECT_EQ(r.ctas, 4u * 3);
     EXPECT_EQ(r.cycles, r.pre.cycles + r.main.cycles + r.post.cycles);
+  }
+}
+
+// CTA pairs add each Q tile's dQ once per 256 keys: 4 key tiles make 2 pairs, so with 4 Q tiles
+// non-causal 2 x 4 tiles per head instead of 4 x 4; causal, the pairs start at their first
+// tile's diagonal (4 + 2 Q tiles) where single CTAs take 4 + 3 + 2 + 1.
+TEST(FmhaBwdTiming, APairReducesDqOncePer256Keys) {
+  for (const bool causal : {false, true}) {
+    const FmhaBwdParams p{.batch = 1, .heads = 2, .seqlen = 512, .headdim = 128, .causal = causal};
+    FmhaBwdParams pair = p;
+    pair.two_cta = true;
+    const FmhaBwdResult one = bwd(p, Mode::Timing), two = bwd(pair, Mode::Timing);
+    const std::uint64_t tile = 128 * 128 * 4;
+    EXPECT_EQ(one.main.memory.l2_reduce_bytes, 2 * (causal ? 10 : 16) * tile);
+    EXPECT_EQ(two.main.memory.l2_reduce_bytes, 2 * (causal ? 6 : 8) * tile);
+    EXPECT_EQ(two.ctas, one.ctas);
+    EXPECT_EQ(two.main.mma.flops, one.main.mma.flops + (causal ? 2 * 2 * 128.0 * 128 * 128 * 2 * 5 : 0))
+        << "a causal pair's second CTA also runs its first (fully masked) Q tile";
   }
 }
 
@@ -92,6 +119,8 @@ TEST(FmhaBwdInput, BadShapesAreClearErrors) {
   test::expect_bad_input("run fmha_bwd --heads 3 --kv-heads 2", "must split evenly");
   test::expect_bad_input("run fmha_bwd --bug nope", "--bug: none, ds-before-dp or dq-skips-tile");
   test::expect_bad_input("run fmha_bwd --config " BWSIM_SOURCE_DIR "/sim_configs/h100.yaml", "fmha_bwd needs 512");
+  test::expect_bad_input("run fmha_bwd --headdim 64 --cta-group 2", "use head dim 128");
+  test::expect_bad_input("run fmha_bwd --cta-group 3", "--cta-group must be an integer in 1..2");
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "bwsim/check/RaceChecker.hpp"
 #include "bwsim/hw/sm/Cluster.hpp"
 #include "bwsim/kernel/Warp.hpp"
 
@@ -123,6 +124,32 @@ void Warp::st_shared_cluster(ClusterSmemAddr dst, std::span<const std::byte> dat
   const Cycle t = issue((len + bw - 1) / bw);
   cta_.cluster().dsmem_store_at(ws_, t + (&target == &cta_ ? 0 : config().cluster.dsmem_store_latency), dst.rank,
                                 dst.offset, data);
+}
+
+void Warp::bulk_copy_to_cluster(ClusterSmemAddr dst, SmemAddr src, std::uint32_t bytes, ClusterBarrierRef bar) {
+  const char* op = "cp.async.bulk.shared::cluster";
+  Cta& target = peer(dst.rank, op);
+  if (bar.rank != dst.rank)
+    cta_.fail(Rule::TmaInvalid, ws_, op,
+              fmt::format("the barrier is in CTA {} but the bytes go to CTA {}", bar.rank, dst.rank),
+              "complete_tx is signalled on a barrier of the destination CTA");
+  if (bytes == 0 || bytes % 16 || src.offset % 16 || dst.offset % 16)
+    cta_.fail(Rule::SmemMisaligned, ws_, op,
+              fmt::format("{} bytes from {:#x} to {:#x}", bytes, src.offset, dst.offset),
+              "a bulk copy moves a non-zero multiple of 16 bytes between 16-byte aligned addresses");
+  cta_.check_smem(ws_, op, src.offset, bytes, 16);
+  target.check_resident_for(ws_, op);
+  target.check_smem(ws_, op, dst.offset, bytes, 16);
+  target.live_barrier(ws_, bar.offset, op);
+  if (cta_.checks_races()) {
+    races::async_proxy_read(cta_, ws_, src.offset, src.offset + bytes, op);
+    races::tma_write(target, ws_, dst.offset, dst.offset + bytes);
+  }
+  const Cycle t = issue(config().tma.issue_cycles);
+  const std::uint32_t bw = config().smem.bytes_per_cycle;
+  cta_.cluster().bulk_copy_at(ws_, t + (bytes + bw - 1) / bw + (&target == &cta_ ? 0 : config().cluster.dsmem_store_latency),
+                              dst.rank, dst.offset, cta_.smem().bytes(src.offset, bytes), bar.offset);
+  if (cta_.tracer()) trace_op(fmt::format("{} {} B -> CTA {}", op, bytes, dst.rank), t, config().tma.issue_cycles);
 }
 
 void Warp::ld_shared_cluster(ClusterSmemAddr src, std::span<std::byte> out) {

@@ -130,6 +130,12 @@ class Warp {
   // cluster.dsmem_load_latency later (the warp stalls that long).
   void st_shared_cluster(ClusterSmemAddr dst, std::span<const std::byte> data);
   void ld_shared_cluster(ClusterSmemAddr src, std::span<std::byte> out);
+  // cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [dst], [src], bytes,
+  // [bar]: one thread copies `bytes` (a multiple of 16) of this CTA's SMEM into the CTA of
+  // dst.rank (the async proxy: generic writes of the source need fence.proxy.async first); they
+  // land cluster.dsmem_store_latency after the SMEM read and signal complete_tx on `bar`, a
+  // barrier of the destination CTA.
+  void bulk_copy_to_cluster(ClusterSmemAddr dst, SmemAddr src, std::uint32_t bytes, ClusterBarrierRef bar);
 
   // --- TMA (cp.async.bulk.tensor) -----------------------------------------------------------
   // The tensor map must outlive the launch (it is the kernel's parameter).

@@ -3,9 +3,9 @@
 // structure of FlashAttention-4's SM100 backward (flash_attn/cute/flash_bwd_sm100.py, 1-CTA):
 // three launches, as there:
 //   1. the pre-kernel: D = rowsum(dO o O) and LSE * log2(e) per query row, dQaccum zeroed;
-//   2. the main kernel: one CTA per 128-key tile of one query head, 16 warps: dQ reduce (0-3),
-//      compute (4-11: two warpgroups, each half of the queries of a tile), MMA (12), load (13),
-//      empty (14, 15). Per 128-query tile of Q: S^T = K Q^T and dP^T = V dO^T into TMEM; the
+//   2. the main kernel: one CTA per 128-key tile of one query head (or a CTA pair per 256 keys,
+//      FmhaBwdParams::two_cta), 16 warps: dQ reduce (0-3), compute (4-11: two warpgroups, each
+//      half of the queries of a tile), MMA (12), load (13), the pair's dS relay (14), empty (15). Per 128-query tile of Q: S^T = K Q^T and dP^T = V dO^T into TMEM; the
 //      compute warps recompute P = exp2(S^T scale log2 e - LSE log2 e) into TMEM (over S) and
 //      dS = P o (dP - D) into TMEM (over dP) and SMEM; dV += P^T dO and dK += dS^T Q with A from
 //      TMEM; dQ = dS K into TMEM (over dP), which the reduce warps add into the fp32 dQaccum with
@@ -43,6 +43,12 @@ struct FmhaBwdParams {
   std::uint32_t headdim = 128;     // of Q, K, V, O: 64 or 128
   DataType dtype = DataType::BF16;
   bool causal = false;
+  // CTA pairs (FlashAttention-4's 2-CTA form, head dim 128): a cluster of two CTAs takes 256
+  // keys; the leader issues cta_group::2 MMAs (S, dP, dV, dK over the pair's keys, each CTA
+  // giving half of Q, dO and of Q^T, dO^T, K^T as the B operands; dQ of 64 query rows per CTA
+  // over all 256 keys), the halves of dS cross over DSMEM (cp.async.bulk.shared::cluster), and
+  // each Q tile's dQ is reduced once per pair instead of once per CTA.
+  bool two_cta = false;
   FmhaBwdBug bug = FmhaBwdBug::None;
 };
 

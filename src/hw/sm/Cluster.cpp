@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "bwsim/check/RaceChecker.hpp"
 #include "bwsim/hw/sm/Cta.hpp"
 
 namespace bwsim {
@@ -60,27 +61,49 @@ void Cluster::barrier_observed(WarpState& ws) {
   if (ctx_.check_races) hb_.acquire(ws.hb, barrier_hb_object_);
 }
 
-void Cluster::dsmem_store_at(WarpState& ws, Cycle at, std::uint32_t rank, std::uint32_t offset,
-                             std::span<const std::byte> data) {
+std::uint32_t Cluster::put_store(WarpState& ws, Cycle at, std::uint32_t rank, std::uint32_t offset,
+                                 std::span<const std::byte> data, std::int64_t barrier) {
   const std::uint32_t slot = stores_.acquire();
   DsmemStore& s = stores_[slot];
   s.ws = &ws;
   s.rank = rank;
   s.offset = offset;
-  s.bytes.assign(data.begin(), data.end());
+  s.len = static_cast<std::uint32_t>(data.size());
+  if (ctx_.functional()) s.bytes.assign(data.begin(), data.end());
+  s.barrier = barrier;
   ws.cta->async_begin();  // the storing CTA (and so the cluster) stays until the bytes land
   ctx_.engine.schedule(at, &Cluster::on_dsmem_store, this, slot);
+  return slot;
+}
+
+void Cluster::dsmem_store_at(WarpState& ws, Cycle at, std::uint32_t rank, std::uint32_t offset,
+                             std::span<const std::byte> data) {
+  put_store(ws, at, rank, offset, data, -1);
+}
+
+void Cluster::bulk_copy_at(WarpState& ws, Cycle at, std::uint32_t rank, std::uint32_t offset,
+                           std::span<const std::byte> data, std::uint32_t barrier) {
+  put_store(ws, at, rank, offset, data, barrier);
 }
 
 void Cluster::on_dsmem_store(void* cluster, std::uint64_t slot) {
   auto& self = *static_cast<Cluster*>(cluster);
   DsmemStore& s = self.stores_[slot];
-  const char* op = "st.shared::cluster (bytes landing)";
+  const bool bulk = s.barrier >= 0;
+  const char* op = bulk ? "cp.async.bulk.shared::cluster (bytes landing)" : "st.shared::cluster (bytes landing)";
   Cta& target = self.cta(s.rank);
-  const auto len = static_cast<std::uint32_t>(s.bytes.size());
+  const std::uint32_t len = s.len;
   if (&target != s.ws->cta) target.check_resident_for(*s.ws, op);
   target.check_no_live_barrier(*s.ws, op, s.offset, len);
-  std::copy(s.bytes.begin(), s.bytes.end(), target.smem().bytes(s.offset, len).begin());
+  if (self.ctx_.functional()) std::copy(s.bytes.begin(), s.bytes.end(), target.smem().bytes(s.offset, len).begin());
+  if (bulk) {
+    const auto bar = static_cast<std::uint32_t>(s.barrier);
+    const MBarrier& b = target.live_barrier(*s.ws, bar, op);
+    if (self.ctx_.check_races)
+      races::tma_landed(target, *s.ws, s.offset,
+                        HbPhase{self.hb().component_of(b.hb_object), b.hb_base + static_cast<HbClock>(b.phase())});
+    target.barrier_apply(*s.ws, BarrierOp::CompleteTx, bar, len, "cp.async.bulk complete_tx");
+  }
   self.stores_.release(slot);
   s.ws->cta->async_end();
 }

@@ -58,6 +58,11 @@ class Cluster {
   // --- distributed shared memory -------------------------------------------------------------
   // st.shared::cluster by `ws` into the CTA of `rank`: the bytes land at cycle `at`.
   void dsmem_store_at(WarpState& ws, Cycle at, std::uint32_t rank, std::uint32_t offset, std::span<const std::byte> data);
+  // cp.async.bulk.shared::cluster by `ws`: `data` (read from its SMEM at issue) lands at `offset`
+  // in the CTA of `rank` at cycle `at` and signals complete_tx of its bytes on that CTA's
+  // barrier at `barrier`.
+  void bulk_copy_at(WarpState& ws, Cycle at, std::uint32_t rank, std::uint32_t offset, std::span<const std::byte> data,
+                    std::uint32_t barrier);
 
   // --- cta_group::2 TMEM allocation rendezvous -----------------------------------------------
   // The warp of a pair that calls tcgen05.alloc.cta_group::2 first waits here for its partner.
@@ -68,9 +73,13 @@ class Cluster {
   struct DsmemStore {
     WarpState* ws = nullptr;
     std::uint32_t rank = 0, offset = 0;
-    std::vector<std::byte> bytes;  // capacity kept when the slot is reused
+    std::vector<std::byte> bytes;  // capacity kept when the slot is reused; empty in timing mode
+    std::uint32_t len = 0;
+    std::int64_t barrier = -1;     // a bulk copy's complete_tx barrier; -1: a plain store
   };
   static void on_dsmem_store(void* cluster, std::uint64_t slot);
+  std::uint32_t put_store(WarpState& ws, Cycle at, std::uint32_t rank, std::uint32_t offset,
+                          std::span<const std::byte> data, std::int64_t barrier);
 
   SimContext& ctx_;
   std::uint32_t id_;
