@@ -205,6 +205,56 @@ TEST(DsmemTest, StoredBytesLandAfterTheStoreLatency) {
   EXPECT_EQ(after, 77u);
 }
 
+// cp.async.bulk.shared::cluster: rank 1 copies 256 bytes of its SMEM to rank 0, issued at cycle
+// `issued` (after the cluster barrier): the SMEM read takes 256 / 128 = 2 cycles, the bytes land
+// dsmem_store_latency (30) later with complete_tx on rank 0's barrier; its waiter wakes 10 later. `mistake`: 1 no
+// fence.proxy.async after the generic writes of the source, 2 rank 0 reads the bytes without
+// waiting for the barrier, 3 the barrier named in the wrong CTA.
+void bulk_copy(int mistake, Cycle* woke = nullptr, std::uint32_t* got = nullptr, Cycle* issued = nullptr) {
+  run_clusters(
+      [=](Warp& w) -> Task {
+        if (w.cluster_ctarank() == 0) {
+          w.mbarrier_init(kBar, 1, "copied");
+          w.fence_mbarrier_init();
+        }
+        w.cluster_arrive();
+        co_await w.cluster_wait();
+        if (w.cluster_ctarank() == 1) {
+          std::vector<std::uint32_t> words(64);
+          for (std::uint32_t i = 0; i < 64; ++i) words[i] = 1000 + i;
+          w.st_shared(kData + 512, std::as_bytes(std::span(words)));
+          if (mistake != 1) w.fence_proxy_async();
+          const ClusterSmemAddr dst = w.mapa(kData, 0);  // (mapa is an instruction too)
+          const ClusterBarrierRef bar = w.mapa(kBar, mistake == 3 ? 1 : 0);
+          if (issued) *issued = w.now();
+          w.bulk_copy_to_cluster(dst, kData + 512, 256, bar);
+        } else {
+          w.mbarrier_arrive_expect_tx(kBar, 256);
+          if (mistake == 2) co_await w.sleep(20);
+          else co_await w.mbarrier_wait(kBar, 0);
+          if (woke) *woke = w.now();
+          const std::uint32_t v = w.ld_shared_u32(kData + 4 * 63);
+          if (got) *got = v;
+        }
+        w.cluster_arrive();
+        co_await w.cluster_wait();
+      },
+      {2, 1, 1}, 2);
+}
+
+TEST(DsmemTest, ABulkCopyLandsInThePeerAndCompletesItsTransaction) {
+  Cycle woke = 0, issued = 0;
+  std::uint32_t got = 0;
+  bulk_copy(0, &woke, &got, &issued);
+  EXPECT_EQ(woke, issued + 2 + 30 + 10);
+  EXPECT_EQ(got, 1063u);
+  expect_misuse([] { bulk_copy(1); }, Rule::RaceMissingProxyFence);
+  expect_misuse([] { bulk_copy(2); }, Rule::RaceEarlyRead);
+  const MisuseError e = expect_misuse([] { bulk_copy(3); }, Rule::TmaInvalid);
+  EXPECT_NE(std::string(e.what()).find("the barrier is in CTA 1 but the bytes go to CTA 0"), std::string::npos)
+      << e.what();
+}
+
 TEST(DsmemTest, AccessToAnExitedPeerOrOutsideTheClusterIsAnError) {
   const MisuseError e = expect_misuse(
       [] {
