@@ -4,6 +4,8 @@
 // structure implies, and bad input.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "TestSupport.hpp"
 #include "bwsim/core/Error.hpp"
 #include "bwsim/kernels/FmhaBackward.hpp"
@@ -80,6 +82,34 @@ TEST(FmhaBwdTiming, TheDqReductionsAddOneFp32TilePerPairOfTiles) {
     EXPECT_EQ(r.pre.tma.store_bytes, 4 * 384 * (128 * 4 + 8)) << "dQaccum zeroed, D and LSE log2 written";
     EXPECT_EQ(r.ctas, 4u * 3);
     EXPECT_EQ(r.cycles, r.pre.cycles + r.main.cycles + r.post.cycles);
+    // The partials path stores the same tiles instead (and the post-kernel reads them back).
+    const FmhaBwdResult parts = bwd({.batch = 2, .heads = 2, .seqlen = 384, .headdim = 128, .causal = causal,
+                                     .dq_path = FmhaBwdParams::DqPath::Partials},
+                                    Mode::Timing);
+    EXPECT_EQ(parts.main.memory.l2_reduce_bytes, 0u);
+    EXPECT_EQ(parts.main.tma.store_bytes, r.main.tma.store_bytes + pairs * tile);
+    EXPECT_EQ(parts.post.tma.load_bytes, pairs * tile);
+  }
+}
+
+// Schedules perturbed three ways (events of a cycle reordered, SMs started up to 500 cycles
+// apart): the partials path gives dQ's bits every time; the reductions' fp32 adds land in
+// another order and the bits move.
+TEST(FmhaBwdDqPath, PartialsAreDeterministicAndReductionsAreNot) {
+  for (const auto path : {FmhaBwdParams::DqPath::Partials, FmhaBwdParams::DqPath::Reduce}) {
+    std::set<std::uint64_t> digests;
+    for (std::uint64_t seed : {1, 2, 3}) {
+      const FmhaBwdParams p{.batch = 1, .heads = 1, .seqlen = 1024, .headdim = 64, .dq_path = path};
+      const FmhaBwdResult r = run_fmha_bwd(test::b200_config(),
+                                           SimOptions{.mode = Mode::Functional, .perturb_seed = seed, .perturb_sm_skew = 500},
+                                           p, true);
+      EXPECT_TRUE(r.matches) << r.detail;
+      digests.insert(r.dq_digest);
+    }
+    if (path == FmhaBwdParams::DqPath::Partials)
+      EXPECT_EQ(digests.size(), 1u);
+    else
+      EXPECT_GT(digests.size(), 1u);
   }
 }
 

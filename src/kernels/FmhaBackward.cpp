@@ -141,6 +141,7 @@ struct Problem {
   std::vector<std::uint32_t> lens;
   float scale_log2;  // softmax_scale * log2(e)
   float scale;       // softmax_scale
+  std::uint32_t key_blocks;  // key blocks of a CTA (or pair) in the padded length: dQ's partials per head
   bool gqa() const { return kv_heads != p.heads; }
 };
 
@@ -148,7 +149,7 @@ struct Maps {
   TensorMap q, k, v, d_o;          // 16-bit, 64 x 128-row boxes, 128-byte swizzle
   TensorMap q_half, do_half;       // the same, 64-row boxes (a pair's halves of a Q / dO tile)
   TensorMap lse_log2, delta;       // fp32 rows of 128
-  TensorMap dq_acc;                // fp32, 32 x 32-row boxes (a reduce warp's)
+  TensorMap dq_acc;                // fp32, 32 x 32-row boxes (a reduce warp's): dQaccum, or the partials
   TensorMap dk_out, dv_out;        // d/2 x 32-row boxes: 16-bit (MHA) or the fp32 sums (GQA)
 };
 
@@ -554,7 +555,12 @@ struct Kernel {
             std::memcpy(&rows[r * kDqCols * 4], &regs[r * cols + b * kDqCols], kDqCols * 4);
         w.st_shared(box, rows);
         w.fence_proxy_async();
-        w.tma_reduce_add(m.dq_acc, box, {i32(col0 + b * kDqCols), i32(mt * kTile + row0), i32(bh(u))});
+        if (pr.p.dq_path == FmhaBwdParams::DqPath::Reduce) {
+          w.tma_reduce_add(m.dq_acc, box, {i32(col0 + b * kDqCols), i32(mt * kTile + row0), i32(bh(u))});
+        } else {  // this key block's own partial of dQ
+          const std::uint32_t part = bh(u) * pr.key_blocks + u.key0 / (group() * kTile);
+          w.tma_store(m.dq_acc, box, {i32(col0 + b * kDqCols), i32(mt * kTile + row0), i32(part)});
+        }
         w.bulk_commit_group();
       }
     }
@@ -623,8 +629,11 @@ FmhaBwdResult run_fmha_bwd(const HardwareConfig& config, const SimOptions& optio
   validate(config, p);
   const std::uint32_t kvh = p.kv_heads ? p.kv_heads : p.heads, d = p.headdim;
   const double scale = 1.0 / std::sqrt(static_cast<double>(d));
+  const std::uint32_t block_keys = (p.two_cta ? 2 : 1) * kTile;
+  const bool partials = p.dq_path == FmhaBwdParams::DqPath::Partials;
   const Problem pr{p, kvh, d, p.seqlens.empty() ? std::vector<std::uint32_t>(p.batch, p.seqlen) : p.seqlens,
-                   static_cast<float>(scale * 1.4426950408889634), static_cast<float>(scale)};
+                   static_cast<float>(scale * 1.4426950408889634), static_cast<float>(scale),
+                   (p.seqlen + block_keys - 1) / block_keys};
   const Layout l = layout(config, d, pr.gqa(), p.two_cta);
   const std::vector<Unit> units = units_of(pr);
 
@@ -638,7 +647,7 @@ FmhaBwdResult run_fmha_bwd(const HardwareConfig& config, const SimOptions& optio
   const GmemAddr lse = sim.gmem().alloc(static_cast<std::uint64_t>(row_pitch) * bh),
                  lse_log2 = sim.gmem().alloc(static_cast<std::uint64_t>(row_pitch) * bh),
                  delta = sim.gmem().alloc(static_cast<std::uint64_t>(row_pitch) * bh),
-                 dq_acc = sim.gmem().alloc(4ull * d * p.seqlen * bh);
+                 dq_acc = sim.gmem().alloc(4ull * d * p.seqlen * bh * (partials ? pr.key_blocks : 1));
   const GmemAddr dk_acc = pr.gqa() ? sim.gmem().alloc(4ull * d * p.seqlen * bkv) : GmemAddr{},
                  dv_acc = pr.gqa() ? sim.gmem().alloc(4ull * d * p.seqlen * bkv) : GmemAddr{};
   auto tiles = [&](GmemAddr at, DataType t, std::uint32_t slabs, std::vector<std::uint32_t> box, Swizzle sw) {
@@ -660,13 +669,14 @@ FmhaBwdResult run_fmha_bwd(const HardwareConfig& config, const SimOptions& optio
                   tiles(a.d_o, p.dtype, bh, half_tile_box, Swizzle::B128),
                   rows(lse_log2),
                   rows(delta),
-                  tiles(dq_acc, DataType::F32, bh, reduce_box, Swizzle::None),
+                  tiles(dq_acc, DataType::F32, bh * (partials ? pr.key_blocks : 1), reduce_box, Swizzle::None),
                   pr.gqa() ? tiles(dk_acc, DataType::F32, bkv, half_box, Swizzle::None)
                            : tiles(a.dk, p.dtype, bkv, half_box, Swizzle::None),
                   pr.gqa() ? tiles(dv_acc, DataType::F32, bkv, half_box, Swizzle::None)
                            : tiles(a.dv, p.dtype, bkv, half_box, Swizzle::None)};
   const TensorMap o_map = tiles(a.o, p.dtype, bh, tile_box, Swizzle::B128), lse_map = rows(lse),
-                  dq_acc_tiles = tiles(dq_acc, DataType::F32, bh, acc_box, Swizzle::None);
+                  dq_acc_tiles = tiles(dq_acc, DataType::F32, bh * (partials ? pr.key_blocks : 1), acc_box,
+                                       Swizzle::None);
   const TensorMap dk_zero = pr.gqa() ? tiles(dk_acc, DataType::F32, bkv, acc_box, Swizzle::None) : o_map,
                   dv_zero = pr.gqa() ? tiles(dv_acc, DataType::F32, bkv, acc_box, Swizzle::None) : o_map;
   const AttentionShape shape{p.batch, p.heads, kvh, p.seqlen, pr.lens, d, d, p.causal};
@@ -681,7 +691,7 @@ FmhaBwdResult run_fmha_bwd(const HardwareConfig& config, const SimOptions& optio
   FmhaBwdResult r;
   r.ctas = static_cast<std::uint32_t>(units.size());
   r.pre = run_bwd_preprocess(sim, {.o = &o_map, .d_o = &maps.d_o, .lse = &lse_map, .lse_log2 = &maps.lse_log2,
-                                   .delta = &maps.delta, .dq_acc = &dq_acc_tiles,
+                                   .delta = &maps.delta, .dq_acc = partials ? nullptr : &dq_acc_tiles,
                                    .dk_acc = pr.gqa() ? &dk_zero : nullptr, .dv_acc = pr.gqa() ? &dv_zero : nullptr,
                                    .heads = p.heads, .kv_heads = kvh, .headdim = d, .seqlen = p.seqlen, .bh = bh});
 
@@ -709,6 +719,14 @@ FmhaBwdResult run_fmha_bwd(const HardwareConfig& config, const SimOptions& optio
                   dk_out = tiles(a.dk, p.dtype, bkv, {d, 32, 1}, Swizzle::None),
                   dv_out = tiles(a.dv, p.dtype, bkv, {d, 32, 1}, Swizzle::None);
   std::vector<BwdConvertJob> jobs{{&dq_acc_tiles, &dq_out, pr.scale, bh, rows_q, d}};
+  if (partials) {  // Q tile m adds the key blocks that see it: those of its sequence, up to its diagonal
+    jobs[0].parts = pr.key_blocks;
+    jobs[0].live = [&pr, block_keys](std::uint32_t slab, std::uint32_t m) {
+      const std::uint32_t len = pr.lens[slab / pr.p.heads], blocks = (len + block_keys - 1) / block_keys;
+      if (m * kTile >= len) return std::pair<std::uint32_t, std::uint32_t>{0, 0};
+      return std::pair<std::uint32_t, std::uint32_t>{0, pr.p.causal ? std::min(blocks, m * kTile / block_keys + 1) : blocks};
+    };
+  }
   if (pr.gqa()) {
     jobs.push_back({&dk_zero, &dk_out, 1.0f, bkv, rows_q, d});  // the main kernel scaled dK's terms
     jobs.push_back({&dv_zero, &dv_out, 1.0f, bkv, rows_q, d});
@@ -718,6 +736,16 @@ FmhaBwdResult run_fmha_bwd(const HardwareConfig& config, const SimOptions& optio
   for (std::uint32_t len : pr.lens)
     r.flops += 2.5 * 4.0 * p.heads * len * static_cast<double>(len) * d * (p.causal ? 0.5 : 1.0);
 
+  if (sim.gmem().holds_data()) {
+    const auto bytes = sim.gmem().bytes(a.dq, q_bytes);
+    std::uint64_t h = 0;
+    for (std::size_t i = 0; i < bytes.size(); i += 8) {
+      std::uint64_t word = 0;
+      std::memcpy(&word, &bytes[i], std::min<std::size_t>(8, bytes.size() - i));
+      h = mix64(h ^ word);
+    }
+    r.dq_digest = h;
+  }
   if (check && sim.gmem().holds_data()) check_fmha_bwd_against_reference(sim, shape, p.dtype, a, r);
   return r;
 }
@@ -737,6 +765,10 @@ KernelReport run_from_cli(const KernelRequest& req) {
   p.dtype = *t;
   p.causal = a.flag("causal");
   p.two_cta = a.integer("cta-group", 1, 2) == 2;
+  if (const std::string& path = a.text("dq-path"); path == "partials")
+    p.dq_path = FmhaBwdParams::DqPath::Partials;
+  else if (path != "reduce")
+    throw InputError(fmt::format("--dq-path: reduce or partials, got '{}'", path));
   if (!a.text("seqlens").empty()) {
     const std::string& list = a.text("seqlens");
     for (std::size_t at = 0; at <= list.size();) {
@@ -777,6 +809,7 @@ KernelReport run_from_cli(const KernelRequest& req) {
                  {"fma_busy_fraction", CorePipeStats::busy_fraction(pipes.fma_busy_cycles, r.main.context())},
                  {"issue_busy_fraction", CorePipeStats::busy_fraction(pipes.issue_cycles, r.main.context())},
                  {"l2_reduce_bytes", r.main.memory.l2_reduce_bytes},
+                 {"dq_partial_bytes", p.dq_path == FmhaBwdParams::DqPath::Partials ? r.main.tma.store_bytes : 0},
                  {"ctas", r.ctas}};
   return rep;
 }
@@ -799,6 +832,8 @@ KernelInfo fmha_bwd_kernel_info() {
                       "0", true},
                      {"cta-group", "1: one CTA per 128 keys; 2: CTA pairs per 256 keys with cta_group::2 MMAs "
                                    "(FlashAttention-4's 2-CTA form; head dim 128)", "1"},
+                     {"dq-path", "reduce (TMA reduce-add of each tile's dQ into fp32, atomic in the L2) or partials "
+                                 "(each stored, summed in key order by the post-kernel: deterministic)", "reduce"},
                      {"bug", "a deliberate bug: none, ds-before-dp, dq-skips-tile", "none"}},
                     &run_from_cli};
 }

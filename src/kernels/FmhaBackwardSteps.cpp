@@ -82,7 +82,7 @@ RunResult run_bwd_preprocess(Simulator& sim, const BwdPreTensors& t) {
       w.tma_store(*t.delta, SmemAddr{out_at}, {i32(m * kRows), i32(bh)});
       w.tma_store(*t.lse_log2, SmemAddr{out_at + 512}, {i32(m * kRows), i32(bh)});
       for (std::uint32_t c = 0; c < t.headdim / 32; ++c) {
-        w.tma_store(*t.dq_acc, SmemAddr{zero_at}, {i32(c * 32), i32(m * kRows), i32(bh)});
+        if (t.dq_acc) w.tma_store(*t.dq_acc, SmemAddr{zero_at}, {i32(c * 32), i32(m * kRows), i32(bh)});
         if (t.dk_acc && bh % t.heads % group == 0) {  // the group's first head zeroes its K/V head's sums
           const std::uint32_t kv = bh / t.heads * t.kv_heads + bh % t.heads / group;
           w.tma_store(*t.dk_acc, SmemAddr{zero_at}, {i32(c * 32), i32(m * kRows), i32(kv)});
@@ -116,18 +116,30 @@ RunResult run_bwd_convert(Simulator& sim, std::span<const BwdConvertJob> jobs) {
     const std::uint32_t m_blocks = (job.rows + kRows - 1) / kRows, at = w.cta_idx() - first[j];
     const std::uint32_t slab = at / m_blocks, m = at % m_blocks, q = w.warp_idx(), boxes = job.cols / 32;
     w.set_role(fmt::format("Post w{}", q));
-    if (q == 0) {
-      w.mbarrier_init(kFull, 1, "post.full");
-      w.mbarrier_arrive_expect_tx(kFull, boxes * kRows * 128);
-      for (std::uint32_t c = 0; c < boxes; ++c)
-        w.tma_load(*job.src, SmemAddr{src_at + c * kRows * 128}, kFull, {i32(c * 32), i32(m * kRows), i32(slab)});
-    }
+    if (q == 0) w.mbarrier_init(kFull, 1, "post.full");
     co_await w.syncthreads();
-    co_await w.mbarrier_wait(kFull, 0);
-    std::vector<float> in(kWarpRows * job.cols);
-    for (std::uint32_t c = 0; c < boxes; ++c)
-      w.ld_shared(SmemAddr{src_at + c * kRows * 128 + q * kWarpRows * 128},
-                  std::as_writable_bytes(std::span(in).subspan(c * kWarpRows * 32, kWarpRows * 32)));
+    const auto [part0, part_end] = job.live ? job.live(slab, m) : std::pair<std::uint32_t, std::uint32_t>{0, 1};
+    std::vector<float> in(kWarpRows * job.cols), sum(kWarpRows * job.cols, 0.0f);
+    for (std::uint32_t k = part0, phase = 0; k < part_end; ++k, ++phase) {  // one part at a time through SMEM
+      if (q == 0) {
+        w.mbarrier_arrive_expect_tx(kFull, boxes * kRows * 128);
+        for (std::uint32_t c = 0; c < boxes; ++c)
+          w.tma_load(*job.src, SmemAddr{src_at + c * kRows * 128}, kFull,
+                     {i32(c * 32), i32(m * kRows), i32(slab * job.parts + k)});
+      }
+      co_await w.mbarrier_wait(kFull, phase & 1u);
+      for (std::uint32_t c = 0; c < boxes; ++c)
+        w.ld_shared(SmemAddr{src_at + c * kRows * 128 + q * kWarpRows * 128},
+                    std::as_writable_bytes(std::span(in).subspan(c * kWarpRows * 32, kWarpRows * 32)));
+      if (job.parts > 1) {
+        w.execute(CorePipe::Fma, job.cols);  // the part's FADD per value
+        if (w.functional())
+          for (std::size_t i = 0; i < in.size(); ++i) sum[i] += in[i];
+      }
+      co_await w.syncthreads();  // every warp has read the part before the next one lands
+    }
+    if (job.parts == 1) sum = in;
+    in = sum;
     co_await w.run(row_code);
     std::vector<std::byte> out(kWarpRows * job.cols * 2);
     if (w.functional())

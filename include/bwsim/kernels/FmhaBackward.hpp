@@ -49,6 +49,11 @@ struct FmhaBwdParams {
   // over all 256 keys), the halves of dS cross over DSMEM (cp.async.bulk.shared::cluster), and
   // each Q tile's dQ is reduced once per pair instead of once per CTA.
   bool two_cta = false;
+  // How dQ is summed over the key tiles: `reduce` adds each tile's into the fp32 dQaccum with
+  // TMA reductions (cp.reduce.async.bulk .add.f32, atomic in the L2, as FlashAttention-4 and
+  // CUTLASS do); `partials` stores each one and the post-kernel adds them in key order
+  // (deterministic: the same bits every run, at the cost of the partials' traffic).
+  enum class DqPath { Reduce, Partials } dq_path = DqPath::Reduce;
   FmhaBwdBug bug = FmhaBwdBug::None;
 };
 
@@ -60,6 +65,7 @@ struct FmhaBwdResult {
   bool checked = false, matches = false;
   std::string detail;
   double max_error[3] = {0, 0, 0};  // dQ, dK, dV
+  std::uint64_t dq_digest = 0;      // functional mode: a hash of dQ's bytes (same bits, same digest)
 };
 
 FmhaBwdResult run_fmha_bwd(const HardwareConfig& config, const SimOptions& options, const FmhaBwdParams& params,
