@@ -107,7 +107,9 @@ RunResult run_bwd_convert(Simulator& sim, std::span<const BwdConvertJob> jobs) {
     first[i + 1] = first[i] + jobs[i].slabs * ((jobs[i].rows + kRows - 1) / kRows);
     cols = std::max(cols, jobs[i].cols);
   }
-  const std::uint32_t src_at = 1024, dst_at = src_at + cols / 32 * kRows * 128, smem = dst_at + kRows * cols * 2;
+  // Two buffers of source boxes: a part lands in one while the warps add the other.
+  const std::uint32_t part_bytes = cols / 32 * kRows * 128, src_at = 1024, dst_at = src_at + 2 * part_bytes,
+                      smem = dst_at + kRows * cols * 2;
   const CoreBlock row_code = bwd_convert_block(cols, sim.config());
   auto program = [&](Warp& w) -> Task {
     std::size_t j = 0;
@@ -116,27 +118,38 @@ RunResult run_bwd_convert(Simulator& sim, std::span<const BwdConvertJob> jobs) {
     const std::uint32_t m_blocks = (job.rows + kRows - 1) / kRows, at = w.cta_idx() - first[j];
     const std::uint32_t slab = at / m_blocks, m = at % m_blocks, q = w.warp_idx(), boxes = job.cols / 32;
     w.set_role(fmt::format("Post w{}", q));
-    if (q == 0) w.mbarrier_init(kFull, 1, "post.full");
+    const MBarrierRef full[2] = {kFull, MBarrierRef{kFull.offset + 8}};
+    if (q == 0) {
+      w.mbarrier_init(full[0], 1, "post.full[0]");
+      w.mbarrier_init(full[1], 1, "post.full[1]");
+    }
     co_await w.syncthreads();
     const auto [part0, part_end] = job.live ? job.live(slab, m) : std::pair<std::uint32_t, std::uint32_t>{0, 1};
-    std::vector<float> in(kWarpRows * job.cols), sum(kWarpRows * job.cols, 0.0f);
-    for (std::uint32_t k = part0, phase = 0; k < part_end; ++k, ++phase) {  // one part at a time through SMEM
-      if (q == 0) {
-        w.mbarrier_arrive_expect_tx(kFull, boxes * kRows * 128);
-        for (std::uint32_t c = 0; c < boxes; ++c)
-          w.tma_load(*job.src, SmemAddr{src_at + c * kRows * 128}, kFull,
-                     {i32(c * 32), i32(m * kRows), i32(slab * job.parts + k)});
-      }
-      co_await w.mbarrier_wait(kFull, phase & 1u);
+    auto fetch = [&](std::uint32_t k) {  // part k into buffer (k - part0) % 2
+      const std::uint32_t buf = (k - part0) % 2;
+      w.mbarrier_arrive_expect_tx(full[buf], boxes * kRows * 128);
       for (std::uint32_t c = 0; c < boxes; ++c)
-        w.ld_shared(SmemAddr{src_at + c * kRows * 128 + q * kWarpRows * 128},
+        w.tma_load(*job.src, SmemAddr{src_at + buf * part_bytes + c * kRows * 128}, full[buf],
+                   {i32(c * 32), i32(m * kRows), i32(slab * job.parts + k)});
+    };
+    if (q == 0)
+      for (std::uint32_t k = part0; k < std::min(part_end, part0 + 2); ++k) fetch(k);
+    std::vector<float> in(kWarpRows * job.cols), sum(kWarpRows * job.cols, 0.0f);
+    for (std::uint32_t k = part0; k < part_end; ++k) {
+      const std::uint32_t i = k - part0, buf = i % 2;
+      co_await w.mbarrier_wait(full[buf], (i / 2) & 1u);
+      for (std::uint32_t c = 0; c < boxes; ++c)
+        w.ld_shared(SmemAddr{src_at + buf * part_bytes + c * kRows * 128 + q * kWarpRows * 128},
                     std::as_writable_bytes(std::span(in).subspan(c * kWarpRows * 32, kWarpRows * 32)));
       if (job.parts > 1) {
         w.execute(CorePipe::Fma, job.cols);  // the part's FADD per value
         if (w.functional())
-          for (std::size_t i = 0; i < in.size(); ++i) sum[i] += in[i];
+          for (std::size_t e = 0; e < in.size(); ++e) sum[e] += in[e];
       }
-      co_await w.syncthreads();  // every warp has read the part before the next one lands
+      if (k + 2 < part_end) {
+        co_await w.syncthreads();  // every warp has read the buffer before part k + 2 lands in it
+        if (q == 0) fetch(k + 2);
+      }
     }
     if (job.parts == 1) sum = in;
     in = sum;
