@@ -445,6 +445,12 @@ TEST(HappensBeforeTest, APlainArriveLandingBeforeACommitDoesNotCarryTheCommit) {
 namespace bwsim {
 namespace {
 
+// One warp on one CTA of unit_test.yaml, race checking on.
+void run_one_warp(const WarpProgram& p) {
+  Simulator sim(test::unit_config(), SimOptions{});
+  sim.launch("race", LaunchConfig{.grid_ctas = 1, .block_threads = 32, .dynamic_smem_bytes = 1024}, p);
+}
+
 // tcgen05.st is an access too (the attention kernels' P and dS go through TMEM): warp 0 stores
 // over an accumulator warp 1's MMA writes, after waiting for its commit or not.
 TEST(TmemStoreRaceTest, AStoreOverAnMmaResultBeforeItsCommitIsARace) {
@@ -505,11 +511,11 @@ TEST(TmemStoreRaceTest, AnMmaReadingItsAOperandFromTmemNeedsTheStoresWaitAndRele
   EXPECT_SIM_MISUSE(p_through_tmem(false), Rule::RaceEarlyRead);
 }
 
-// Warps 0 and 4 share TMEM lane quadrant 0, warp 1 has quadrant 1. Warp 0 reads columns 0..31;
-// warp `writer` then stores over them, ordered by a bar.sync of the two after the read's
-// wait::ld (`synced`) or not: another quadrant's lanes never conflict, the same quadrant's do
-// (the backward's two compute warpgroups: P over S, dS over dP).
-void store_over_a_read(std::uint32_t writer, bool synced) {
+// Warps 0 and 4 share TMEM lane quadrant 0, warp 1 has quadrant 1. Warp 0 reads (or, `first_store`,
+// writes) columns 0..31; warp `writer` then stores over them, ordered by a bar.sync of the two
+// after warp 0's wait::ld / wait::st (`synced`) or not: another quadrant's lanes never conflict,
+// the same quadrant's do (the backward's two compute warpgroups: P over S, dS over dP).
+void store_over_a_read(std::uint32_t writer, bool synced, bool first_store = false) {
   Simulator sim(test::unit_config(), SimOptions{});
   sim.launch("race", LaunchConfig{.grid_ctas = 1, .block_threads = 160, .dynamic_smem_bytes = 1024},
              [&](Warp& w) -> Task {
@@ -518,8 +524,13 @@ void store_over_a_read(std::uint32_t writer, bool synced) {
                const TmemAddr d{w.ld_shared_u32(kSlot)};
                std::vector<std::uint32_t> regs(32 * 32);
                if (w.warp_idx() == 0) {
-                 w.tcgen05_ld(d, TmemShape::S32x32b, 32, regs);
-                 co_await w.tcgen05_wait_ld();
+                 if (first_store) {
+                   w.tcgen05_st(d, TmemShape::S32x32b, 32, regs);
+                   co_await w.tcgen05_wait_st();
+                 } else {
+                   w.tcgen05_ld(d, TmemShape::S32x32b, 32, regs);
+                   co_await w.tcgen05_wait_ld();
+                 }
                  if (synced) co_await w.bar_sync(1, 64);
                } else if (w.warp_idx() == writer) {
                  const TmemAddr lanes = TmemAddr::at(32 * (writer % 4), d.column());
@@ -537,6 +548,35 @@ TEST(TmemStoreRaceTest, AStoreOverColumnsAnotherWarpOfItsQuadrantReadNeedsOrderi
   EXPECT_NO_THROW(store_over_a_read(4, true));
   EXPECT_SIM_MISUSE(store_over_a_read(4, false), Rule::RaceStageReuse);
   EXPECT_NO_THROW(store_over_a_read(1, false));  // other lanes
+}
+
+TEST(TmemStoreRaceTest, AStoreOverAnotherWarpsStoreOfItsQuadrantNeedsOrdering) {
+  EXPECT_NO_THROW(store_over_a_read(4, true, true));
+  EXPECT_SIM_MISUSE(store_over_a_read(4, false, true), Rule::RaceStageReuse);
+  EXPECT_NO_THROW(store_over_a_read(1, false, true));
+}
+
+// A warp reading back what it stored: after tcgen05.wait::st, or (a race) before it.
+TEST(TmemStoreRaceTest, AWarpReadsItsOwnStoreOnlyAfterWaitSt) {
+  for (const bool wait : {true, false}) {
+    auto program = [wait] {
+      run_one_warp([wait](Warp& w) -> Task {
+        co_await w.tcgen05_alloc(kSlot, 32);
+        const TmemAddr d{w.ld_shared_u32(kSlot)};
+        std::vector<std::uint32_t> regs(32 * 32);
+        w.tcgen05_st(d, TmemShape::S32x32b, 32, regs);
+        if (wait) co_await w.tcgen05_wait_st();
+        w.tcgen05_ld(d, TmemShape::S32x32b, 32, regs);
+        co_await w.tcgen05_wait_ld();
+        co_await w.tcgen05_wait_st();
+        w.tcgen05_dealloc(d, 32);
+      });
+    };
+    if (wait)
+      EXPECT_NO_THROW(program());
+    else
+      EXPECT_SIM_MISUSE(program(), Rule::RaceEarlyRead);
+  }
 }
 
 }  // namespace

@@ -215,8 +215,8 @@ bool shares_lanes(const AsyncAccess& a, const WarpState& w) {
 void tmem_load(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end) {
   bool written = false;
   for (AsyncAccess& a : cta.race_records()) {
-    if (a.kind == AccessKind::TmemStore && a.issuer != &reader && overlaps(a, begin, end) && shares_lanes(a, reader) &&
-        !ordered_after_cached(a, reader))
+    if (a.kind == AccessKind::TmemStore && overlaps(a, begin, end) && shares_lanes(a, reader) &&
+        (a.issuer == &reader ? !a.done : !ordered_after_cached(a, reader)))
       reader.cta->fail(Rule::RaceEarlyRead, reader, "tcgen05.ld",
                        fmt::format("reads TMEM columns [{}, {}) of its lanes that {} writes: that warp has not passed "
                                    "tcgen05.wait::st and then made a release that happens-before this warp",
@@ -247,7 +247,7 @@ void tmem_wait_ld(Cta& cta, WarpState& reader) {
 void tmem_store(Cta& cta, WarpState& writer, std::uint32_t begin, std::uint32_t end) {
   for (AsyncAccess& a : cta.race_records()) {
     const bool tmem = a.kind == AccessKind::MmaWrite || a.kind == AccessKind::MmaTmemRead ||
-                      (a.kind == AccessKind::TmemLoad && a.issuer != &writer);
+                      ((a.kind == AccessKind::TmemLoad || a.kind == AccessKind::TmemStore) && a.issuer != &writer);
     if (!tmem || !overlaps(a, begin, end) || !shares_lanes(a, writer) || ordered_after_cached(a, writer)) continue;
     if (a.kind == AccessKind::MmaWrite)
       writer.cta->fail(Rule::RaceAccumulatorOverwrite, writer, "tcgen05.st",
@@ -256,12 +256,13 @@ void tmem_store(Cta& cta, WarpState& writer, std::uint32_t begin, std::uint32_t 
                                    begin, end, cta.id(), by(a)),
                        "wait on the barrier the MMA warp's tcgen05.commit signals before storing over its result");
     writer.cta->fail(Rule::RaceStageReuse, writer, "tcgen05.st",
-                     fmt::format("writes TMEM columns [{}, {}) of CTA {} that {} may still read: {}", begin, end,
-                                 cta.id(), by(a),
+                     fmt::format("writes TMEM columns [{}, {}) of CTA {} that {} may still {}: {}", begin, end,
+                                 cta.id(), by(a), a.kind == AccessKind::TmemStore ? "write" : "read",
                                  a.kind == AccessKind::MmaTmemRead
                                      ? "no tcgen05.commit of that warp after the MMA happens-before this warp"
-                                     : "that warp has not passed tcgen05.wait::ld and then made a release that "
-                                       "happens-before this warp"),
+                                     : fmt::format("that warp has not passed tcgen05.wait::{} and then made a release "
+                                                   "that happens-before this warp",
+                                                   a.kind == AccessKind::TmemLoad ? "ld" : "st")),
                      "order the readers before the store: a commit (MMA) or wait::ld and an arrive (warp) on a "
                      "barrier this warp waits on, or a bar.sync after the reads");
   }
@@ -309,12 +310,14 @@ void async_proxy_read(Cta& cta, WarpState& reader, std::uint32_t begin, std::uin
 
 void dealloc(Cta& cta, WarpState& ws, std::uint32_t begin, std::uint32_t end) {
   for (const AsyncAccess& a : cta.race_records())
-    if (a.kind == AccessKind::TmemLoad && overlaps(a, begin, end) && !ordered_after(a, ws))
+    if ((a.kind == AccessKind::TmemLoad || a.kind == AccessKind::TmemStore) && overlaps(a, begin, end) &&
+        !ordered_after(a, ws))
       ws.cta->fail(Rule::TmemAllocMisuse, ws, "tcgen05.dealloc",
-                   fmt::format("frees TMEM columns [{}, {}) that {} still reads (not waited with tcgen05.wait::ld and "
-                               "released to this warp: happens-before)",
-                               begin, end, by(a)),
-                   "dealloc after every reader of the columns has waited for its loads and signalled this warp");
+                   fmt::format("frees TMEM columns [{}, {}) that {} still accesses (not waited with tcgen05.wait::{} "
+                               "and released to this warp: happens-before)",
+                               begin, end, by(a), a.kind == AccessKind::TmemLoad ? "ld" : "st"),
+                   "dealloc after every reader and writer of the columns has waited for its accesses and signalled "
+                   "this warp");
 }
 
 }  // namespace bwsim::races

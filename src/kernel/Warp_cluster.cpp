@@ -147,6 +147,7 @@ void Warp::bulk_copy_to_cluster(ClusterSmemAddr dst, SmemAddr src, std::uint32_t
   }
   const Cycle t = issue(config().tma.issue_cycles);
   const std::uint32_t bw = config().smem.bytes_per_cycle;
+  cta_.sm().pipe_stats().smem_bytes += bytes;
   cta_.cluster().bulk_copy_at(ws_, t + (bytes + bw - 1) / bw + (&target == &cta_ ? 0 : config().cluster.dsmem_store_latency),
                               dst.rank, dst.offset, cta_.smem().bytes(src.offset, bytes), bar.offset);
   if (cta_.tracer()) trace_op(fmt::format("{} {} B -> CTA {}", op, bytes, dst.rank), t, config().tma.issue_cycles);

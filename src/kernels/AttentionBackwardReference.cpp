@@ -47,15 +47,18 @@ double probabilities(const AttentionShape& s, const Slab& q, const Slab& k, std:
 }  // namespace
 
 std::vector<double> attention_forward_reference(const AttentionShape& s, const std::vector<double>& q,
-                                                const std::vector<double>& k, const std::vector<double>& v) {
+                                                const std::vector<double>& k, const std::vector<double>& v,
+                                                std::vector<double>* lse) {
   std::vector<double> o(static_cast<std::size_t>(s.batch) * s.heads * s.seqlen * s.headdim_v, 0.0);
+  if (lse) lse->assign(static_cast<std::size_t>(s.batch) * s.heads * s.seqlen, 0.0);
   std::vector<double> p(s.seqlen);
   for (std::uint32_t bh = 0; bh < s.batch * s.heads; ++bh) {
     const std::uint32_t kb = kv_of(s, bh), len = s.len(bh / s.heads);
     const Slab qs{&q, offset(s, bh, s.headdim), s.headdim}, ks{&k, offset(s, kb, s.headdim), s.headdim},
         vs{&v, offset(s, kb, s.headdim_v), s.headdim_v};
     for (std::uint32_t i = 0; i < len; ++i) {
-      probabilities(s, qs, ks, i, len, p);
+      const double row_lse = probabilities(s, qs, ks, i, len, p);
+      if (lse) (*lse)[static_cast<std::size_t>(bh) * s.seqlen + i] = row_lse;
       for (std::uint32_t c = 0; c < s.headdim_v; ++c) {
         double sum = 0;
         for (std::uint32_t j = 0; j < len; ++j) sum += p[j] * vs(j, c);

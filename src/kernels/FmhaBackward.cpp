@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <numbers>
 #include <cstring>
-#include <limits>
 #include <span>
 #include <vector>
 
@@ -44,8 +44,8 @@ using attention::kChunkBytes;
 using attention::mn_major;
 constexpr std::uint32_t kTile = attention::kTileRows;  // keys per CTA, queries per iteration
 constexpr std::uint32_t kHalf = kTile / 2;             // queries per compute warpgroup
-constexpr std::uint32_t kDqCols = 32;                  // dQ columns per TMA reduction (16 KiB of fp32)
-constexpr float kLog2e = 1.4426950408889634f;
+constexpr std::uint32_t kDqCols = 32;                  // dQ columns per TMA reduction
+constexpr double kLog2e = std::numbers::log2e;
 constexpr std::int32_t i32(std::uint64_t v) { return static_cast<std::int32_t>(v); }
 
 // Warp roles (FlashAttention-4's SM100 backward).
@@ -297,7 +297,7 @@ struct Kernel {
       // A pair's Q^T last: its stage is free only once dK_{j-1} has read it, after dV_{j-1}.
       if (l.pair) {
         if (j >= 1) co_await w.mbarrier_wait(Layout::bar(QtEmpty), (j - 1) & 1u);
-        if (arms) w.mbarrier_arrive_expect_tx(Layout::bar(QtFull), 2 * kChunkBytes);
+        if (arms) w.mbarrier_arrive_expect_tx(Layout::bar(QtFull), group() * l.qt_bytes());
         load_mn_half(m.q, l.q_mn(0), Layout::bar(QtFull), mt);
       }
     }
@@ -591,7 +591,8 @@ void validate(const HardwareConfig& config, const FmhaBwdParams& p) {
     throw InputError(fmt::format("--cta-group 2 with head dim {}: the pair form splits the head dim in two 64-column "
                                  "halves (FlashAttention-4 pairs head dims >= 128); use head dim 128",
                                  p.headdim));
-  const std::uint64_t ctas = static_cast<std::uint64_t>(p.batch) * p.heads * ((p.seqlen + 2 * kTile - 1) / kTile);
+  const std::uint64_t per = p.two_cta ? 2 : 1;  // a pair's second CTA past an odd tile count
+  const std::uint64_t ctas = static_cast<std::uint64_t>(p.batch) * p.heads * ((p.seqlen + per * kTile - 1) / (per * kTile)) * per;
   if (ctas >= (1ull << 31))
     throw InputError(fmt::format("batch {} x {} heads x seqlen {}: {} CTAs, more than a grid can have", p.batch, p.heads,
                                  p.seqlen, ctas));
@@ -632,7 +633,7 @@ FmhaBwdResult run_fmha_bwd(const HardwareConfig& config, const SimOptions& optio
   const std::uint32_t block_keys = (p.two_cta ? 2 : 1) * kTile;
   const bool partials = p.dq_path == FmhaBwdParams::DqPath::Partials;
   const Problem pr{p, kvh, d, p.seqlens.empty() ? std::vector<std::uint32_t>(p.batch, p.seqlen) : p.seqlens,
-                   static_cast<float>(scale * 1.4426950408889634), static_cast<float>(scale),
+                   static_cast<float>(scale * kLog2e), static_cast<float>(scale),
                    (p.seqlen + block_keys - 1) / block_keys};
   const Layout l = layout(config, d, pr.gqa(), p.two_cta);
   const std::vector<Unit> units = units_of(pr);
@@ -677,8 +678,13 @@ FmhaBwdResult run_fmha_bwd(const HardwareConfig& config, const SimOptions& optio
   const TensorMap o_map = tiles(a.o, p.dtype, bh, tile_box, Swizzle::B128), lse_map = rows(lse),
                   dq_acc_tiles = tiles(dq_acc, DataType::F32, bh * (partials ? pr.key_blocks : 1), acc_box,
                                        Swizzle::None);
-  const TensorMap dk_zero = pr.gqa() ? tiles(dk_acc, DataType::F32, bkv, acc_box, Swizzle::None) : o_map,
-                  dv_zero = pr.gqa() ? tiles(dv_acc, DataType::F32, bkv, acc_box, Swizzle::None) : o_map;
+  // With GQA: the fp32 sums of dK and dV as the pre-kernel zeroes them and the post-kernel reads
+  // them (the main kernel adds into them with its own boxes); without, unused.
+  std::optional<TensorMap> dk_acc_tiles, dv_acc_tiles;
+  if (pr.gqa()) {
+    dk_acc_tiles = tiles(dk_acc, DataType::F32, bkv, acc_box, Swizzle::None);
+    dv_acc_tiles = tiles(dv_acc, DataType::F32, bkv, acc_box, Swizzle::None);
+  }
   const AttentionShape shape{p.batch, p.heads, kvh, p.seqlen, pr.lens, d, d, p.causal};
   if (sim.gmem().holds_data()) {
     fill(sim.gmem().bytes(a.q, q_bytes), p.dtype, 21, 2.0f);
@@ -692,7 +698,7 @@ FmhaBwdResult run_fmha_bwd(const HardwareConfig& config, const SimOptions& optio
   r.ctas = static_cast<std::uint32_t>(units.size());
   r.pre = run_bwd_preprocess(sim, {.o = &o_map, .d_o = &maps.d_o, .lse = &lse_map, .lse_log2 = &maps.lse_log2,
                                    .delta = &maps.delta, .dq_acc = partials ? nullptr : &dq_acc_tiles,
-                                   .dk_acc = pr.gqa() ? &dk_zero : nullptr, .dv_acc = pr.gqa() ? &dv_zero : nullptr,
+                                   .dk_acc = pr.gqa() ? &*dk_acc_tiles : nullptr, .dv_acc = pr.gqa() ? &*dv_acc_tiles : nullptr,
                                    .heads = p.heads, .kv_heads = kvh, .headdim = d, .seqlen = p.seqlen, .bh = bh});
 
   const CoreBlock p_code = bwd_p_block(kHalf, false, config), p_masked = bwd_p_block(kHalf, true, config),
@@ -728,11 +734,20 @@ FmhaBwdResult run_fmha_bwd(const HardwareConfig& config, const SimOptions& optio
     };
   }
   if (pr.gqa()) {
-    jobs.push_back({&dk_zero, &dk_out, 1.0f, bkv, rows_q, d});  // the main kernel scaled dK's terms
-    jobs.push_back({&dv_zero, &dv_out, 1.0f, bkv, rows_q, d});
+    jobs.push_back({&*dk_acc_tiles, &dk_out, 1.0f, bkv, rows_q, d});  // the main kernel scaled dK's terms
+    jobs.push_back({&*dv_acc_tiles, &dv_out, 1.0f, bkv, rows_q, d});
   }
   r.post = run_bwd_convert(sim, jobs);
   r.cycles = r.pre.cycles + r.main.cycles + r.post.cycles;
+  // dQ's fp32 bytes out of the main kernel: each reduce warp's rows of each Q tile its CTA walks
+  // (a pair's CTA: its 64 of the 128), clipped at the padded length.
+  for (std::uint32_t i = 0; i < units.size(); ++i) {
+    const std::uint32_t rows = p.two_cta ? kTile / 2 : kTile, first = p.two_cta ? i % 2 * rows : 0;
+    for (std::uint32_t mt = units[i].m_begin; mt < units[i].m_end; ++mt) {
+      const std::uint32_t row0 = mt * kTile + first;
+      r.dq_bytes += row0 < p.seqlen ? 4ull * d * std::min(rows, p.seqlen - row0) : 0;
+    }
+  }
   for (std::uint32_t len : pr.lens)
     r.flops += 2.5 * 4.0 * p.heads * len * static_cast<double>(len) * d * (p.causal ? 0.5 : 1.0);
 
@@ -792,8 +807,7 @@ KernelReport run_from_cli(const KernelRequest& req) {
                             p.seqlens.empty() ? "" : fmt::format(" (lengths {})", a.text("seqlens")), p.headdim,
                             name_of(p.dtype), r.ctas,
                             p.two_cta ? "CTA pairs, each per 256 keys and head" : "one per 128-key tile and head");
-  rep.run = r.main;
-  rep.run.cycles = r.cycles;  // the three launches one after another
+  rep.run = r.main;  // the statistics, trace and power: the main kernel's (its figures add the others' cycles)
   rep.checked = r.checked;
   rep.check_passed = r.matches;
   rep.check_detail = r.checked ? r.detail : "not checked";
@@ -801,6 +815,7 @@ KernelReport run_from_cli(const KernelRequest& req) {
   const auto& pipes = r.main.pipes;
   rep.figures = {{"tflops", seconds > 0 ? r.flops / seconds / 1e12 : 0.0},
                  {"flops", r.flops},
+                 {"total_cycles", r.cycles},
                  {"pre_cycles", r.pre.cycles},
                  {"main_cycles", r.main.cycles},
                  {"post_cycles", r.post.cycles},
@@ -809,7 +824,7 @@ KernelReport run_from_cli(const KernelRequest& req) {
                  {"fma_busy_fraction", CorePipeStats::busy_fraction(pipes.fma_busy_cycles, r.main.context())},
                  {"issue_busy_fraction", CorePipeStats::busy_fraction(pipes.issue_cycles, r.main.context())},
                  {"l2_reduce_bytes", r.main.memory.l2_reduce_bytes},
-                 {"dq_partial_bytes", p.dq_path == FmhaBwdParams::DqPath::Partials ? r.main.tma.store_bytes : 0},
+                 {"dq_bytes", r.dq_bytes},
                  {"ctas", r.ctas}};
   return rep;
 }
@@ -819,8 +834,9 @@ KernelReport run_from_cli(const KernelRequest& req) {
 KernelInfo fmha_bwd_kernel_info() {
   return KernelInfo{"fmha_bwd",
                     "Attention backward (dQ, dK, dV) in the structure of FlashAttention-4's SM100 backward: a pre-kernel "
-                    "(D, LSE log2), one CTA per key tile with dQ-reduce, compute, MMA and load warps (S, dP, dV, dK, dQ "
-                    "in TMEM; dQ added into fp32 by TMA reductions), a post-kernel converting dQ",
+                    "(D, LSE log2), one CTA per key tile (or a CTA pair per 256 keys, --cta-group 2) with dQ-reduce, "
+                    "compute, MMA and load warps (S, dP, dV, dK, dQ in TMEM; dQ added into fp32 by TMA reductions, or "
+                    "stored as partials), a post-kernel converting dQ; cycles are the three launches'",
                     {{"batch", "sequences", "2"},
                      {"heads", "query heads", "4"},
                      {"kv-heads", "K/V heads (GQA); 0: as many as query heads", "0"},

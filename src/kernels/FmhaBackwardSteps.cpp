@@ -4,6 +4,7 @@
 
 #include <bit>
 #include <cmath>
+#include <numbers>
 #include <cstring>
 #include <vector>
 
@@ -72,7 +73,7 @@ RunResult run_bwd_preprocess(Simulator& sim, const BwdPreTensors& t) {
         for (std::uint32_t c = 0; c < t.headdim; ++c)
           sum += row_value(o_rows, o.dtype(), r, c) * row_value(do_rows, o.dtype(), r, c);
         delta[r] = sum;
-        lse_log2[r] = std::isinf(lse[r]) ? 0.0f : lse[r] * 1.4426950408889634f;
+        lse_log2[r] = std::isinf(lse[r]) ? 0.0f : lse[r] * static_cast<float>(std::numbers::log2e);
       }
     w.st_shared(SmemAddr{out_at + q * kWarpRows * 4}, std::as_bytes(std::span(delta)));
     w.st_shared(SmemAddr{out_at + 512 + q * kWarpRows * 4}, std::as_bytes(std::span(lse_log2)));
@@ -141,24 +142,21 @@ RunResult run_bwd_convert(Simulator& sim, std::span<const BwdConvertJob> jobs) {
       for (std::uint32_t c = 0; c < boxes; ++c)
         w.ld_shared(SmemAddr{src_at + buf * part_bytes + c * kRows * 128 + q * kWarpRows * 128},
                     std::as_writable_bytes(std::span(in).subspan(c * kWarpRows * 32, kWarpRows * 32)));
-      if (job.parts > 1) {
-        w.execute(CorePipe::Fma, job.cols);  // the part's FADD per value
-        if (w.functional())
-          for (std::size_t e = 0; e < in.size(); ++e) sum[e] += in[e];
-      }
+      if (k > part0)  // the part's FADD per value (FADD2 per pair with paired fp32)
+        w.execute(CorePipe::Fma, w.config().pipes.paired_fp32 ? job.cols / 2 : job.cols);
+      if (w.functional())
+        for (std::size_t e = 0; e < in.size(); ++e) sum[e] = k > part0 ? sum[e] + in[e] : in[e];
       if (k + 2 < part_end) {
         co_await w.syncthreads();  // every warp has read the buffer before part k + 2 lands in it
         if (q == 0) fetch(k + 2);
       }
     }
-    if (job.parts == 1) sum = in;
-    in = sum;
     co_await w.run(row_code);
     std::vector<std::byte> out(kWarpRows * job.cols * 2);
     if (w.functional())
       for (std::uint32_t r = 0; r < kWarpRows; ++r)
         for (std::uint32_t c = 0; c < job.cols; ++c)
-          store_from_float(job.dst->dtype(), in[c / 32 * kWarpRows * 32 + r * 32 + c % 32] * job.scale,
+          store_from_float(job.dst->dtype(), sum[c / 32 * kWarpRows * 32 + r * 32 + c % 32] * job.scale,
                            &out[(r * job.cols + c) * 2]);
     const SmemAddr rows{dst_at + q * kWarpRows * job.cols * 2};
     w.st_shared(rows, out);

@@ -36,9 +36,11 @@ EnergyPj energy_pj(const CounterSnapshot& c, const HardwareConfig& cfg) {
          instructions(CorePipe::Cvt, cfg.pipes.cvt_lanes) * p.cvt_instruction_pj +
          static_cast<double>(c.pipes.smem_bytes) * p.smem_byte_pj;
   const MemoryStats& m = c.memory;
-  e.memory = static_cast<double>(m.l2_read_bytes + m.l2_write_bytes) * p.l2_byte_pj +
+  // A reduction moves reduce_link_cost array bytes per byte it adds (the line read and written).
+  e.memory = (static_cast<double>(m.l2_read_bytes + m.l2_write_bytes) +
+              static_cast<double>(m.l2_reduce_bytes) * cfg.l2.reduce_link_cost) * p.l2_byte_pj +
              static_cast<double>(m.hbm_read_bytes + m.hbm_write_bytes) * p.hbm_byte_pj +
-             static_cast<double>(c.tma.loads + c.tma.stores + c.tma.prefetches) * p.tma_op_pj;
+             static_cast<double>(c.tma.loads + c.tma.stores + c.tma.reduces + c.tma.prefetches) * p.tma_op_pj;
   return e;
 }
 

@@ -84,8 +84,9 @@ void mma_accumulator(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_
 void tmem_load(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end);
 void tmem_wait_ld(Cta& cta, WarpState& reader);
 // A tcgen05.st of TMEM columns [begin, end) in the writer's lane quadrant: an MMA writing or
-// reading them (A operand) must be ordered before by a commit, another warp's tcgen05.ld of them
-// by its wait::ld and a release. It counts as done at the writer's tcgen05.wait::st.
+// reading them (A operand) must be ordered before by a commit, another warp's tcgen05.ld or
+// tcgen05.st of them by its wait::ld / wait::st and a release. It counts as done at the writer's
+// tcgen05.wait::st; the writer's own tcgen05.ld of the columns must come after that wait.
 void tmem_store(Cta& cta, WarpState& writer, std::uint32_t begin, std::uint32_t end);
 void tmem_wait_st(Cta& cta, WarpState& writer);
 // A TS-form MMA reads its A operand from TMEM columns [begin, end): every tcgen05.st of them must

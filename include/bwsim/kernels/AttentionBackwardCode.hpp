@@ -17,9 +17,9 @@ CoreBlock bwd_p_block(std::uint32_t columns, bool masked, const HardwareConfig& 
 // dS = P o (dP - D) for `columns` scores: FADD and FMUL per score, F2FP per pair.
 CoreBlock bwd_ds_block(std::uint32_t columns, const HardwareConfig& config);
 
-// The pre-kernel's row of D = sum_c dO_c O_c over `columns` 16-bit pairs of values: the pairs
-// unpacked to fp32 (two ALU ops per pair of each operand), one FFMA per element into 8 partial
-// sums, a tree; and LSE * log2(e) (one FMUL).
+// The pre-kernel's row of D = sum_c dO_c O_c over `columns` values (16-bit, in pairs): each
+// pair of each operand unpacked to fp32 (two ALU ops), one FFMA per element (FFMA2 per pair)
+// into 8 partial sums, a tree; and LSE * log2(e) (one FMUL).
 CoreBlock bwd_dot_block(std::uint32_t columns, const HardwareConfig& config);
 
 // fp32 to 16-bit with a scale (the post-kernel's dQ, and dK / dV of GQA): FMUL per value, F2FP

@@ -34,8 +34,11 @@ AttentionGrads attention_backward_reference(const AttentionShape& s, const std::
                                             const std::vector<double>& k, const std::vector<double>& v,
                                             const std::vector<double>& o, const std::vector<double>& d_o);
 
-// The forward in fp64 (softmax(Q K^T / sqrt(d)) V), for tests of the backward's derivatives.
+// The forward in fp64 (softmax(Q K^T / sqrt(d)) V), for tests of the backward's derivatives and
+// the backward kernel's inputs; `lse`, if given, gets each query row's log-sum-exp
+// ([batch x heads][seqlen], 0 past a sequence's length).
 std::vector<double> attention_forward_reference(const AttentionShape& s, const std::vector<double>& q,
-                                                const std::vector<double>& k, const std::vector<double>& v);
+                                                const std::vector<double>& k, const std::vector<double>& v,
+                                                std::vector<double>* lse = nullptr);
 
 }  // namespace bwsim

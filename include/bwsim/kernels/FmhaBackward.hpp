@@ -8,8 +8,9 @@
 //      half of the queries of a tile), MMA (12), load (13), the pair's dS relay (14), empty (15). Per 128-query tile of Q: S^T = K Q^T and dP^T = V dO^T into TMEM; the
 //      compute warps recompute P = exp2(S^T scale log2 e - LSE log2 e) into TMEM (over S) and
 //      dS = P o (dP - D) into TMEM (over dP) and SMEM; dV += P^T dO and dK += dS^T Q with A from
-//      TMEM; dQ = dS K into TMEM (over dP), which the reduce warps add into the fp32 dQaccum with
-//      TMA reductions. TMEM columns: S/P 0, dV 128, dP/dS/dQ 128 + dv, dK 256 + dv.
+//      TMEM; dQ = dS K into TMEM (over dP; a pair's beside dS), which the reduce warps add into
+//      the fp32 dQaccum with TMA reductions (or store as partials). TMEM columns: S/P 0, dV 128,
+//      dP/dS 128 + d with dQ there (a pair: at 128 + d + d/2), dK 256 + d.
 //   3. the post-kernel: dQ = dQaccum / sqrt(d) in 16 bits (and, with GQA, dK and dV from their
 //      fp32 sums: the main kernel then reduce-adds them, as FlashAttention-4 does).
 #include <cstdint>
@@ -66,6 +67,7 @@ struct FmhaBwdResult {
   std::string detail;
   double max_error[3] = {0, 0, 0};  // dQ, dK, dV
   std::uint64_t dq_digest = 0;      // functional mode: a hash of dQ's bytes (same bits, same digest)
+  std::uint64_t dq_bytes = 0;       // dQ's fp32 bytes out of the main kernel (reduced in the L2, or partials)
 };
 
 FmhaBwdResult run_fmha_bwd(const HardwareConfig& config, const SimOptions& options, const FmhaBwdParams& params,

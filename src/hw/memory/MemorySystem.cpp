@@ -346,7 +346,10 @@ Cycle MemorySystem::reduce(std::uint32_t sm, const TensorMap& map, const TensorC
     const Part& p = l.part[h];
     if (!p.bytes) continue;
     Cycle start = at;
-    if (p.miss_bytes) {  // read for ownership, then the written-back line
+    if (p.miss_bytes) {
+      // Read for ownership; the line's write-back after the add takes its HBM bandwidth too,
+      // reserved now (the link serves requests in arrival order: a reservation dated at the
+      // add would hold up every request that arrives before it).
       stats_.hbm_read_bytes += p.miss_bytes;
       stats_.hbm_write_bytes += p.miss_bytes;
       start = hbm_transfer(h, at, p.miss_bytes).ready;

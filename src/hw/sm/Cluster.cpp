@@ -68,8 +68,7 @@ std::uint32_t Cluster::put_store(WarpState& ws, Cycle at, std::uint32_t rank, st
   s.ws = &ws;
   s.rank = rank;
   s.offset = offset;
-  s.len = static_cast<std::uint32_t>(data.size());
-  if (ctx_.functional()) s.bytes.assign(data.begin(), data.end());
+  s.bytes.assign(data.begin(), data.end());
   s.barrier = barrier;
   ws.cta->async_begin();  // the storing CTA (and so the cluster) stays until the bytes land
   ctx_.engine.schedule(at, &Cluster::on_dsmem_store, this, slot);
@@ -92,10 +91,10 @@ void Cluster::on_dsmem_store(void* cluster, std::uint64_t slot) {
   const bool bulk = s.barrier >= 0;
   const char* op = bulk ? "cp.async.bulk.shared::cluster (bytes landing)" : "st.shared::cluster (bytes landing)";
   Cta& target = self.cta(s.rank);
-  const std::uint32_t len = s.len;
+  const auto len = static_cast<std::uint32_t>(s.bytes.size());
   if (&target != s.ws->cta) target.check_resident_for(*s.ws, op);
   target.check_no_live_barrier(*s.ws, op, s.offset, len);
-  if (self.ctx_.functional()) std::copy(s.bytes.begin(), s.bytes.end(), target.smem().bytes(s.offset, len).begin());
+  std::copy(s.bytes.begin(), s.bytes.end(), target.smem().bytes(s.offset, len).begin());
   if (bulk) {
     const auto bar = static_cast<std::uint32_t>(s.barrier);
     const MBarrier& b = target.live_barrier(*s.ws, bar, op);

@@ -73,8 +73,7 @@ class Cluster {
   struct DsmemStore {
     WarpState* ws = nullptr;
     std::uint32_t rank = 0, offset = 0;
-    std::vector<std::byte> bytes;  // capacity kept when the slot is reused; empty in timing mode
-    std::uint32_t len = 0;
+    std::vector<std::byte> bytes;  // capacity kept when the slot is reused
     std::int64_t barrier = -1;     // a bulk copy's complete_tx barrier; -1: a plain store
   };
   static void on_dsmem_store(void* cluster, std::uint64_t slot);
