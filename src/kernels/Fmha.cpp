@@ -17,6 +17,7 @@
 #include "bwsim/hw/numeric/NumberFormats.hpp"
 #include "bwsim/hw/numeric/Exp2Poly.hpp"
 #include "bwsim/kernel/Pipeline.hpp"
+#include "bwsim/kernels/AttentionCommon.hpp"
 #include "bwsim/kernels/AttentionOperands.hpp"
 #include "bwsim/kernels/FmhaReference.hpp"
 #include "bwsim/kernels/FmhaSchedule.hpp"
@@ -64,15 +65,7 @@ Role role_of(std::uint32_t warp) {
   return Role::Empty;
 }
 
-// A warp's registers for tcgen05.ld / st: its own in functional mode; in timing mode no data
-// moves (the span only gives the access's size), so every warp shares one buffer nothing writes,
-// rather than each allocating and zeroing its own.
-std::span<std::uint32_t> registers(const Warp& w, std::vector<std::uint32_t>& own, std::size_t n) {
-  static std::vector<std::uint32_t> untouched(32 * 128);
-  if (!w.functional()) return std::span(untouched).first(n);
-  own.resize(n);
-  return own;
-}
+using attention::tmem_registers;
 
 enum Barrier : std::uint32_t {
   QFull, QEmpty, SFull, PFull, StatsFull, StatsEmpty, SumFull, SumEmpty, OFull, OReady, EpiFull, OEmpty, kBarriers
@@ -296,7 +289,7 @@ struct Kernel {
     const std::uint32_t q = w.warp_idx() % 4;
     w.set_role(fmt::format("Softmax{} w{}", i, w.warp_idx() % 4));
     std::vector<std::uint32_t> s_own, p_own;
-    const std::span<std::uint32_t> s = registers(w, s_own, 32 * kTileK), pbits = registers(w, p_own, 32 * kTileK / 2);
+    const std::span<std::uint32_t> s = tmem_registers(w, s_own, 32 * kTileK), pbits = tmem_registers(w, p_own, 32 * kTileK / 2);
     std::vector<float> m(32), sum(32), m_prev(32);
     const TmemAddr lanes = TmemAddr::at(32 * q, tmem.column());
     std::uint32_t t0 = 0;
@@ -382,7 +375,7 @@ struct Kernel {
     const std::uint32_t q = w.warp_idx() % 4, d = pr.dv;
     w.set_role(fmt::format("Correction w{}", q));
     std::vector<std::uint32_t> o_own;
-    const std::span<std::uint32_t> o = registers(w, o_own, 32 * d);
+    const std::span<std::uint32_t> o = tmem_registers(w, o_own, 32 * d);
     std::vector<float> scale(32), m_old(32), m_new(32), total(32), lse(32);
     std::array<std::vector<float>, 2> m_last{std::vector<float>(32), std::vector<float>(32)};
     std::vector<std::byte> row_bytes(32 * kChunk * 2);
@@ -502,20 +495,8 @@ void validate(const HardwareConfig& config, const FmhaParams& p) {
     throw InputError(fmt::format("--headdim-v {}: V's head dim must be 64 or 128 (O_i has 128 TMEM columns)", dv));
   if (p.dtype != DataType::BF16 && p.dtype != DataType::F16)
     throw InputError(fmt::format("--dtype {}: Q, K, V are bf16 or f16", name_of(p.dtype)));
-  if (p.batch == 0 || p.heads == 0) throw InputError("--batch and --heads must be at least 1");
-  if (p.seqlen == 0) throw InputError("--seqlen 0: a sequence needs at least one token");
-  if (!p.seqlens.empty() && p.seqlens.size() != p.batch)
-    throw InputError(fmt::format("{} sequence lengths for a batch of {}", p.seqlens.size(), p.batch));
-  for (std::uint32_t len : p.seqlens)
-    if (len == 0 || len > p.seqlen)
-      throw InputError(fmt::format("--seqlens: a length of {}; each must be in 1..{} (the padded length)", len, p.seqlen));
-  const std::uint64_t ctas = static_cast<std::uint64_t>(p.batch) * p.heads * ((p.seqlen + 2 * kTileQ - 1) / (2 * kTileQ));
-  if (ctas >= (1ull << 31))
-    throw InputError(fmt::format("batch {} x {} heads x seqlen {}: {} CTAs, more than a grid can have", p.batch, p.heads,
-                                 p.seqlen, ctas));
-  const std::uint32_t kvh = p.kv_heads ? p.kv_heads : p.heads;
-  if (p.heads % kvh != 0)
-    throw InputError(fmt::format("--kv-heads {}: the {} query heads must split evenly over the K/V heads", kvh, p.heads));
+  attention::validate_shape({p.batch, p.heads, p.kv_heads, p.seqlen, p.seqlens},
+                            (p.seqlen + 2 * kTileQ - 1) / (2 * kTileQ));
   const FmhaAlgorithm& a = p.algorithm;
   if (a.exp2_emu_freq != 0 && (a.exp2_emu_res > a.exp2_emu_freq || a.exp2_emu_start > kTileK / 32))
     throw InputError(fmt::format("--exp2-emu {}:{}:{}: FREQ:RES:START needs RES <= FREQ and START <= {}", a.exp2_emu_freq,
@@ -559,15 +540,6 @@ Layout layout(const HardwareConfig& config, const FmhaParams& p, std::uint32_t d
   return l;
 }
 
-// Random inputs in [-range, range), fp32-rounded to the element type.
-void fill(std::span<std::byte> bytes, DataType t, std::uint32_t seed, float range) {
-  std::uint32_t x = seed;
-  for (std::size_t i = 0; i < bytes.size() / 2; ++i) {
-    x = x * 1664525u + 1013904223u;
-    store_from_float(t, (static_cast<float>(x >> 8) / 16777216.0f - 0.5f) * 2 * range, &bytes[2 * i]);
-  }
-}
-
 }  // namespace
 
 FmhaResult run_fmha(const HardwareConfig& config, const SimOptions& options, const FmhaParams& p, bool check) {
@@ -601,9 +573,9 @@ FmhaResult run_fmha(const HardwareConfig& config, const SimOptions& options, con
                                 .dims = {p.seqlen, static_cast<std::uint64_t>(p.batch) * p.heads},
                                 .strides = {lse_pitch}, .box = {32, 1}});
   if (sim.gmem().holds_data()) {
-    fill(sim.gmem().bytes(qa, q_bytes), p.dtype, 11, 2.0f);
-    fill(sim.gmem().bytes(ka, k_bytes), p.dtype, 12, 2.0f);
-    fill(sim.gmem().bytes(va, v_bytes), p.dtype, 13, 1.0f);
+    attention::fill_random(sim.gmem().bytes(qa, q_bytes), p.dtype, 11, 2.0f);
+    attention::fill_random(sim.gmem().bytes(ka, k_bytes), p.dtype, 12, 2.0f);
+    attention::fill_random(sim.gmem().bytes(va, v_bytes), p.dtype, 13, 1.0f);
   }
 
   const FmhaAlgorithm& a = p.algorithm;
@@ -684,10 +656,9 @@ FmhaAlgorithm algorithm_from_cli(const KernelArgs& a, const FmhaParams& p) {
 KernelReport run_from_cli(const KernelRequest& req) {
   const KernelArgs& a = req.args;
   FmhaParams p;
-  p.batch = static_cast<std::uint32_t>(a.integer("batch", 0, 1u << 16));
-  p.heads = static_cast<std::uint32_t>(a.integer("heads", 0, 1024));
-  p.kv_heads = static_cast<std::uint32_t>(a.integer("kv-heads", 0, 1024));
-  p.seqlen = static_cast<std::uint32_t>(a.integer("seqlen", 0, 1u << 20));
+  const attention::Shape shape = attention::shape_from_cli(a);
+  p.batch = shape.batch, p.heads = shape.heads, p.kv_heads = shape.kv_heads, p.seqlen = shape.seqlen;
+  p.seqlens = shape.seqlens;
   p.headdim = static_cast<std::uint32_t>(a.integer("headdim", 1, 1024));
   p.headdim_v = static_cast<std::uint32_t>(a.integer("headdim-v", 0, 1024));
   const auto t = parse_data_type(a.text("dtype"));
@@ -697,17 +668,6 @@ KernelReport run_from_cli(const KernelRequest& req) {
   p.lse = a.flag("lse");
   p.stages = static_cast<std::uint32_t>(a.integer("stages", 0, 16));
   p.score_std = a.real("score-std", 1e-6, 1e6);
-  if (!a.text("seqlens").empty()) {
-    std::string list = a.text("seqlens");
-    for (std::size_t at = 0; at <= list.size();) {
-      const std::size_t comma = std::min(list.find(',', at), list.size());
-      p.seqlens.push_back(static_cast<std::uint32_t>(
-          parse_integer(list.substr(at, comma - at), "each length of --seqlens (e.g. 100,700,1000)", 1, 1u << 20)));
-      at = comma + 1;
-    }
-    p.batch = static_cast<std::uint32_t>(p.seqlens.size());
-    p.seqlen = *std::max_element(p.seqlens.begin(), p.seqlens.end());
-  }
   p.algorithm = algorithm_from_cli(a, p);
   const FmhaResult r = run_fmha(req.config, req.options, p, req.check);
   const FmhaAlgorithm& alg = p.algorithm;
@@ -751,12 +711,7 @@ KernelInfo fmha_kernel_info() {
                     "Fused multi-head attention forward in the structure of CUTLASS's SM100 FMHA and FlashAttention-4: 2 "
                     "softmax warpgroups, correction, MMA, load and epilogue warps, S/P/O in TMEM, online softmax; "
                     "--variant fa4 adds FlashAttention-4's exp2 emulation, rescale threshold and schedulers",
-                    {{"batch", "sequences", "2"},
-                     {"heads", "query heads", "4"},
-                     {"kv-heads", "K/V heads (GQA/MQA); 0: as many as query heads", "0"},
-                     {"seqlen", "tokens per sequence (queries and keys)", "1000"},
-                     {"seqlens", "variable lengths, one per sequence (sets the batch), e.g. 100,700,1000", ""},
-                     {"headdim", "head dim of Q and K: 64, 128 or 192", "128"},
+                    attention::shape_params({{"headdim", "head dim of Q and K: 64, 128 or 192", "128"},
                      {"headdim-v", "head dim of V and O: 64 or 128; 0: as --headdim", "0"},
                      {"dtype", data_type_names({DataType::BF16, DataType::F16}), "bf16"},
                      {"causal", "1: causal mask (tiles above the diagonal skipped); the flag alone: 1", "0", true},
@@ -771,7 +726,7 @@ KernelInfo fmha_kernel_info() {
                      {"scheduler", "single (one CTA per unit) or persistent (one per SM); empty: the variant's", ""},
                      {"order", "natural or lpt (longest first, L2 sections); empty: the variant's", ""},
                      {"o-staging", "q (O staged in Q's SMEM) or own; empty: the variant's", ""},
-                     {"score-std", "timing mode: standard deviation of the scores s / sqrt(d) (1: randn inputs)", "1"}},
+                     {"score-std", "timing mode: standard deviation of the scores s / sqrt(d) (1: randn inputs)", "1"}}),
                     &run_from_cli};
 }
 

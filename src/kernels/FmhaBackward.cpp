@@ -15,6 +15,7 @@
 #include "bwsim/hw/memory/Swizzle.hpp"
 #include "bwsim/hw/numeric/NumberFormats.hpp"
 #include "bwsim/kernels/AttentionBackwardCode.hpp"
+#include "bwsim/kernels/AttentionCommon.hpp"
 #include "bwsim/kernels/AttentionOperands.hpp"
 #include "bwsim/kernels/FmhaBackwardCheck.hpp"
 #include "bwsim/kernels/FmhaBackwardSteps.hpp"
@@ -153,14 +154,7 @@ struct Maps {
   TensorMap dk_out, dv_out;        // d/2 x 32-row boxes: 16-bit (MHA) or the fp32 sums (GQA)
 };
 
-// A warp's registers for tcgen05.ld / st: its own in functional mode; in timing mode no data
-// moves, so every warp shares one buffer nothing writes.
-std::span<std::uint32_t> registers(const Warp& w, std::vector<std::uint32_t>& own, std::size_t n) {
-  static std::vector<std::uint32_t> untouched(32 * 256);
-  if (!w.functional()) return std::span(untouched).first(n);
-  own.resize(n);
-  return own;
-}
+using attention::tmem_registers;
 
 struct Kernel {
   const Problem& pr;
@@ -371,8 +365,8 @@ struct Kernel {
     const std::uint32_t q = w.warp_idx() % 4, g = (w.warp_idx() - 4) / 4;
     w.set_role(fmt::format("Compute{} w{}", g, q));
     std::vector<std::uint32_t> s_own, p_own, dp_own, ds_own;
-    const std::span<std::uint32_t> s = registers(w, s_own, 32 * kHalf), pbits = registers(w, p_own, 32 * kHalf / 2),
-                                   dp = registers(w, dp_own, 32 * kHalf), dsbits = registers(w, ds_own, 32 * kHalf / 2);
+    const std::span<std::uint32_t> s = tmem_registers(w, s_own, 32 * kHalf), pbits = tmem_registers(w, p_own, 32 * kHalf / 2),
+                                   dp = tmem_registers(w, dp_own, 32 * kHalf), dsbits = tmem_registers(w, ds_own, 32 * kHalf / 2);
     std::vector<float> p(32 * kHalf), lse(kHalf), delta(kHalf);
     std::vector<std::byte> ds_rows(32 * 128);
     const TmemAddr lanes = TmemAddr::at(32 * q, tmem.column());
@@ -495,7 +489,7 @@ struct Kernel {
     w.tcgen05_fence_after_thread_sync();
     const std::uint32_t cols = pr.d / 2, elem = pr.gqa() ? 4 : 2;
     std::vector<std::uint32_t> own;
-    const std::span<std::uint32_t> regs = registers(w, own, 32 * cols);
+    const std::span<std::uint32_t> regs = tmem_registers(w, own, 32 * cols);
     std::vector<std::byte> rows(32 * cols * elem);
     const TmemAddr lanes = TmemAddr::at(32 * q, tmem.column());
     for (std::uint32_t t = 0; t < 2; ++t) {  // dV, dK
@@ -535,7 +529,7 @@ struct Kernel {
     const std::uint32_t cols = l.pair ? pr.d / 2 : pr.d;
     const std::uint32_t row0 = l.pair ? c * kTile / 2 + 32 * (q % 2) : 32 * q, col0 = l.pair ? q / 2 * cols : 0;
     std::vector<std::uint32_t> own;
-    const std::span<std::uint32_t> regs = registers(w, own, 32 * cols);
+    const std::span<std::uint32_t> regs = tmem_registers(w, own, 32 * cols);
     std::vector<std::byte> rows(kBox);
     const TmemAddr lanes = TmemAddr::at(32 * q, tmem.column());
     std::uint32_t boxes = 0;
@@ -577,25 +571,13 @@ void validate(const HardwareConfig& config, const FmhaBwdParams& p) {
     throw InputError(fmt::format("--headdim {}: the backward supports head dims 64 and 128", p.headdim));
   if (p.dtype != DataType::BF16 && p.dtype != DataType::F16)
     throw InputError(fmt::format("--dtype {}: Q, K, V, O, dO are bf16 or f16", name_of(p.dtype)));
-  if (p.batch == 0 || p.heads == 0) throw InputError("--batch and --heads must be at least 1");
-  if (p.seqlen == 0) throw InputError("--seqlen 0: a sequence needs at least one token");
-  if (!p.seqlens.empty() && p.seqlens.size() != p.batch)
-    throw InputError(fmt::format("{} sequence lengths for a batch of {}", p.seqlens.size(), p.batch));
-  for (std::uint32_t len : p.seqlens)
-    if (len == 0 || len > p.seqlen)
-      throw InputError(fmt::format("--seqlens: a length of {}; each must be in 1..{} (the padded length)", len, p.seqlen));
-  const std::uint32_t kvh = p.kv_heads ? p.kv_heads : p.heads;
-  if (p.heads % kvh != 0)
-    throw InputError(fmt::format("--kv-heads {}: the {} query heads must split evenly over the K/V heads", kvh, p.heads));
   if (p.two_cta && p.headdim != 128)
     throw InputError(fmt::format("--cta-group 2 with head dim {}: the pair form splits the head dim in two 64-column "
                                  "halves (FlashAttention-4 pairs head dims >= 128); use head dim 128",
                                  p.headdim));
-  const std::uint64_t per = p.two_cta ? 2 : 1;  // a pair's second CTA past an odd tile count
-  const std::uint64_t ctas = static_cast<std::uint64_t>(p.batch) * p.heads * ((p.seqlen + per * kTile - 1) / (per * kTile)) * per;
-  if (ctas >= (1ull << 31))
-    throw InputError(fmt::format("batch {} x {} heads x seqlen {}: {} CTAs, more than a grid can have", p.batch, p.heads,
-                                 p.seqlen, ctas));
+  const std::uint32_t per = p.two_cta ? 2 : 1;  // a pair's second CTA past an odd tile count
+  attention::validate_shape({p.batch, p.heads, p.kv_heads, p.seqlen, p.seqlens},
+                            (p.seqlen + per * kTile - 1) / (per * kTile) * per);
 }
 
 // FlashAttention-4's SingleTileScheduler: one CTA per (key tile, head, sequence), the key tile
@@ -612,15 +594,6 @@ std::vector<Unit> units_of(const Problem& pr) {
         for (std::uint32_t c = 0; c < per; ++c) units.push_back({b, h, (n0 + c) * kTile, pr.p.causal ? n0 : 0, tiles});
     }
   return units;
-}
-
-// Random inputs in [-range, range), fp32-rounded to the element type.
-void fill(std::span<std::byte> bytes, DataType t, std::uint32_t seed, float range) {
-  std::uint32_t x = seed;
-  for (std::size_t i = 0; i < bytes.size() / 2; ++i) {
-    x = x * 1664525u + 1013904223u;
-    store_from_float(t, (static_cast<float>(x >> 8) / 16777216.0f - 0.5f) * 2 * range, &bytes[2 * i]);
-  }
 }
 
 }  // namespace
@@ -687,10 +660,10 @@ FmhaBwdResult run_fmha_bwd(const HardwareConfig& config, const SimOptions& optio
   }
   const AttentionShape shape{p.batch, p.heads, kvh, p.seqlen, pr.lens, d, d, p.causal};
   if (sim.gmem().holds_data()) {
-    fill(sim.gmem().bytes(a.q, q_bytes), p.dtype, 21, 2.0f);
-    fill(sim.gmem().bytes(a.k, kv_bytes), p.dtype, 22, 2.0f);
-    fill(sim.gmem().bytes(a.v, kv_bytes), p.dtype, 23, 1.0f);
-    fill(sim.gmem().bytes(a.d_o, q_bytes), p.dtype, 24, 1.0f);
+    attention::fill_random(sim.gmem().bytes(a.q, q_bytes), p.dtype, 21, 2.0f);
+    attention::fill_random(sim.gmem().bytes(a.k, kv_bytes), p.dtype, 22, 2.0f);
+    attention::fill_random(sim.gmem().bytes(a.v, kv_bytes), p.dtype, 23, 1.0f);
+    attention::fill_random(sim.gmem().bytes(a.d_o, q_bytes), p.dtype, 24, 1.0f);
     write_forward_outputs(sim, shape, p.dtype, a, lse, row_pitch);  // O and LSE as the forward writes them
   }
 
@@ -770,10 +743,9 @@ namespace {
 KernelReport run_from_cli(const KernelRequest& req) {
   const KernelArgs& a = req.args;
   FmhaBwdParams p;
-  p.batch = static_cast<std::uint32_t>(a.integer("batch", 0, 1u << 16));
-  p.heads = static_cast<std::uint32_t>(a.integer("heads", 0, 1024));
-  p.kv_heads = static_cast<std::uint32_t>(a.integer("kv-heads", 0, 1024));
-  p.seqlen = static_cast<std::uint32_t>(a.integer("seqlen", 0, 1u << 20));
+  const attention::Shape shape = attention::shape_from_cli(a);
+  p.batch = shape.batch, p.heads = shape.heads, p.kv_heads = shape.kv_heads, p.seqlen = shape.seqlen;
+  p.seqlens = shape.seqlens;
   p.headdim = static_cast<std::uint32_t>(a.integer("headdim", 1, 1024));
   const auto t = parse_data_type(a.text("dtype"));
   if (!t) throw InputError(fmt::format("--dtype: unknown type '{}'", a.text("dtype")));
@@ -784,17 +756,6 @@ KernelReport run_from_cli(const KernelRequest& req) {
     p.dq_path = FmhaBwdParams::DqPath::Partials;
   else if (path != "reduce")
     throw InputError(fmt::format("--dq-path: reduce or partials, got '{}'", path));
-  if (!a.text("seqlens").empty()) {
-    const std::string& list = a.text("seqlens");
-    for (std::size_t at = 0; at <= list.size();) {
-      const std::size_t comma = std::min(list.find(',', at), list.size());
-      p.seqlens.push_back(static_cast<std::uint32_t>(
-          parse_integer(list.substr(at, comma - at), "each length of --seqlens (e.g. 100,700,1000)", 1, 1u << 20)));
-      at = comma + 1;
-    }
-    p.batch = static_cast<std::uint32_t>(p.seqlens.size());
-    p.seqlen = *std::max_element(p.seqlens.begin(), p.seqlens.end());
-  }
   const auto bug = parse_fmha_bwd_bug(a.text("bug"));
   if (!bug) throw InputError(fmt::format("--bug: none, ds-before-dp or dq-skips-tile, got '{}'", a.text("bug")));
   p.bug = *bug;
@@ -837,12 +798,7 @@ KernelInfo fmha_bwd_kernel_info() {
                     "(D, LSE log2), one CTA per key tile (or a CTA pair per 256 keys, --cta-group 2) with dQ-reduce, "
                     "compute, MMA and load warps (S, dP, dV, dK, dQ in TMEM; dQ added into fp32 by TMA reductions, or "
                     "stored as partials), a post-kernel converting dQ; cycles are the three launches'",
-                    {{"batch", "sequences", "2"},
-                     {"heads", "query heads", "4"},
-                     {"kv-heads", "K/V heads (GQA); 0: as many as query heads", "0"},
-                     {"seqlen", "tokens per sequence (queries and keys)", "1000"},
-                     {"seqlens", "variable lengths, one per sequence (sets the batch), e.g. 100,700,1000", ""},
-                     {"headdim", "head dim of Q, K, V: 64 or 128", "128"},
+                    attention::shape_params({{"headdim", "head dim of Q, K, V: 64 or 128", "128"},
                      {"dtype", data_type_names({DataType::BF16, DataType::F16}), "bf16"},
                      {"causal", "1: causal mask (key tiles skip the Q tiles before their diagonal); the flag alone: 1",
                       "0", true},
@@ -850,7 +806,7 @@ KernelInfo fmha_bwd_kernel_info() {
                                    "(FlashAttention-4's 2-CTA form; head dim 128)", "1"},
                      {"dq-path", "reduce (TMA reduce-add of each tile's dQ into fp32, atomic in the L2) or partials "
                                  "(each stored, summed in key order by the post-kernel: deterministic)", "reduce"},
-                     {"bug", "a deliberate bug: none, ds-before-dp, dq-skips-tile", "none"}},
+                     {"bug", "a deliberate bug: none, ds-before-dp, dq-skips-tile", "none"}}),
                     &run_from_cli};
 }
 
