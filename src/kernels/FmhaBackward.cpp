@@ -797,7 +797,7 @@ KernelInfo fmha_bwd_kernel_info() {
                     "Attention backward (dQ, dK, dV) in the structure of FlashAttention-4's SM100 backward: a pre-kernel "
                     "(D, LSE log2), one CTA per key tile (or a CTA pair per 256 keys, --cta-group 2) with dQ-reduce, "
                     "compute, MMA and load warps (S, dP, dV, dK, dQ in TMEM; dQ added into fp32 by TMA reductions, or "
-                    "stored as partials), a post-kernel converting dQ; cycles are the three launches'",
+                    "stored as partials), a post-kernel converting dQ; the run is the main kernel's, total_cycles all three",
                     attention::shape_params({{"headdim", "head dim of Q, K, V: 64 or 128", "128"},
                      {"dtype", data_type_names({DataType::BF16, DataType::F16}), "bf16"},
                      {"causal", "1: causal mask (key tiles skip the Q tiles before their diagonal); the flag alone: 1",
