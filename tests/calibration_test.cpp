@@ -98,6 +98,33 @@ TEST(CalibrationTest, StageRingRowsStayWithinTheirStatedBounds) {
 // the ~83 cycles tma_2d_latency_l2's timing loop adds (hit_boxes_tolerances.csv), and a line
 // the previous miss promoted costs silicon 142 cycles more than a hot one, the model nothing
 // (its two errors nearly cancel there: 585 vs 636).
+// TMA store and reduce-add streams (h100_tma_reduce.cu on both chips): the SM's write paths
+// (tma.store_bytes_per_cycle, reduce_bytes_per_cycle) and the L2's array cost of a store and of a
+// reduction (l2.store_link_cost, reduce_link_cost) hold the cycles per box of every stream with
+// two or more boxes in flight to L2-resident lines within 2% (the bytes-per-cycle rows of one SM
+// are ~31.5, whole numbers in the comparison); what the wider bounds cover is one box in flight,
+// one box alone and reductions into HBM (tma_reduce_tolerances.csv).
+TEST(CalibrationTest, TmaStoreAndReduceRowsOfBothChipsStayWithinTheirStatedBounds) {
+  for (const char* chip : {"h100", "h200"}) {
+    const auto rows = expect_rows_within(chip, calibration((std::string(chip) + "_tma_reduce.csv").c_str()),
+                                         calibration("tma_reduce_tolerances.csv"), 102);
+    for (const UbenchComparison& r : rows)
+      if (r.scenario.find("_l2_p1") == std::string::npos && r.scenario.find("_l2_p") != std::string::npos &&
+          r.scenario.find("cycles_per_box") != std::string::npos)
+        EXPECT_LE(std::abs(r.error), 0.02) << chip << " " << r.scenario << " " << r.param;
+  }
+}
+
+// A store that cost the L2 a read's array bytes (store_link_cost 1) streams from 132 SMs at the
+// arrays' rate, 85% faster than silicon takes stores.
+TEST(CalibrationTest, StoresAtTheL2sReadCostMissTheFullChipRows) {
+  HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml");
+  cfg.l2.store_link_cost = 1;
+  const UbenchScenario* s = find_ubench("store_l2_p2_bytes_per_cycle");
+  ASSERT_NE(s, nullptr);
+  EXPECT_GT(run_ubench(cfg, *s, 132), 2102 * 1.5);
+}
+
 TEST(CalibrationTest, HitBoxRowsStayWithinTheirStatedBounds) {
   const auto rows =
       expect_rows_within("h100", calibration("h100_hit_boxes.csv"), calibration("hit_boxes_tolerances.csv"), 24);
@@ -243,8 +270,8 @@ void expect_gemm_rows(const char* chip, double mean_bound) {
   EXPECT_LE(mean_absolute_error(rows), mean_bound) << chip;
 }
 
-TEST(KernelValidationTest, GemmSm90OnTheH100StaysWithinItsStatedBounds) { expect_gemm_rows("h100", 0.089); }
-TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.076); }
+TEST(KernelValidationTest, GemmSm90OnTheH100StaysWithinItsStatedBounds) { expect_gemm_rows("h100", 0.083); }
+TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.071); }
 
 // The twin's DRAM traffic on its timed launch (ncu, h100_gemm_traffic.csv) against the model's HBM
 // reads after one warm-up launch, for the 4096^3 rows: all six within 10% (they were 42-89% short

@@ -268,6 +268,7 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   l2.read("gbytes_per_second", c.l2.gbytes_per_second, 1.0, 1e9);
   l2.read("delivery_gbytes_per_second", c.l2.delivery_gbytes_per_second, 1.0, 1e9);
   l2.read("coalesce_in_flight", c.l2.coalesce_in_flight, false, true);
+  l2.read("store_link_cost", c.l2.store_link_cost, 1.0, 64.0);
   l2.read("reduce_link_cost", c.l2.reduce_link_cost, 1.0, 64.0);
   l2.finish();
   if (c.l2.bytes / (c.l2.line_bytes * 8ull) >= (1ull << 31))

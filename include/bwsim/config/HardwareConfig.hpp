@@ -69,8 +69,9 @@ struct HardwareConfig {
     bool coalesce_in_flight = false;
     // What the crossbar delivers to the SMs in all, coalesced reads included (bytes per ns).
     double delivery_gbytes_per_second = 0;
-    // Array bytes a reduction (cp.reduce.async.bulk .add) of one byte takes from the L2's
-    // bandwidth: the read, the add and the write of a resident line.
+    // Array bytes a store of one byte takes from the L2's bandwidth (a write is dearer than a
+    // read), and a reduction (cp.reduce.async.bulk .add) of one: the read, the add and the write.
+    double store_link_cost = 1;
     double reduce_link_cost = 1;
   } l2;
 

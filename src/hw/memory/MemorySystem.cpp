@@ -317,20 +317,25 @@ void MemorySystem::prefetch(std::uint32_t sm, const TensorMap& map, const Tensor
   }
 }
 
-// Written through: the bytes take HBM bandwidth, the store does not wait for it. A store that
-// writes nothing (wholly outside the tensor) is taken at once.
+// Write-back with write-allocate: each byte takes l2.store_link_cost array bytes; a line that was
+// not resident takes the place of another, whose write-back (as many bytes) the store waits for
+// at HBM's rate (a stream of stores to new lines runs at HBM's bandwidth, one to resident lines at
+// the L2's). A store that writes nothing (wholly outside the tensor) is taken at once.
 Cycle MemorySystem::write(std::uint32_t sm, const TensorMap& map, const TensorCoords& coords, Cycle at) {
   const std::uint32_t die = sm_die_[sm];
   const Lookup l = lookup(die, map, coords, true);  // write-allocate: the lines are resident afterwards
   stats_.l2_write_bytes += l.bytes;
-  stats_.hbm_write_bytes += l.bytes;
   Cycle taken = at;
   for (std::uint32_t h = 0; h < halves_.size(); ++h) {
     const std::uint64_t bytes = l.part[h].bytes;
     if (!bytes) continue;
-    hbm_transfer(h, at, bytes);
-    Cycle t = halves_[h].l2_link.transfer(at, bytes);
-    l2_counter_.add(*this, t, bytes);
+    if (const std::uint64_t evicted = l.part[h].miss_bytes) {
+      stats_.hbm_write_bytes += evicted;
+      taken = std::max(taken, hbm_transfer(h, at, evicted).through);
+    }
+    const auto array_bytes = static_cast<std::uint64_t>(static_cast<double>(bytes) * config_.l2.store_link_cost);
+    Cycle t = halves_[h].l2_link.transfer(at, array_bytes);
+    l2_counter_.add(*this, t, array_bytes);
     if (h != die) t = std::max(t, cross(die, at, bytes)) + config_.dies.link_latency;
     taken = std::max(taken, t);
   }
