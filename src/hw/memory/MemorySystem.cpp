@@ -39,7 +39,7 @@ const StatGroup<MemoryStats>& MemoryStats::declared() {
                  {"L2 link", "L2-bandwidth"})
         .counter("hbm_read_bytes", StatUnit::Bytes, "bytes read from HBM: L2 misses of loads and prefetches",
                  &MemoryStats::hbm_read_bytes)
-        .counter("hbm_write_bytes", StatUnit::Bytes, "bytes written to HBM: through by stores, back by reductions of missed lines",
+        .counter("hbm_write_bytes", StatUnit::Bytes, "bytes written back to HBM: a line for each one stores and reductions allocated",
                  &MemoryStats::hbm_write_bytes)
         .formula("hbm_gbytes_per_second", StatUnit::GBytesPerSecond,
                  "hbm_read_bytes + hbm_write_bytes per second at the config's clock",

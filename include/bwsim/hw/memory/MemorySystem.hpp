@@ -33,7 +33,7 @@ struct MemoryStats {
   std::uint64_t l2_write_bytes = 0;  // written by TMA stores
   std::uint64_t l2_reduce_bytes = 0; // added by TMA reductions (cp.reduce.async.bulk .add)
   std::uint64_t hbm_read_bytes = 0;  // L2 misses filled from HBM (loads and prefetches)
-  std::uint64_t hbm_write_bytes = 0; // stores written through to HBM, reductions' missed lines written back
+  std::uint64_t hbm_write_bytes = 0; // write-backs: of the lines stores and reductions allocated in place of others
   std::uint64_t d2d_bytes = 0;       // bytes that crossed between the dies (reads and writes)
   // Cycles each link spent moving bytes (of two die halves or directions, the busier one).
   Cycle l2_busy_cycles = 0, hbm_busy_cycles = 0, d2d_busy_cycles = 0;
@@ -68,7 +68,7 @@ class MemorySystem {
   // A TMA prefetch of the box by SM `sm` to the L2 arriving at `at`: its misses are read from
   // HBM; nothing goes to an SM.
   void prefetch(std::uint32_t sm, const TensorMap& map, const TensorCoords& coords, Cycle at);
-  // A TMA store of the box at `coords` by SM `sm` (written to the L2 and through to HBM) arriving
+  // A TMA store of the box at `coords` by SM `sm` (into the L2, write-back with write-allocate) arriving
   // at `at`: returns the cycle the L2 has taken the bytes.
   Cycle write(std::uint32_t sm, const TensorMap& map, const TensorCoords& coords, Cycle at);
   // A TMA reduction (.add) of the box into GMEM: each byte takes l2.reduce_link_cost array bytes
