@@ -367,7 +367,7 @@ struct Kernel {
     std::vector<std::uint32_t> s_own, p_own, dp_own, ds_own;
     const std::span<std::uint32_t> s = tmem_registers(w, s_own, 32 * kHalf), pbits = tmem_registers(w, p_own, 32 * kHalf / 2),
                                    dp = tmem_registers(w, dp_own, 32 * kHalf), dsbits = tmem_registers(w, ds_own, 32 * kHalf / 2);
-    std::vector<float> p(32 * kHalf), lse(kHalf), delta(kHalf);
+    std::vector<float> p(32 * kHalf), lse(kHalf), delta(kHalf), ds(kHalf);
     std::vector<std::byte> ds_rows(32 * 128);
     const TmemAddr lanes = TmemAddr::at(32 * q, tmem.column());
     const bool ds_before_dp = pr.p.bug == FmhaBwdBug::DsBeforeDp;
@@ -392,7 +392,7 @@ struct Kernel {
       w.tcgen05_fence_after_thread_sync();
       w.tcgen05_ld(lanes + (col_dp + kHalf * g), TmemShape::S32x32b, kHalf, dp);
       co_await w.tcgen05_wait_ld();
-      if (w.functional()) compute_ds(dp, delta, p, dsbits, ds_rows, q);
+      if (w.functional()) compute_ds(dp, delta, p, ds, dsbits, ds_rows, q);
       co_await w.run(ds_code);
       w.mbarrier_arrive(Layout::bar(StatsEmpty, st));
       co_await w.bar_sync(kComputeSync, 32 * kComputeWarps);  // every warp's dP read
@@ -458,8 +458,8 @@ struct Kernel {
   // dS = P o (dP - D), packed for TMEM and, MN-major, as this warp's 32 rows (keys) of the
   // 64-query chunk in SMEM (128-byte swizzle).
   void compute_ds(std::span<const std::uint32_t> dp, const std::vector<float>& delta, const std::vector<float>& p,
+                  std::vector<float>& ds,
                   std::span<std::uint32_t> dsbits, std::vector<std::byte>& rows, std::uint32_t q) const {
-    std::vector<float> ds(kHalf);
     for (std::uint32_t lane = 0; lane < 32; ++lane) {
       for (std::uint32_t c = 0; c < kHalf; ++c)
         ds[c] = p[lane * kHalf + c] * (std::bit_cast<float>(dp[lane * kHalf + c]) - delta[c]);
