@@ -21,5 +21,17 @@ void BM_FmhaTiming(benchmark::State& state) {
 }
 BENCHMARK(BM_FmhaTiming)->Args({0, 0})->Args({1, 0})->Args({0, 1})->Args({1, 1})->Unit(benchmark::kMillisecond);
 
+// Long-sequence attention (issue 21's figure): 1 sequence x 16 heads x 16384 tokens, head dim 128,
+// the CUTLASS algorithm, race checking on (the default).
+void BM_FmhaLongTiming(benchmark::State& state) {
+  static const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/b200.yaml");
+  const FmhaParams p{.batch = 1, .heads = 16, .seqlen = static_cast<std::uint32_t>(state.range(0))};
+  std::uint64_t events = 0;
+  for (auto _ : state) events += run_fmha(cfg, SimOptions{.mode = Mode::Timing}, p, false).run.events;
+  state.counters["events/s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+  state.counters["events/kernel"] = static_cast<double>(events) / static_cast<double>(state.iterations());
+}
+BENCHMARK(BM_FmhaLongTiming)->Arg(16384)->Unit(benchmark::kMillisecond)->Iterations(1);
+
 }  // namespace
 }  // namespace bwsim

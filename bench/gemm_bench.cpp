@@ -31,19 +31,22 @@ void BM_GemmClusterTiming(benchmark::State& state) {
 BENCHMARK(BM_GemmClusterTiming)->Args({1, 1, 0})->Args({2, 2, 0})->Args({2, 1, 1})->Args({4, 2, 1})
     ->Unit(benchmark::kMillisecond);
 
-// The persistent GEMM's 8192^3 on the whole chip (74 CTA pairs in 2x1 clusters, or 148 CTAs), with
-// the race checker on (the default) or off: arg 2-SM (0/1), race checks (0/1).
+// The persistent GEMM on the whole chip (74 CTA pairs in 2x1 clusters, or 148 CTAs), with the race
+// checker on (the default) or off: args M = N = K, 2-SM (0/1), race checks (0/1). 8192^3 2-SM with
+// checks is the main job; 16384^3 is issue 21's long run.
 void BM_GemmPersistentTiming(benchmark::State& state) {
   static const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/b200.yaml");
-  const bool two_sm = state.range(0) != 0;
-  const GemmParams p{.m = 8192, .n = 8192, .k = 8192, .ctas = 148, .cluster_m = two_sm ? 2u : 1u, .two_sm = two_sm};
+  const auto n = static_cast<std::uint32_t>(state.range(0));
+  const bool two_sm = state.range(1) != 0;
+  const GemmParams p{.m = n, .n = n, .k = n, .ctas = 148, .cluster_m = two_sm ? 2u : 1u, .two_sm = two_sm};
   std::uint64_t events = 0;
   for (auto _ : state)
-    events += run_gemm(cfg, SimOptions{.mode = Mode::Timing, .check_races = state.range(1) != 0}, p, false).run.events;
+    events += run_gemm(cfg, SimOptions{.mode = Mode::Timing, .check_races = state.range(2) != 0}, p, false).run.events;
   state.counters["events/s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
   state.counters["events/kernel"] = static_cast<double>(events) / static_cast<double>(state.iterations());
 }
-BENCHMARK(BM_GemmPersistentTiming)->Args({1, 1})->Args({1, 0})->Args({0, 1})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GemmPersistentTiming)->Args({8192, 1, 1})->Args({8192, 1, 0})->Args({8192, 0, 1})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GemmPersistentTiming)->Args({16384, 1, 1})->Unit(benchmark::kMillisecond)->Iterations(1);
 
 // A functional 1024^3 GEMM on 148 CTAs (real bytes, real products) with its fp64 reference check
 // (check_gemm) or without: the check's cost is the difference.

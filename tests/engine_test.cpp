@@ -46,6 +46,28 @@ TEST(EngineTest, StopsAtTheLimitAndKeepsLaterEvents) {
   EXPECT_EQ(log.seen.back(), (std::pair<Cycle, std::uint64_t>{50, 2}));
 }
 
+// An event scheduled far ahead (beyond the calendar's window of buckets) keeps its place before one
+// scheduled later for the same cycle from near it: insertion order holds across the two structures.
+void record_then_schedule_at_100000(void* p, std::uint64_t arg) {
+  record(p, arg);
+  auto* log = static_cast<Log*>(p);
+  log->engine->schedule(100000, &record, log, arg + 1);
+}
+
+TEST(EngineTest, AnEventFarAheadRunsBeforeOneScheduledLaterForTheSameCycle) {
+  Engine e;
+  Log log{&e, {}};
+  e.schedule(100000, &record, &log, 1);
+  e.schedule(99990, &record_then_schedule_at_100000, &log, 2);
+  e.schedule(250000, &record, &log, 9);
+  EXPECT_FALSE(e.run(200000));
+  const std::vector<std::pair<Cycle, std::uint64_t>> want{{99990, 2}, {100000, 1}, {100000, 3}};
+  EXPECT_EQ(log.seen, want);
+  EXPECT_TRUE(e.run());
+  EXPECT_EQ(log.seen.back(), (std::pair<Cycle, std::uint64_t>{250000, 9}));
+  EXPECT_TRUE(e.idle());
+}
+
 TEST(EngineTest, LargeRandomScheduleIsDeterministicAndOrdered) {
   auto run_once = [] {
     Engine e;
@@ -53,7 +75,7 @@ TEST(EngineTest, LargeRandomScheduleIsDeterministicAndOrdered) {
     std::uint64_t x = 7;
     for (int i = 0; i < 5000; ++i) {
       x = x * 6364136223846793005ull + 1442695040888963407ull;
-      e.schedule((x >> 33) % 1000, &record, &log, static_cast<std::uint64_t>(i));
+      e.schedule((x >> 33) % 50000, &record, &log, static_cast<std::uint64_t>(i));
     }
     e.run();
     return log.seen;

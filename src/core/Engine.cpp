@@ -1,5 +1,6 @@
 #include "bwsim/core/Engine.hpp"
 
+#include <bit>
 #include <cassert>
 
 #include "bwsim/core/Bits.hpp"
@@ -15,19 +16,64 @@ void resume_coroutine(void* address, std::uint64_t) {
 }
 }  // namespace
 
+Engine::Engine() : head_(kWindow, kNil), tail_(kWindow, kNil), occupied_(kWindow / 64, 0) {
+  heap_.reserve(64);
+  nodes_.reserve(4096);
+}
+
 void Engine::schedule(Cycle when, EventFn fn, void* object, std::uint64_t arg) {
   assert(when >= now_);
-  std::uint64_t seq = seq_++;
-  if (shuffle_)  // a drawn high part orders the events of one cycle; the low part keeps keys unique
-    seq = (splitmix64(rng_) << 40) | (seq & ((1ull << 40) - 1));
-  push(Event{when < now_ ? now_ : when, seq, fn, object, arg});
+  if (when < now_) when = now_;
+  if (shuffle_) {  // a drawn high part orders the events of one cycle; the low part keeps keys unique
+    push_heap(Event{when, (splitmix64(rng_) << 40) | (seq_++ & ((1ull << 40) - 1)), fn, object, arg});
+    return;
+  }
+  const Event e{when, seq_++, fn, object, arg};
+  if (when - now_ < kWindow)
+    push_bucket(e);
+  else
+    push_heap(e);
 }
 
 void Engine::schedule_resume(Cycle when, std::coroutine_handle<> handle) {
   schedule(when, &resume_coroutine, handle.address());
 }
 
-void Engine::push(const Event& e) {
+void Engine::push_bucket(const Event& e) {
+  std::uint32_t n = free_;
+  if (n != kNil) {
+    free_ = nodes_[n].next;
+    nodes_[n] = Node{e, kNil};
+  } else {
+    n = static_cast<std::uint32_t>(nodes_.size());
+    nodes_.push_back(Node{e, kNil});
+  }
+  const std::uint32_t b = static_cast<std::uint32_t>(e.when) & (kWindow - 1);
+  if (head_[b] == kNil) {
+    head_[b] = n;
+    occupied_[b / 64] |= 1ull << (b % 64);
+  } else {
+    nodes_[tail_[b]].next = n;
+  }
+  tail_[b] = n;
+  ++bucketed_;
+}
+
+std::uint32_t Engine::first_bucket() const {
+  // Buckets hold cycles [now, now + kWindow): scan the bitmap cyclically from now's bucket.
+  const std::uint32_t start = static_cast<std::uint32_t>(now_) & (kWindow - 1);
+  std::uint32_t w = start / 64;
+  std::uint64_t bits = occupied_[w] & (~0ull << (start % 64));
+  for (std::uint32_t i = 0; i <= kWindow / 64; ++i) {
+    if (bits) return w * 64 + static_cast<std::uint32_t>(std::countr_zero(bits));
+    w = (w + 1) % (kWindow / 64);
+    bits = occupied_[w];
+  }
+  assert(false);
+  return 0;
+}
+
+void Engine::push_heap(const Event& e) {
   // Hand-rolled sift-up: std::push_heap would need a comparator object per call site.
   heap_.push_back(e);
   std::size_t i = heap_.size() - 1;
@@ -40,7 +86,7 @@ void Engine::push(const Event& e) {
   heap_[i] = e;
 }
 
-Engine::Event Engine::pop() {
+Engine::Event Engine::pop_heap() {
   Event top = heap_.front();
   Event last = heap_.back();
   heap_.pop_back();
@@ -61,15 +107,35 @@ Engine::Event Engine::pop() {
 }
 
 bool Engine::run(Cycle limit) {
-  while (!heap_.empty()) {
-    if (heap_.front().when > limit) return false;
-    Event e = pop();
+  for (;;) {
+    Event e;
+    if (bucketed_ != 0) {
+      const std::uint32_t b = first_bucket();
+      const std::uint32_t n = head_[b];
+      const Event& head = nodes_[n].event;
+      if (!heap_.empty() && before(heap_.front().when, heap_.front().seq, head.when, head.seq)) {
+        if (heap_.front().when > limit) return false;
+        e = pop_heap();
+      } else {
+        if (head.when > limit) return false;
+        e = head;
+        head_[b] = nodes_[n].next;
+        if (head_[b] == kNil) occupied_[b / 64] &= ~(1ull << (b % 64));
+        nodes_[n].next = free_;
+        free_ = n;
+        --bucketed_;
+      }
+    } else if (!heap_.empty()) {
+      if (heap_.front().when > limit) return false;
+      e = pop_heap();
+    } else {
+      return true;
+    }
     now_ = e.when;
     ++processed_;
     e.fn(e.object, e.arg);
     if (progress_ && (processed_ & kProgressMask) == 0) progress_(progress_context_);
   }
-  return true;
 }
 
 }  // namespace bwsim
