@@ -53,6 +53,19 @@ TEST(L2PolicyTest, ManyKeysThroughASmallLruKeepExactlyTheNewest) {
 // lru: 2 hits (C, A); clock: 3 (C, A, C). LRU judges C by its last use (before A's), so E evicts
 // it; clock only knows C was used since the hand last passed, so E evicts A, whose bit the D
 // sweep had just cleared.
+// Thousands of hits on two of three blocks: the recency log fills with stale touches and is
+// compacted several times, and the untouched block is still the one evicted.
+TEST(L2PolicyTest, LruKeepsItsOrderThroughLongRunsOfHits) {
+  const auto l2 = policy("lru", 3);
+  EXPECT_EQ(hits(*l2, {'a', 'b', 'c'}), 0u);
+  for (int i = 0; i < 3000; ++i) ASSERT_EQ(hits(*l2, {'a', 'c'}), 2u);  // [b a c]
+  EXPECT_EQ(hits(*l2, {'d'}), 0u);  // evicts b: [a c d]
+  EXPECT_EQ(hits(*l2, {'c'}), 1u);  // [a d c]
+  EXPECT_EQ(hits(*l2, {'b'}), 0u);  // evicts a: [d c b]
+  EXPECT_EQ(hits(*l2, {'a'}), 0u);  // evicts d: [c b a]
+  EXPECT_EQ(hits(*l2, {'c', 'b', 'a'}), 3u);
+}
+
 TEST(L2PolicyTest, LruAndClockHitTheHandCountsOnAPatternWhereTheyDiffer) {
   const auto lru = policy("lru", 3);
   const auto clock = policy("clock", 3);

@@ -7,10 +7,77 @@
 #include "bwsim/hw/sm/Cluster.hpp"
 #include "bwsim/hw/sm/Cta.hpp"
 
+namespace bwsim {
+
+std::pair<std::uint32_t, bool> RaceRecords::find_or_add(AccessKind kind, const WarpState* issuer, std::uint32_t begin,
+                                                        std::uint32_t end) {
+  if (2 * (used_ + 1) > slots_.size()) grow();
+  const std::uint64_t range =
+      (static_cast<std::uint64_t>(kind) << 60) | (static_cast<std::uint64_t>(begin) << 30) | end;
+  for (std::size_t i = home(issuer, range);; i = (i + 1) & (slots_.size() - 1)) {
+    Slot& s = slots_[i];
+    if (s.issuer == issuer && s.range == range) return {s.position, false};
+    if (s.issuer == nullptr) {
+      s = Slot{issuer, range, static_cast<std::uint32_t>(of(kind).size())};
+      ++used_;
+      return {s.position, true};
+    }
+  }
+}
+
+void RaceRecords::grow() {
+  std::vector<Slot> old(std::max<std::size_t>(64, 2 * slots_.size()));
+  old.swap(slots_);
+  for (const Slot& s : old) {
+    if (s.issuer == nullptr) continue;
+    std::size_t i = home(s.issuer, s.range);
+    while (slots_[i].issuer != nullptr) i = (i + 1) & (slots_.size() - 1);
+    slots_[i] = s;
+  }
+}
+
+}  // namespace bwsim
+
 namespace bwsim::races {
 namespace {
 
 bool overlaps(const AsyncAccess& a, std::uint32_t begin, std::uint32_t end) { return a.begin < end && begin < a.end; }
+
+// The records of a few kinds of a CTA, one kind after another (a check asks only for the kinds
+// that can conflict with its access).
+class Records {
+ public:
+  Records(Cta& cta, std::initializer_list<AccessKind> kinds) {
+    for (const AccessKind k : kinds) lists_[n_++] = &cta.race_records(k);
+  }
+  class iterator {
+   public:
+    iterator(const Records& r, std::size_t list) : r_(r), list_(list) { settle(); }
+    AsyncAccess& operator*() const { return (*r_.lists_[list_])[i_]; }
+    iterator& operator++() {
+      ++i_;
+      settle();
+      return *this;
+    }
+    bool operator!=(const iterator& o) const { return list_ != o.list_ || i_ != o.i_; }
+
+   private:
+    void settle() {  // onto the next record, skipping exhausted lists
+      while (list_ < r_.n_ && i_ >= r_.lists_[list_]->size()) {
+        ++list_;
+        i_ = 0;
+      }
+    }
+    const Records& r_;
+    std::size_t list_, i_ = 0;
+  };
+  iterator begin() const { return {*this, 0}; }
+  iterator end() const { return {*this, n_}; }
+
+ private:
+  std::array<std::vector<AsyncAccess>*, 4> lists_{};
+  std::size_t n_ = 0;
+};
 
 const char* what_of(AccessKind k) {
   switch (k) {
@@ -36,22 +103,14 @@ std::string by(const AsyncAccess& a) {
 // access to the same buffer keeps one record, the latest.
 AsyncAccess& record(Cta& cta, AccessKind kind, WarpState& issuer, std::uint32_t begin, std::uint32_t end) {
   RaceRecords& r = cta.race_record_table();
-  const RaceRecordKey key{kind, &issuer, begin, end};
   const HbClock seq = kind == AccessKind::MmaRead || kind == AccessKind::MmaWrite || kind == AccessKind::MmaTmemRead
                          ? issuer.hb.commits
                          : issuer.hb.releases;
   const AsyncAccess latest{kind, begin, end, &issuer, seq, issuer.ready};
-  // The warp's last position for this key's hash: a hit when that record of this CTA has the key
-  // (keys are unique per CTA), which saves the hash table's scattered nodes on a warp's steady cycle.
-  std::uint32_t& cached = issuer.race_record_cache[RaceRecordKeyHash{}(key) % issuer.race_record_cache.size()];
-  if (cached < r.all.size()) {
-    const AsyncAccess& c = r.all[cached];
-    if (c.kind == kind && c.issuer == &issuer && c.begin == begin && c.end == end) return r.all[cached] = latest;
-  }
-  const auto [at, added] = r.index.try_emplace(key, static_cast<std::uint32_t>(r.all.size()));
-  cached = at->second;
-  if (added) return r.all.emplace_back(latest);
-  return r.all[at->second] = latest;
+  std::vector<AsyncAccess>& of = r.of(kind);
+  const auto [at, added] = r.find_or_add(kind, &issuer, begin, end);
+  if (added) return of.emplace_back(latest);
+  return of[at] = latest;
 }
 
 }  // namespace
@@ -84,10 +143,8 @@ bool ordered_after(const AsyncAccess& a, const WarpState& o) {
 }
 
 void tma_write(Cta& dest, WarpState& producer, std::uint32_t begin, std::uint32_t end) {
-  for (AsyncAccess& a : dest.race_records()) {
-    if ((a.kind != AccessKind::MmaRead && a.kind != AccessKind::WgmmaRead && a.kind != AccessKind::GenericRead) ||
-        !overlaps(a, begin, end) || ordered_after_cached(a, producer))
-      continue;
+  for (AsyncAccess& a : Records(dest, {AccessKind::GenericRead, AccessKind::MmaRead, AccessKind::WgmmaRead})) {
+    if (!overlaps(a, begin, end) || ordered_after_cached(a, producer)) continue;
     if (a.kind == AccessKind::GenericRead)
       producer.cta->fail(Rule::RaceStageReuse, producer, "tma.load",
                          fmt::format("writes SMEM [{:#x}, {:#x}) of CTA {} that {} may still read: that warp has not "
@@ -115,8 +172,8 @@ void tma_write(Cta& dest, WarpState& producer, std::uint32_t begin, std::uint32_
 }
 
 void tma_landed(Cta& dest, const WarpState& producer, std::uint32_t begin, const HbPhase& phase) {
-  for (AsyncAccess& a : dest.race_records())
-    if (a.kind == AccessKind::TmaWrite && a.issuer == &producer && a.begin == begin && !a.done) {
+  for (AsyncAccess& a : dest.race_records(AccessKind::TmaWrite))
+    if (a.issuer == &producer && a.begin == begin && !a.done) {
       a.done = true;
       a.landing = phase;
       return;
@@ -128,10 +185,8 @@ namespace {
 // before `reader`'s tensor-core read `op`.
 void check_operand_written(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end, const char* which,
                            const char* op) {
-  for (AsyncAccess& a : cta.race_records()) {
-    if ((a.kind != AccessKind::TmaWrite && a.kind != AccessKind::GenericWrite) || !overlaps(a, begin, end) ||
-        ordered_after_cached(a, mma))
-      continue;
+  for (AsyncAccess& a : Records(cta, {AccessKind::TmaWrite, AccessKind::GenericWrite})) {
+    if (!overlaps(a, begin, end) || ordered_after_cached(a, mma)) continue;
     if (a.kind == AccessKind::TmaWrite)
       mma.cta->fail(Rule::RaceEarlyRead, mma, op,
                     fmt::format("{} reads SMEM [{:#x}, {:#x}) of CTA {} that {} writes: its complete_tx has not landed "
@@ -148,8 +203,8 @@ void check_operand_written(Cta& cta, WarpState& mma, std::uint32_t begin, std::u
 }  // namespace
 
 void generic_read(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end) {
-  for (AsyncAccess& a : cta.race_records()) {
-    if (a.kind != AccessKind::TmaWrite || !overlaps(a, begin, end) || ordered_after_cached(a, reader)) continue;
+  for (AsyncAccess& a : cta.race_records(AccessKind::TmaWrite)) {
+    if (!overlaps(a, begin, end) || ordered_after_cached(a, reader)) continue;
     reader.cta->fail(Rule::RaceEarlyRead, reader, "ld.shared",
                      fmt::format("reads SMEM [{:#x}, {:#x}) of CTA {} that {} writes: its complete_tx has not landed "
                                  "in a barrier phase that happens-before this warp",
@@ -173,18 +228,16 @@ void wgmma_operand(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32
 }
 
 void wgmma_retired(Cta& cta, WarpState& reader) {
-  for (AsyncAccess& a : cta.race_records())
-    if (a.kind == AccessKind::WgmmaRead && a.issuer == &reader && !a.done && a.group <= reader.wgmma_retired) {
+  for (AsyncAccess& a : cta.race_records(AccessKind::WgmmaRead))
+    if (a.issuer == &reader && !a.done && a.group <= reader.wgmma_retired) {
       a.done = true;
       a.done_seq = reader.hb.releases;
     }
 }
 
 void mma_accumulator(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end) {
-  for (AsyncAccess& a : cta.race_records()) {
-    if ((a.kind != AccessKind::TmemLoad && a.kind != AccessKind::TmemStore) || !overlaps(a, begin, end) ||
-        ordered_after_cached(a, mma))
-      continue;
+  for (AsyncAccess& a : Records(cta, {AccessKind::TmemLoad, AccessKind::TmemStore})) {
+    if (!overlaps(a, begin, end) || ordered_after_cached(a, mma)) continue;
     if (a.kind == AccessKind::TmemStore)
       mma.cta->fail(Rule::RaceAccumulatorOverwrite, mma, "tcgen05.mma",
                     fmt::format("writes TMEM columns [{}, {}) of CTA {} that {} writes: that warp has not passed "
@@ -214,15 +267,16 @@ bool shares_lanes(const AsyncAccess& a, const WarpState& w) {
 
 void tmem_load(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end) {
   bool written = false;
-  for (AsyncAccess& a : cta.race_records()) {
-    if (a.kind == AccessKind::TmemStore && overlaps(a, begin, end) && shares_lanes(a, reader) &&
+  for (AsyncAccess& a : cta.race_records(AccessKind::TmemStore))
+    if (overlaps(a, begin, end) && shares_lanes(a, reader) &&
         (a.issuer == &reader ? !a.done : !ordered_after_cached(a, reader)))
       reader.cta->fail(Rule::RaceEarlyRead, reader, "tcgen05.ld",
                        fmt::format("reads TMEM columns [{}, {}) of its lanes that {} writes: that warp has not passed "
                                    "tcgen05.wait::st and then made a release that happens-before this warp",
                                    begin, end, by(a)),
                        "let the storing warp wait::st and then arrive on a barrier (or bar.sync) this warp waits on");
-    if (a.kind != AccessKind::MmaWrite || !overlaps(a, begin, end)) continue;
+  for (AsyncAccess& a : cta.race_records(AccessKind::MmaWrite)) {
+    if (!overlaps(a, begin, end)) continue;
     written = true;
     if (!ordered_after_cached(a, reader))
       reader.cta->fail(Rule::RaceEarlyAccumulatorRead, reader, "tcgen05.ld",
@@ -237,18 +291,18 @@ void tmem_load(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t e
 }
 
 void tmem_wait_ld(Cta& cta, WarpState& reader) {
-  for (AsyncAccess& a : cta.race_records())
-    if (a.kind == AccessKind::TmemLoad && a.issuer == &reader && !a.done) {
+  for (AsyncAccess& a : cta.race_records(AccessKind::TmemLoad))
+    if (a.issuer == &reader && !a.done) {
       a.done = true;
       a.done_seq = reader.hb.releases;
     }
 }
 
 void tmem_store(Cta& cta, WarpState& writer, std::uint32_t begin, std::uint32_t end) {
-  for (AsyncAccess& a : cta.race_records()) {
-    const bool tmem = a.kind == AccessKind::MmaWrite || a.kind == AccessKind::MmaTmemRead ||
-                      ((a.kind == AccessKind::TmemLoad || a.kind == AccessKind::TmemStore) && a.issuer != &writer);
-    if (!tmem || !overlaps(a, begin, end) || !shares_lanes(a, writer) || ordered_after_cached(a, writer)) continue;
+  for (AsyncAccess& a :
+       Records(cta, {AccessKind::MmaWrite, AccessKind::MmaTmemRead, AccessKind::TmemLoad, AccessKind::TmemStore})) {
+    const bool others = a.kind == AccessKind::MmaWrite || a.kind == AccessKind::MmaTmemRead || a.issuer != &writer;
+    if (!others || !overlaps(a, begin, end) || !shares_lanes(a, writer) || ordered_after_cached(a, writer)) continue;
     if (a.kind == AccessKind::MmaWrite)
       writer.cta->fail(Rule::RaceAccumulatorOverwrite, writer, "tcgen05.st",
                        fmt::format("writes TMEM columns [{}, {}) of CTA {} that {} writes: no tcgen05.commit of that "
@@ -270,16 +324,16 @@ void tmem_store(Cta& cta, WarpState& writer, std::uint32_t begin, std::uint32_t 
 }
 
 void tmem_wait_st(Cta& cta, WarpState& writer) {
-  for (AsyncAccess& a : cta.race_records())
-    if (a.kind == AccessKind::TmemStore && a.issuer == &writer && !a.done) {
+  for (AsyncAccess& a : cta.race_records(AccessKind::TmemStore))
+    if (a.issuer == &writer && !a.done) {
       a.done = true;
       a.done_seq = writer.hb.releases;
     }
 }
 
 void mma_tmem_operand(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end) {
-  for (AsyncAccess& a : cta.race_records()) {
-    if (a.kind != AccessKind::TmemStore || !overlaps(a, begin, end) || ordered_after_cached(a, mma)) continue;
+  for (AsyncAccess& a : cta.race_records(AccessKind::TmemStore)) {
+    if (!overlaps(a, begin, end) || ordered_after_cached(a, mma)) continue;
     mma.cta->fail(Rule::RaceEarlyRead, mma, "tcgen05.mma",
                   fmt::format("its A operand reads TMEM columns [{}, {}) of CTA {} that {} writes: that warp has not "
                               "passed tcgen05.wait::st and then made a release that happens-before this warp",
@@ -295,13 +349,13 @@ void generic_write(Cta& cta, WarpState& writer, std::uint32_t begin, std::uint32
 }
 
 void proxy_fence(Cta& cta, WarpState& writer) {
-  for (AsyncAccess& a : cta.race_records())
-    if (a.kind == AccessKind::GenericWrite && a.issuer == &writer) a.done = true;
+  for (AsyncAccess& a : cta.race_records(AccessKind::GenericWrite))
+    if (a.issuer == &writer) a.done = true;
 }
 
 void async_proxy_read(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end, const char* op) {
-  for (const AsyncAccess& a : cta.race_records())
-    if (a.kind == AccessKind::GenericWrite && overlaps(a, begin, end) && !a.done)
+  for (const AsyncAccess& a : cta.race_records(AccessKind::GenericWrite))
+    if (overlaps(a, begin, end) && !a.done)
       reader.cta->fail(Rule::RaceMissingProxyFence, reader, op,
                        fmt::format("reads SMEM [{:#x}, {:#x}) written by {} without fence.proxy.async", begin, end,
                                    by(a)),
@@ -309,9 +363,8 @@ void async_proxy_read(Cta& cta, WarpState& reader, std::uint32_t begin, std::uin
 }
 
 void dealloc(Cta& cta, WarpState& ws, std::uint32_t begin, std::uint32_t end) {
-  for (const AsyncAccess& a : cta.race_records())
-    if ((a.kind == AccessKind::TmemLoad || a.kind == AccessKind::TmemStore) && overlaps(a, begin, end) &&
-        !ordered_after(a, ws))
+  for (const AsyncAccess& a : Records(cta, {AccessKind::TmemLoad, AccessKind::TmemStore}))
+    if (overlaps(a, begin, end) && !ordered_after(a, ws))
       ws.cta->fail(Rule::TmemAllocMisuse, ws, "tcgen05.dealloc",
                    fmt::format("frees TMEM columns [{}, {}) that {} still accesses (not waited with tcgen05.wait::{} "
                                "and released to this warp: happens-before)",

@@ -13,8 +13,9 @@
 //   - a generic ld.shared once its warp then made a release that is;
 //   - a generic st.shared is visible to the async proxy (TMA store, MMA) after its warp's
 //     fence.proxy.async.
+#include <array>
 #include <cstdint>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "bwsim/core/Bits.hpp"
@@ -46,24 +47,34 @@ struct AsyncAccess {
   HbPhase landing;        // TmaWrite: the barrier phase its complete_tx landed in
 };
 
+inline constexpr std::size_t kAccessKinds = 9;
+
 // A CTA's records: one per (kind, issuer, range), the latest access (record() replaces it in
-// place), found through `index` without a scan; never removed while the CTA lives.
-struct RaceRecordKey {
-  AccessKind kind;
-  const WarpState* issuer;
-  std::uint32_t begin, end;
-  bool operator==(const RaceRecordKey&) const = default;
-};
-struct RaceRecordKeyHash {
-  std::size_t operator()(const RaceRecordKey& k) const noexcept {
-    return static_cast<std::size_t>(mix64(reinterpret_cast<std::uintptr_t>(k.issuer) ^
-                                          (static_cast<std::uint64_t>(k.begin) << 20) ^
-                                          (static_cast<std::uint64_t>(k.end) << 40) ^ static_cast<std::uint64_t>(k.kind)));
+// place), never removed while the CTA lives. They are kept per kind, since every check asks for
+// one or two kinds only, and found by key through a flat open-addressing index (one probe of one
+// cache line on a warp's steady cycle, where a node-based map chased pointers).
+class RaceRecords {
+ public:
+  std::vector<AsyncAccess>& of(AccessKind k) { return of_[static_cast<std::size_t>(k)]; }
+  // The record of (kind, issuer, range): its position in of(kind), and whether it is new (then
+  // the caller appends it at that position).
+  std::pair<std::uint32_t, bool> find_or_add(AccessKind kind, const WarpState* issuer, std::uint32_t begin,
+                                             std::uint32_t end);
+
+ private:
+  struct Slot {
+    const WarpState* issuer = nullptr;  // nullptr: empty
+    std::uint64_t range = 0;            // kind, begin, end packed
+    std::uint32_t position = 0;
+  };
+  std::size_t home(const WarpState* issuer, std::uint64_t range) const {
+    return static_cast<std::size_t>(mix64(reinterpret_cast<std::uintptr_t>(issuer) ^ mix64(range))) & (slots_.size() - 1);
   }
-};
-struct RaceRecords {
-  std::vector<AsyncAccess> all;
-  std::unordered_map<RaceRecordKey, std::uint32_t, RaceRecordKeyHash> index;  // key -> position in `all`
+  void grow();
+
+  std::array<std::vector<AsyncAccess>, kAccessKinds> of_;
+  std::vector<Slot> slots_;  // a power of two, at most half full
+  std::size_t used_ = 0;
 };
 
 namespace races {

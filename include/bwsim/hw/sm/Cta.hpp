@@ -111,7 +111,8 @@ class Cta {
 
   // --- race checking (check/RaceChecker) ----------------------------------------------------
   bool checks_races() const { return ctx_.check_races; }
-  std::vector<AsyncAccess>& race_records() { return race_records_.all; }
+  // Race checking: this CTA's records of one kind of access (check/RaceChecker).
+  std::vector<AsyncAccess>& race_records(AccessKind k) { return race_records_.of(k); }
   RaceRecords& race_record_table() { return race_records_; }
 
   // --- checks -----------------------------------------------------------------------------

@@ -72,7 +72,6 @@ struct WarpState {
   WarpState* next_waiter = nullptr;
   std::uint64_t token_result = 0;  // phase returned by the last arrive-with-token
   HbWarp hb;  // race checking: what this warp knows happened before it (check/HappensBefore)
-  std::array<std::uint32_t, 64> race_record_cache{};  // race checking: recent positions of its records (RaceChecker.cpp)
 
   BulkGroups bulk;
 
