@@ -108,7 +108,17 @@ AsyncAccess& record(Cta& cta, AccessKind kind, WarpState& issuer, std::uint32_t 
                          : issuer.hb.releases;
   const AsyncAccess latest{kind, begin, end, &issuer, seq, issuer.ready};
   std::vector<AsyncAccess>& of = r.of(kind);
+  const std::uint64_t hash = mix64((static_cast<std::uint64_t>(kind) << 60) ^ (static_cast<std::uint64_t>(begin) << 30) ^
+                                   end ^ reinterpret_cast<std::uintptr_t>(&cta));
+  std::uint32_t& cached = issuer.race_record_cache[hash % issuer.race_record_cache.size()];
+  // A hit names a position of this kind; it may be another CTA's (a warp records into its peers'
+  // SMEM too), so the position is bounds-checked and the record compared.
+  if (const std::uint32_t at = (cached & 0xfffffff) - 1; cached >> 28 == static_cast<std::uint32_t>(kind) && at < of.size()) {
+    AsyncAccess& c = of[at];
+    if (c.issuer == &issuer && c.begin == begin && c.end == end) return c = latest;
+  }
   const auto [at, added] = r.find_or_add(kind, &issuer, begin, end);
+  cached = static_cast<std::uint32_t>(kind) << 28 | (at + 1);
   if (added) return of.emplace_back(latest);
   return of[at] = latest;
 }

@@ -3,8 +3,12 @@
 // simulated time. Tasks nest (a Task may co_await another Task) through symmetric transfer.
 // An exception escaping a warp program propagates out of Engine::run and ends the run.
 #include <coroutine>
+#include <cstdlib>
 #include <exception>
+#include <new>
 #include <utility>
+
+#include "bwsim/core/RecycledMemory.hpp"
 
 namespace bwsim {
 
@@ -18,6 +22,16 @@ class Task {
     void (*on_done)(void*) = nullptr;            // root task: notify the owner
     void* done_context = nullptr;
     std::exception_ptr error;                    // nested task: rethrown in the parent
+
+    // Frames come from this thread's recycled blocks (rounded to 16 bytes): a warp program calls
+    // sub-tasks per tile, and the allocator's fresh memory was a measurable share of a run.
+    static void* operator new(std::size_t bytes) {
+      bytes = (bytes + 15) / 16 * 16;
+      if (void* p = recycled::take(bytes)) return p;
+      if (void* p = std::malloc(bytes)) return p;
+      throw std::bad_alloc();
+    }
+    static void operator delete(void* p, std::size_t bytes) { recycled::give(p, (bytes + 15) / 16 * 16); }
 
     Task get_return_object() { return Task{Handle::from_promise(*this)}; }
     std::suspend_always initial_suspend() noexcept { return {}; }

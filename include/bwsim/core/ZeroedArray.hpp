@@ -1,12 +1,16 @@
 #pragma once
-// A fixed-size array of zeroed trivial values that costs nothing until touched: calloc hands
-// large blocks out as untouched zero pages, so a 228 KB SMEM image of which a kernel writes a few
+// A fixed-size array of zeroed trivial values. A block of the same size freed earlier on this
+// thread is reused and cleared (core/RecycledMemory: its pages are mapped already); otherwise
+// calloc hands out untouched zero pages, so a 228 KB SMEM image of which a kernel writes a few
 // words faults in a few pages, not all of them (page faults dominate a short full-chip run).
 #include <cstddef>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <type_traits>
+
+#include "bwsim/core/RecycledMemory.hpp"
 
 namespace bwsim {
 
@@ -15,9 +19,7 @@ class ZeroedArray {
   static_assert(std::is_trivial_v<T>);
 
  public:
-  explicit ZeroedArray(std::size_t n) : n_(n), data_(static_cast<T*>(std::calloc(n ? n : 1, sizeof(T)))) {
-    if (!data_) throw std::bad_alloc();
-  }
+  explicit ZeroedArray(std::size_t n) : n_(n), data_(allocate(n), Free{bytes(n)}) {}
   std::size_t size() const { return n_; }
   T* data() { return data_.get(); }
   const T* data() const { return data_.get(); }
@@ -25,8 +27,15 @@ class ZeroedArray {
   const T& operator[](std::size_t i) const { return data_.get()[i]; }
 
  private:
+  static std::size_t bytes(std::size_t n) { return (n ? n : 1) * sizeof(T); }
+  static T* allocate(std::size_t n) {
+    if (void* p = recycled::take(bytes(n))) return static_cast<T*>(std::memset(p, 0, bytes(n)));
+    if (void* p = std::calloc(n ? n : 1, sizeof(T))) return static_cast<T*>(p);
+    throw std::bad_alloc();
+  }
   struct Free {
-    void operator()(T* p) const { std::free(p); }
+    std::size_t bytes;
+    void operator()(T* p) const { recycled::give(p, bytes); }
   };
   std::size_t n_;
   std::unique_ptr<T, Free> data_;

@@ -72,6 +72,9 @@ struct WarpState {
   WarpState* next_waiter = nullptr;
   std::uint64_t token_result = 0;  // phase returned by the last arrive-with-token
   HbWarp hb;  // race checking: what this warp knows happened before it (check/HappensBefore)
+  // Race checking: recent records of this warp, by key hash (kind << 28 | position + 1, 0: none),
+  // checked against the record itself; this line is warm while the warp runs, the CTA's index is not.
+  std::array<std::uint32_t, 64> race_record_cache{};
 
   BulkGroups bulk;
 
