@@ -497,9 +497,6 @@ void Cta::enlist(WarpState& ws) {
     case WaitKind::NamedBarrier:
       named_arrive(ws, ws.wait_slot, static_cast<std::uint32_t>(ws.wait_value), true);
       return;
-    case WaitKind::Delay:
-      ctx_.engine.schedule(std::max<Cycle>(ws.wait_value, ctx_.now()), &Cta::on_resume, &ws);
-      return;
     case WaitKind::CoreBlock:
       sm_.sub_partition(ws.index % kSubPartitions).start(*this, ws, *ws.block, sm_.pipe_stats());
       return;
