@@ -6,7 +6,7 @@
 // stamp is still its block's (older entries of a block touched again since are stale and skipped).
 // A touch then writes one node and appends sequentially, where unlinking from a list touched the
 // two neighbours too, each a cache miss in a table of tens of thousands of blocks. The log is
-// compacted to its live entries when stale ones outnumber the blocks, so it stays O(capacity).
+// compacted to its live entries when it grows to three times the blocks, so it stays O(capacity).
 #include <vector>
 
 #include "bwsim/hw/memory/L2BlockTable.hpp"
