@@ -41,6 +41,32 @@ TEST(WsLayoutTest, DIsFoldedOverTheLanes) {
   EXPECT_EQ(in.d_columns(), 32u);
 }
 
+// The functional MMA writes a row of D in runs of accumulator_run() columns from the cell of each
+// run's first n: every layout (cta_group::1 M 64/128, cta_group::2 M 128/256, .ws M 32/64/128)
+// must agree with accumulator_cell for every (m, n).
+TEST(WsLayoutTest, RowsOfDAreContiguousInRunsOfAccumulatorRun) {
+  struct Shape {
+    bool ws, pair;
+    std::uint32_t m;
+  };
+  for (const Shape s : {Shape{false, false, 64}, Shape{false, false, 128}, Shape{false, true, 128},
+                        Shape{false, true, 256}, Shape{true, false, 32}, Shape{true, false, 64}, Shape{true, false, 128}})
+    for (const std::uint32_t n_len : {64u, 256u}) {
+      MmaInstr in{.ws = s.ws};
+      in.pair = s.pair;
+      in.f.m = s.m;
+      in.f.n = n_len;
+      const std::uint32_t run = accumulator_run(in);
+      ASSERT_EQ(n_len % run, 0u);
+      for (std::uint32_t m = 0; m < s.m / (s.pair ? 2 : 1); ++m)
+        for (std::uint32_t n = 0; n < n_len; ++n) {
+          const TmemCell first = accumulator_cell(in, m, n - n % run), c = accumulator_cell(in, m, n);
+          ASSERT_EQ(c.lane, first.lane) << s.m << " " << m << " " << n;
+          ASSERT_EQ(c.column, first.column + n % run) << s.m << " " << m << " " << n;
+        }
+    }
+}
+
 // K-major, no swizzle (16-byte core-matrix rows, LBO 128 for the second 16 bytes of K, SBO 256).
 constexpr SmemDescriptorFields kLayout{.start_address = 0, .leading_byte_offset = 128, .stride_byte_offset = 256};
 constexpr double kValues[8] = {0.5, 1, 1.5, 2, -1, 3, -0.5, 4};

@@ -51,15 +51,31 @@ namespace {
 constexpr std::uint32_t kCols = 8;  // columns of D the reference sums at once
 
 // ref[j] += a[k] b[k][j] and mag[j] += |a[k] b[k][j]| over k, for a block of kCols columns of B
-// (k-major).
-void sum_block(const float* a, const float* b, std::uint32_t k_len, double* ref, double* mag) {
-  for (std::uint32_t k = 0; k < k_len; ++k) {
-    const double av = a[k];
-    for (std::uint32_t j = 0; j < kCols; ++j) {
-      const double prod = av * b[static_cast<std::size_t>(k) * kCols + j];
-      ref[j] += prod;
-      mag[j] += std::fabs(prod);
+// (k-major, in fp64). Two accumulators per column (even and odd k) halve the chain of dependent
+// additions; the clones use the host's widest vectors (a multiply-add may be contracted there:
+// the reference's own rounding, ~2^-53 of the sums, is far below the fp32 bound it checks).
+[[gnu::target_clones("avx512f", "avx2", "default")]]
+void sum_block(const float* a, const double* b, std::uint32_t k_len, double* ref, double* mag) {
+  double r[2][kCols] = {}, g[2][kCols] = {};
+  std::uint32_t k = 0;
+  for (; k + 1 < k_len; k += 2)
+    for (std::uint32_t h = 0; h < 2; ++h) {
+      const double av = a[k + h];
+      for (std::uint32_t j = 0; j < kCols; ++j) {
+        const double prod = av * b[static_cast<std::size_t>(k + h) * kCols + j];
+        r[h][j] += prod;
+        g[h][j] += std::fabs(prod);
+      }
     }
+  for (; k < k_len; ++k)
+    for (std::uint32_t j = 0; j < kCols; ++j) {
+      const double prod = a[k] * b[static_cast<std::size_t>(k) * kCols + j];
+      r[0][j] += prod;
+      g[0][j] += std::fabs(prod);
+    }
+  for (std::uint32_t j = 0; j < kCols; ++j) {
+    ref[j] = r[0][j] + r[1][j];
+    mag[j] = g[0][j] + g[1][j];
   }
 }
 
@@ -85,7 +101,7 @@ GemmCheck check_gemm(const GemmProblem& p, std::span<const std::byte> a, std::ui
   // vectorizes and its additions are independent chains. In another order than one chain, the
   // fp64 sums differ by ~K 2^-53 sum|ab|, far below the fp32 bound they are checked against.
   const std::uint32_t blocks = (p.n + kCols - 1) / kCols;
-  std::vector<float> bpack(static_cast<std::size_t>(blocks) * p.k * kCols, 0.0f);
+  std::vector<double> bpack(static_cast<std::size_t>(blocks) * p.k * kCols, 0.0);
   for (std::uint32_t n = 0; n < p.n; ++n)
     for (std::uint32_t k = 0; k < p.k; ++k)
       bpack[(static_cast<std::size_t>(n / kCols) * p.k + k) * kCols + n % kCols] =
@@ -96,8 +112,8 @@ GemmCheck check_gemm(const GemmProblem& p, std::span<const std::byte> a, std::ui
   for (std::uint32_t m = 0; m < p.m; ++m) {
     for (std::uint32_t k = 0; k < p.k; ++k) arow[k] = element(a, a_pitch, sc.a, m, k);
     for (std::uint32_t blk = 0; blk < blocks; ++blk) {
-      const float* bk = &bpack[static_cast<std::size_t>(blk) * p.k * kCols];
-      double ref[kCols] = {}, mag[kCols] = {};
+      const double* bk = &bpack[static_cast<std::size_t>(blk) * p.k * kCols];
+      double ref[kCols], mag[kCols];
       sum_block(arow.data(), bk, p.k, ref, mag);
       for (std::uint32_t j = 0; j < kCols && blk * kCols + j < p.n; ++j) {
         const std::uint32_t n = blk * kCols + j;

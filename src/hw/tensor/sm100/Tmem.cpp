@@ -4,9 +4,10 @@
 
 namespace bwsim {
 
-Tmem::Tmem(std::uint32_t columns, bool holds_data) : columns_(columns), owner_(columns / kTmemGranule, nullptr) {
-  if (holds_data) cells_.assign(static_cast<std::size_t>(kTmemLanes) * columns, 0u);
-}
+Tmem::Tmem(std::uint32_t columns, bool holds_data)
+    : columns_(columns),
+      owner_(columns / kTmemGranule, nullptr),
+      cells_(holds_data ? static_cast<std::size_t>(kTmemLanes) * columns : 1) {}
 
 std::uint32_t Tmem::free_columns() const {
   return static_cast<std::uint32_t>(std::count(owner_.begin(), owner_.end(), nullptr)) * kTmemGranule;

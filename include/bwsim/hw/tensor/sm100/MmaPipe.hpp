@@ -174,5 +174,8 @@ std::uint32_t accumulator_lane(std::uint32_t m, std::uint32_t rows);
 // CUTLASS tmem_frg_ws) M = 32 lane m + 32 (n / (N/4)), column n % (N/4), M = 64 lane
 // m + 64 (n / (N/2)), column n % (N/2), M = 128 lane m, column n.
 TmemCell accumulator_cell(const MmaInstr& instr, std::uint32_t m, std::uint32_t n);
+// How many consecutive n of a row land in consecutive columns of one lane (from a multiple of it):
+// N, or the fold of the layouts above (N/2, N/4).
+std::uint32_t accumulator_run(const MmaInstr& instr);
 
 }  // namespace bwsim

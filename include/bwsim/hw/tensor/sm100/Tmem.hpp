@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bwsim/core/Cycle.hpp"
+#include "bwsim/core/ZeroedArray.hpp"
 
 namespace bwsim {
 
@@ -48,12 +49,14 @@ class Tmem {
 
   // Cell access (functional mode; callers have checked the range).
   std::uint32_t& cell(std::uint32_t lane, std::uint32_t column) { return cells_[lane * columns_ + column]; }
-  bool holds_data() const { return !cells_.empty(); }
+  bool holds_data() const { return cells_.size() > 1; }
 
  private:
   std::uint32_t columns_;
   std::vector<const Cta*> owner_;  // per 32-column granule
-  std::vector<std::uint32_t> cells_;
+  // Functional mode's cells (lane-major), zero pages until touched (a kernel using a few columns
+  // of a chip's 148 TMEMs faults in those only); a single unused cell in timing mode.
+  ZeroedArray<std::uint32_t> cells_;
   std::vector<WarpState*> waiters_;
 };
 
