@@ -20,9 +20,31 @@ std::pair<std::uint32_t, bool> RaceRecords::find_or_add(AccessKind kind, const W
     if (s.issuer == nullptr) {
       s = Slot{issuer, range, static_cast<std::uint32_t>(of(kind).size())};
       ++used_;
+      auto& sorted = by_begin_[static_cast<std::size_t>(kind)];
+      sorted.insert(std::upper_bound(sorted.begin(), sorted.end(), begin,
+                                     [](std::uint32_t b, const ByBegin& x) { return b < x.begin; }),
+                    ByBegin{begin, s.position});
+      std::uint32_t& longest = longest_[static_cast<std::size_t>(kind)];
+      longest = std::max(longest, end - begin);
       return {s.position, true};
     }
   }
+}
+
+std::span<AsyncAccess* const> RaceRecords::overlapping(std::initializer_list<AccessKind> kinds, std::uint32_t begin,
+                                                       std::uint32_t end) {
+  found_.clear();
+  for (const AccessKind k : kinds) {
+    const auto i = static_cast<std::size_t>(k);
+    std::vector<AsyncAccess>& records = of_[i];
+    // A record starting at or before begin - longest ends by begin: start the scan after those.
+    const std::uint32_t from = begin >= longest_[i] ? begin - longest_[i] + 1 : 0;
+    auto it = std::lower_bound(by_begin_[i].begin(), by_begin_[i].end(), from,
+                               [](const ByBegin& x, std::uint32_t b) { return x.begin < b; });
+    for (; it != by_begin_[i].end() && it->begin < end; ++it)
+      if (AsyncAccess& a = records[it->position]; a.end > begin) found_.push_back(&a);
+  }
+  return found_;
 }
 
 void RaceRecords::grow() {
@@ -41,43 +63,12 @@ void RaceRecords::grow() {
 namespace bwsim::races {
 namespace {
 
-bool overlaps(const AsyncAccess& a, std::uint32_t begin, std::uint32_t end) { return a.begin < end && begin < a.end; }
+// The records of `kinds` of `cta` that overlap [begin, end).
+std::span<AsyncAccess* const> overlapping(Cta& cta, std::initializer_list<AccessKind> kinds, std::uint32_t begin,
+                                          std::uint32_t end) {
+  return cta.race_record_table().overlapping(kinds, begin, end);
+}
 
-// The records of a few kinds of a CTA, one kind after another (a check asks only for the kinds
-// that can conflict with its access).
-class Records {
- public:
-  Records(Cta& cta, std::initializer_list<AccessKind> kinds) {
-    for (const AccessKind k : kinds) lists_[n_++] = &cta.race_records(k);
-  }
-  class iterator {
-   public:
-    iterator(const Records& r, std::size_t list) : r_(r), list_(list) { settle(); }
-    AsyncAccess& operator*() const { return (*r_.lists_[list_])[i_]; }
-    iterator& operator++() {
-      ++i_;
-      settle();
-      return *this;
-    }
-    bool operator!=(const iterator& o) const { return list_ != o.list_ || i_ != o.i_; }
-
-   private:
-    void settle() {  // onto the next record, skipping exhausted lists
-      while (list_ < r_.n_ && i_ >= r_.lists_[list_]->size()) {
-        ++list_;
-        i_ = 0;
-      }
-    }
-    const Records& r_;
-    std::size_t list_, i_ = 0;
-  };
-  iterator begin() const { return {*this, 0}; }
-  iterator end() const { return {*this, n_}; }
-
- private:
-  std::array<std::vector<AsyncAccess>*, 4> lists_{};
-  std::size_t n_ = 0;
-};
 
 const char* what_of(AccessKind k) {
   switch (k) {
@@ -153,8 +144,9 @@ bool ordered_after(const AsyncAccess& a, const WarpState& o) {
 }
 
 void tma_write(Cta& dest, WarpState& producer, std::uint32_t begin, std::uint32_t end) {
-  for (AsyncAccess& a : Records(dest, {AccessKind::GenericRead, AccessKind::MmaRead, AccessKind::WgmmaRead})) {
-    if (!overlaps(a, begin, end) || ordered_after_cached(a, producer)) continue;
+  for (AsyncAccess* p : overlapping(dest, {AccessKind::GenericRead, AccessKind::MmaRead, AccessKind::WgmmaRead}, begin, end)) {
+    AsyncAccess& a = *p;
+    if (ordered_after_cached(a, producer)) continue;
     if (a.kind == AccessKind::GenericRead)
       producer.cta->fail(Rule::RaceStageReuse, producer, "tma.load",
                          fmt::format("writes SMEM [{:#x}, {:#x}) of CTA {} that {} may still read: that warp has not "
@@ -195,8 +187,9 @@ namespace {
 // before `reader`'s tensor-core read `op`.
 void check_operand_written(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end, const char* which,
                            const char* op) {
-  for (AsyncAccess& a : Records(cta, {AccessKind::TmaWrite, AccessKind::GenericWrite})) {
-    if (!overlaps(a, begin, end) || ordered_after_cached(a, mma)) continue;
+  for (AsyncAccess* p : overlapping(cta, {AccessKind::TmaWrite, AccessKind::GenericWrite}, begin, end)) {
+    AsyncAccess& a = *p;
+    if (ordered_after_cached(a, mma)) continue;
     if (a.kind == AccessKind::TmaWrite)
       mma.cta->fail(Rule::RaceEarlyRead, mma, op,
                     fmt::format("{} reads SMEM [{:#x}, {:#x}) of CTA {} that {} writes: its complete_tx has not landed "
@@ -213,8 +206,9 @@ void check_operand_written(Cta& cta, WarpState& mma, std::uint32_t begin, std::u
 }  // namespace
 
 void generic_read(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end) {
-  for (AsyncAccess& a : cta.race_records(AccessKind::TmaWrite)) {
-    if (!overlaps(a, begin, end) || ordered_after_cached(a, reader)) continue;
+  for (AsyncAccess* p : overlapping(cta, {AccessKind::TmaWrite}, begin, end)) {
+    AsyncAccess& a = *p;
+    if (ordered_after_cached(a, reader)) continue;
     reader.cta->fail(Rule::RaceEarlyRead, reader, "ld.shared",
                      fmt::format("reads SMEM [{:#x}, {:#x}) of CTA {} that {} writes: its complete_tx has not landed "
                                  "in a barrier phase that happens-before this warp",
@@ -246,8 +240,9 @@ void wgmma_retired(Cta& cta, WarpState& reader) {
 }
 
 void mma_accumulator(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end) {
-  for (AsyncAccess& a : Records(cta, {AccessKind::TmemLoad, AccessKind::TmemStore})) {
-    if (!overlaps(a, begin, end) || ordered_after_cached(a, mma)) continue;
+  for (AsyncAccess* p : overlapping(cta, {AccessKind::TmemLoad, AccessKind::TmemStore}, begin, end)) {
+    AsyncAccess& a = *p;
+    if (ordered_after_cached(a, mma)) continue;
     if (a.kind == AccessKind::TmemStore)
       mma.cta->fail(Rule::RaceAccumulatorOverwrite, mma, "tcgen05.mma",
                     fmt::format("writes TMEM columns [{}, {}) of CTA {} that {} writes: that warp has not passed "
@@ -277,16 +272,16 @@ bool shares_lanes(const AsyncAccess& a, const WarpState& w) {
 
 void tmem_load(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end) {
   bool written = false;
-  for (AsyncAccess& a : cta.race_records(AccessKind::TmemStore))
-    if (overlaps(a, begin, end) && shares_lanes(a, reader) &&
+  for (AsyncAccess* p : overlapping(cta, {AccessKind::TmemStore}, begin, end))
+    if (AsyncAccess& a = *p; shares_lanes(a, reader) &&
         (a.issuer == &reader ? !a.done : !ordered_after_cached(a, reader)))
       reader.cta->fail(Rule::RaceEarlyRead, reader, "tcgen05.ld",
                        fmt::format("reads TMEM columns [{}, {}) of its lanes that {} writes: that warp has not passed "
                                    "tcgen05.wait::st and then made a release that happens-before this warp",
                                    begin, end, by(a)),
                        "let the storing warp wait::st and then arrive on a barrier (or bar.sync) this warp waits on");
-  for (AsyncAccess& a : cta.race_records(AccessKind::MmaWrite)) {
-    if (!overlaps(a, begin, end)) continue;
+  for (AsyncAccess* p : overlapping(cta, {AccessKind::MmaWrite}, begin, end)) {
+    AsyncAccess& a = *p;
     written = true;
     if (!ordered_after_cached(a, reader))
       reader.cta->fail(Rule::RaceEarlyAccumulatorRead, reader, "tcgen05.ld",
@@ -309,10 +304,11 @@ void tmem_wait_ld(Cta& cta, WarpState& reader) {
 }
 
 void tmem_store(Cta& cta, WarpState& writer, std::uint32_t begin, std::uint32_t end) {
-  for (AsyncAccess& a :
-       Records(cta, {AccessKind::MmaWrite, AccessKind::MmaTmemRead, AccessKind::TmemLoad, AccessKind::TmemStore})) {
+  for (AsyncAccess* p : overlapping(
+           cta, {AccessKind::MmaWrite, AccessKind::MmaTmemRead, AccessKind::TmemLoad, AccessKind::TmemStore}, begin, end)) {
+    AsyncAccess& a = *p;
     const bool others = a.kind == AccessKind::MmaWrite || a.kind == AccessKind::MmaTmemRead || a.issuer != &writer;
-    if (!others || !overlaps(a, begin, end) || !shares_lanes(a, writer) || ordered_after_cached(a, writer)) continue;
+    if (!others || !shares_lanes(a, writer) || ordered_after_cached(a, writer)) continue;
     if (a.kind == AccessKind::MmaWrite)
       writer.cta->fail(Rule::RaceAccumulatorOverwrite, writer, "tcgen05.st",
                        fmt::format("writes TMEM columns [{}, {}) of CTA {} that {} writes: no tcgen05.commit of that "
@@ -342,8 +338,9 @@ void tmem_wait_st(Cta& cta, WarpState& writer) {
 }
 
 void mma_tmem_operand(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end) {
-  for (AsyncAccess& a : cta.race_records(AccessKind::TmemStore)) {
-    if (!overlaps(a, begin, end) || ordered_after_cached(a, mma)) continue;
+  for (AsyncAccess* p : overlapping(cta, {AccessKind::TmemStore}, begin, end)) {
+    AsyncAccess& a = *p;
+    if (ordered_after_cached(a, mma)) continue;
     mma.cta->fail(Rule::RaceEarlyRead, mma, "tcgen05.mma",
                   fmt::format("its A operand reads TMEM columns [{}, {}) of CTA {} that {} writes: that warp has not "
                               "passed tcgen05.wait::st and then made a release that happens-before this warp",
@@ -364,21 +361,21 @@ void proxy_fence(Cta& cta, WarpState& writer) {
 }
 
 void async_proxy_read(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end, const char* op) {
-  for (const AsyncAccess& a : cta.race_records(AccessKind::GenericWrite))
-    if (overlaps(a, begin, end) && !a.done)
+  for (const AsyncAccess* a : overlapping(cta, {AccessKind::GenericWrite}, begin, end))
+    if (!a->done)
       reader.cta->fail(Rule::RaceMissingProxyFence, reader, op,
                        fmt::format("reads SMEM [{:#x}, {:#x}) written by {} without fence.proxy.async", begin, end,
-                                   by(a)),
+                                   by(*a)),
                        "fence.proxy.async after generic SMEM writes that the async proxy (TMA, MMA) reads");
 }
 
 void dealloc(Cta& cta, WarpState& ws, std::uint32_t begin, std::uint32_t end) {
-  for (const AsyncAccess& a : Records(cta, {AccessKind::TmemLoad, AccessKind::TmemStore}))
-    if (overlaps(a, begin, end) && !ordered_after(a, ws))
+  for (const AsyncAccess* a : overlapping(cta, {AccessKind::TmemLoad, AccessKind::TmemStore}, begin, end))
+    if (!ordered_after(*a, ws))
       ws.cta->fail(Rule::TmemAllocMisuse, ws, "tcgen05.dealloc",
                    fmt::format("frees TMEM columns [{}, {}) that {} still accesses (not waited with tcgen05.wait::{} "
                                "and released to this warp: happens-before)",
-                               begin, end, by(a), a.kind == AccessKind::TmemLoad ? "ld" : "st"),
+                               begin, end, by(*a), a->kind == AccessKind::TmemLoad ? "ld" : "st"),
                    "dealloc after every reader and writer of the columns has waited for its accesses and signalled "
                    "this warp");
 }

@@ -245,26 +245,27 @@ void Warp::issue_mma(MmaInstr in, InstrDescriptor idesc, const char* op) {
       cta.tmem_check_access(ws_, op, in.a_tmem.lane(), rows == 64 ? kTmemLanes : rows, in.a_tmem.column(),
                             K * operand_element_bits(in.kind, in.f.a_type) / 32, false);
   }
+  SmemSpan a_span{};
   if (in.a_from_tmem) {
     if (in.f.a_major != Major::K)
       cta_.fail(Rule::MmaInvalid, ws_, op, "A from TMEM must be K-major (transpose-A bit 0)", "");
   } else {
-    check_operand_in_smem(mma_operand_span(in.a, in.f.a_major, in.kind, in.f.a_type, rows), "A operand", op);
+    a_span = mma_operand_span(in.a, in.f.a_major, in.kind, in.f.a_type, rows);
+    check_operand_in_smem(a_span, "A operand", op);
   }
   const std::uint32_t b_k_times = in.sp ? 2 : 1;  // B spans the logical K
-  check_operand_in_smem(mma_operand_span(in.b, in.f.b_major, in.kind, in.f.b_type, b_rows, b_k_times), "B operand", op);
+  const SmemSpan b_span = mma_operand_span(in.b, in.f.b_major, in.kind, in.f.b_type, b_rows, b_k_times);
+  check_operand_in_smem(b_span, "B operand", op);
   if (cta_.checks_races())
     for (std::uint32_t c = 0; c < (in.pair ? 2u : 1u); ++c) {
       Cta& cta = cta_.cluster().cta(cta_.rank() + c);
       if (!in.a_from_tmem) {
-        const SmemSpan a = mma_operand_span(in.a, in.f.a_major, in.kind, in.f.a_type, rows);
-        races::mma_operand(cta, ws_, a.begin, a.end, "its A operand");
+        races::mma_operand(cta, ws_, a_span.begin, a_span.end, "its A operand");
       } else {
         const std::uint32_t a_columns = K * operand_element_bits(in.kind, in.f.a_type) / 32;
         races::mma_tmem_operand(cta, ws_, in.a_tmem.column(), in.a_tmem.column() + a_columns);
       }
-      const SmemSpan b = mma_operand_span(in.b, in.f.b_major, in.kind, in.f.b_type, b_rows, b_k_times);
-      races::mma_operand(cta, ws_, b.begin, b.end, "its B operand");
+      races::mma_operand(cta, ws_, b_span.begin, b_span.end, "its B operand");
       races::mma_accumulator(cta, ws_, in.d.column(), in.d.column() + d_columns);
     }
 

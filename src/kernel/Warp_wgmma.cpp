@@ -101,20 +101,19 @@ void Warp::issue_wgmma(WgmmaAccumulator& d, const GmmaDescriptor* a, std::span<c
     if (auto err = decode(desc, g)) cta_.fail(Rule::WgmmaMisuse, ws_, op, fmt::format("{}: {}", which, *err), "");
     return operand_fields(g);
   };
+  SmemSpan a_span{};
   if (a) {
     in.a = operand(*a, "A operand");
-    check_operand_in_smem(operand_span(in.a, shape.a_major, size_of(shape.a_type), kWgmmaM, K), "A operand", op);
+    a_span = operand_span(in.a, shape.a_major, size_of(shape.a_type), kWgmmaM, K);
+    check_operand_in_smem(a_span, "A operand", op);
   }
   in.b = operand(b, "B operand");
-  check_operand_in_smem(operand_span(in.b, shape.b_major, size_of(shape.b_type), shape.n, K), "B operand", op);
+  const SmemSpan b_span = operand_span(in.b, shape.b_major, size_of(shape.b_type), shape.n, K);
+  check_operand_in_smem(b_span, "B operand", op);
   const std::uint64_t commit_group = ws_.wgmma_committed + 1;
   if (cta_.checks_races()) {
-    if (a) {
-      const SmemSpan s = operand_span(in.a, shape.a_major, size_of(shape.a_type), kWgmmaM, K);
-      races::wgmma_operand(cta_, ws_, s.begin, s.end, "its A operand", commit_group);
-    }
-    const SmemSpan s = operand_span(in.b, shape.b_major, size_of(shape.b_type), shape.n, K);
-    races::wgmma_operand(cta_, ws_, s.begin, s.end, "its B operand", commit_group);
+    if (a) races::wgmma_operand(cta_, ws_, a_span.begin, a_span.end, "its A operand", commit_group);
+    races::wgmma_operand(cta_, ws_, b_span.begin, b_span.end, "its B operand", commit_group);
   }
 
   const Cycle t = issue(config().wgmma.issue_cycles);

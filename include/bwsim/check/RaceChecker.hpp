@@ -15,6 +15,8 @@
 //     fence.proxy.async.
 #include <array>
 #include <cstdint>
+#include <initializer_list>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -51,8 +53,10 @@ inline constexpr std::size_t kAccessKinds = 9;
 
 // A CTA's records: one per (kind, issuer, range), the latest access (record() replaces it in
 // place), never removed while the CTA lives. They are kept per kind, since every check asks for
-// one or two kinds only, and found by key through a flat open-addressing index (one probe of one
-// cache line on a warp's steady cycle, where a node-based map chased pointers).
+// one or two kinds only, found by key through a flat open-addressing index (one probe of one
+// cache line on a warp's steady cycle, where a node-based map chased pointers), and by range
+// through a per-kind list sorted by start (a check visits the records its range overlaps, not
+// every stage and accumulator of the CTA).
 class RaceRecords {
  public:
   std::vector<AsyncAccess>& of(AccessKind k) { return of_[static_cast<std::size_t>(k)]; }
@@ -60,6 +64,10 @@ class RaceRecords {
   // the caller appends it at that position).
   std::pair<std::uint32_t, bool> find_or_add(AccessKind kind, const WarpState* issuer, std::uint32_t begin,
                                              std::uint32_t end);
+  // The records of `kinds` whose range overlaps [begin, end): kind by kind, each by start (then
+  // age). Valid until the next call or the next record added.
+  std::span<AsyncAccess* const> overlapping(std::initializer_list<AccessKind> kinds, std::uint32_t begin,
+                                            std::uint32_t end);
 
  private:
   struct Slot {
@@ -72,7 +80,13 @@ class RaceRecords {
   }
   void grow();
 
+  struct ByBegin {
+    std::uint32_t begin, position;
+  };
   std::array<std::vector<AsyncAccess>, kAccessKinds> of_;
+  std::array<std::vector<ByBegin>, kAccessKinds> by_begin_;  // per kind, sorted by (begin, position)
+  std::array<std::uint32_t, kAccessKinds> longest_{};        // per kind, the longest range
+  std::vector<AsyncAccess*> found_;                          // overlapping()'s answer
   std::vector<Slot> slots_;  // a power of two, at most half full
   std::size_t used_ = 0;
 };

@@ -237,14 +237,15 @@ InstrDescriptor encode(MmaKind kind, const InstrDescriptorFields& f) {
 std::optional<std::string> decode(MmaKind kind, InstrDescriptor d, InstrDescriptorFields& out) {
   const std::uint64_t raw = d.raw;
   const bool scaled = is_block_scaled(kind);
-  const std::string what = fmt::format("instruction descriptor {:#010x} (kind::{})", d.raw, name_of(kind));
+  // Formatted only for an error: decode runs once per MMA.
+  const auto what = [&] { return fmt::format("instruction descriptor {:#010x} (kind::{})", d.raw, name_of(kind)); };
   const std::uint32_t reserved = (scaled ? kScaledReserved | (packed_fp4_kind(kind) ? 1u << 12 : 0u) : kDenseReserved);
-  if (d.raw & reserved) return fmt::format("{}: reserved bits {:#010x} are set", what, d.raw & reserved);
+  if (d.raw & reserved) return fmt::format("{}: reserved bits {:#010x} are set", what(), d.raw & reserved);
   const unsigned b_bits = packed_fp4_kind(kind) ? 2 : 3;
   const auto a = ab_type(kind, static_cast<std::uint32_t>(field(raw, kAFormatLo, 3)));
   const auto b = ab_type(kind, static_cast<std::uint32_t>(field(raw, kBFormatLo, b_bits)));
-  if (!a) return fmt::format("{}: A format code {} is not one of the kind's", what, field(raw, kAFormatLo, 3));
-  if (!b) return fmt::format("{}: B format code {} is not one of the kind's", what, field(raw, kBFormatLo, b_bits));
+  if (!a) return fmt::format("{}: A format code {} is not one of the kind's", what(), field(raw, kAFormatLo, 3));
+  if (!b) return fmt::format("{}: B format code {} is not one of the kind's", what(), field(raw, kBFormatLo, b_bits));
   InstrDescriptorFields f;
   f.a_type = *a;
   f.b_type = *b;
@@ -257,9 +258,9 @@ std::optional<std::string> decode(MmaKind kind, InstrDescriptor d, InstrDescript
   // PTX: transpose only for 8/16/32-bit elements (FP6/FP4 are K-major only, kind::mxf4* too).
   if ((f.a_major == Major::MN && (sub_byte(f.a_type) || packed_fp4_kind(kind))) ||
       (f.b_major == Major::MN && (sub_byte(f.b_type) || packed_fp4_kind(kind))))
-    return fmt::format("{}: transpose (bits 15/16) is set for an FP6/FP4 operand, which is K-major only", what);
+    return fmt::format("{}: transpose (bits 15/16) is set for an FP6/FP4 operand, which is K-major only", what());
   if (kind == MmaKind::I8 && (f.negate_a || f.negate_b))
-    return fmt::format("{}: negate (bits 13/14) is not allowed for kind::i8", what);
+    return fmt::format("{}: negate (bits 13/14) is not allowed for kind::i8", what());
   if (scaled) {
     f.d_type = DataType::F32;
     f.b_sf_id = static_cast<std::uint32_t>(field(raw, kSfBLo, 2));
@@ -268,37 +269,37 @@ std::optional<std::string> decode(MmaKind kind, InstrDescriptor d, InstrDescript
     f.m = static_cast<std::uint32_t>(field(raw, kM7Lo, 2) << 7);
     f.k96 = field(raw, kK96Lo, 1);
     if (f.m == 0 || f.m > 256)
-      return fmt::format("{}: M (bits 27-28, M >> 7) is {}: the block-scaled kinds take M = 128 or 256", what,
+      return fmt::format("{}: M (bits 27-28, M >> 7) is {}: the block-scaled kinds take M = 128 or 256", what(),
                          f.m >> 7);
     if (f.scale_type == DataType::UE4M3 && kind != MmaKind::MXF4NVF4)
-      return fmt::format("{}: scale type (bit 23) ue4m3 is only for kind::mxf4nvf4; kind::{} takes ue8m0", what,
+      return fmt::format("{}: scale type (bit 23) ue4m3 is only for kind::mxf4nvf4; kind::{} takes ue8m0", what(),
                          name_of(kind));
-    if (f.k96 && !packed_fp4_kind(kind)) return fmt::format("{}: bit 31 (K = 96) is only for kind::mxf4*", what);
-    if (f.k96) return fmt::format("{}: K = 96 (bit 31) exists on sm_103a only, not on this SM", what);
+    if (f.k96 && !packed_fp4_kind(kind)) return fmt::format("{}: bit 31 (K = 96) is only for kind::mxf4*", what());
+    if (f.k96) return fmt::format("{}: K = 96 (bit 31) exists on sm_103a only, not on this SM", what());
   } else {
     const auto dfmt = static_cast<std::uint32_t>(field(raw, kDFormatLo, 2));
     f.d_type = dfmt == 0 ? DataType::F16 : dfmt == 1 ? DataType::F32 : dfmt == 2 ? DataType::S32 : DataType::U8;
     if (!d_code(kind, f.d_type))
-      return fmt::format("{}: D format {} is not one of the kind's ({})", what, dfmt,
+      return fmt::format("{}: D format {} is not one of the kind's ({})", what(), dfmt,
                          kind == MmaKind::I8 ? "s32 = 2" : "f32 = 1, or f16 = 0 for kind::f16/f8f6f4");
     if (f.d_type == DataType::F16)
-      return fmt::format("{}: D format 0 (f16 accumulator) is not modeled; bwsim accumulates in f32 (1)", what);
+      return fmt::format("{}: D format 0 (f16 accumulator) is not modeled; bwsim accumulates in f32 (1)", what());
     f.saturate = field(raw, kSaturateLo, 1);
-    if (f.saturate && kind != MmaKind::I8) return fmt::format("{}: saturate (bit 3) applies to kind::i8 only", what);
+    if (f.saturate && kind != MmaKind::I8) return fmt::format("{}: saturate (bit 3) applies to kind::i8 only", what());
     f.sparse_selector = static_cast<std::uint32_t>(field(raw, kSelectorLo, 2));
     f.m = static_cast<std::uint32_t>(field(raw, kMLo, 5) << 4);
     f.max_shift = static_cast<std::uint32_t>(field(raw, kShiftLo, 2));
-    if (f.max_shift) return fmt::format("{}: the .ws maximum shift (bits 30-31) is not modeled", what);
-    if (f.sparse_selector && !f.sparse) return fmt::format("{}: a sparsity selector (bits 0-1) without the sparse bit", what);
+    if (f.max_shift) return fmt::format("{}: the .ws maximum shift (bits 30-31) is not modeled", what());
+    if (f.sparse_selector && !f.sparse) return fmt::format("{}: a sparsity selector (bits 0-1) without the sparse bit", what());
     // PTX: the selector must be 0 for kind::i8 and kind::f8f6f4; for f16 / tf32 it picks the
     // metadata column (CUTLASS and JAX use 0 and 1 only; what 2 and 3 select is in PTX's figures).
     if (f.sparse_selector && (kind == MmaKind::I8 || kind == MmaKind::F8F6F4))
-      return fmt::format("{}: the sparsity selector (bits 0-1) must be 0 for kind::{}", what, name_of(kind));
+      return fmt::format("{}: the sparsity selector (bits 0-1) must be 0 for kind::{}", what(), name_of(kind));
     if (f.sparse_selector > 1)
-      return fmt::format("{}: sparsity selector {} (bits 0-1) is not modeled (bwsim models 0 and 1)", what,
+      return fmt::format("{}: sparsity selector {} (bits 0-1) is not modeled (bwsim models 0 and 1)", what(),
                          f.sparse_selector);
   }
-  if (f.sparse && scaled) return fmt::format("{}: sparse block-scaled MMA (bit 2) is not modeled", what);
+  if (f.sparse && scaled) return fmt::format("{}: sparse block-scaled MMA (bit 2) is not modeled", what());
   out = f;
   return std::nullopt;
 }
