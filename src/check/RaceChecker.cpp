@@ -12,8 +12,7 @@ namespace bwsim {
 std::pair<std::uint32_t, bool> RaceRecords::find_or_add(AccessKind kind, const WarpState* issuer, std::uint32_t begin,
                                                         std::uint32_t end) {
   if (2 * (used_ + 1) > slots_.size()) grow();
-  const std::uint64_t range =
-      (static_cast<std::uint64_t>(kind) << 60) | (static_cast<std::uint64_t>(begin) << 30) | end;
+  const std::uint64_t range = range_key(kind, begin, end);
   for (std::size_t i = home(issuer, range);; i = (i + 1) & (slots_.size() - 1)) {
     Slot& s = slots_[i];
     if (s.issuer == issuer && s.range == range) return {s.position, false};
@@ -69,7 +68,6 @@ std::span<AsyncAccess* const> overlapping(Cta& cta, std::initializer_list<Access
   return cta.race_record_table().overlapping(kinds, begin, end);
 }
 
-
 const char* what_of(AccessKind k) {
   switch (k) {
     case AccessKind::TmaWrite: return "the TMA load";
@@ -99,8 +97,7 @@ AsyncAccess& record(Cta& cta, AccessKind kind, WarpState& issuer, std::uint32_t 
                          : issuer.hb.releases;
   const AsyncAccess latest{kind, begin, end, &issuer, seq, issuer.ready};
   std::vector<AsyncAccess>& of = r.of(kind);
-  const std::uint64_t hash = mix64((static_cast<std::uint64_t>(kind) << 60) ^ (static_cast<std::uint64_t>(begin) << 30) ^
-                                   end ^ reinterpret_cast<std::uintptr_t>(&cta));
+  const std::uint64_t hash = mix64(RaceRecords::range_key(kind, begin, end) ^ reinterpret_cast<std::uintptr_t>(&cta));
   std::uint32_t& cached = issuer.race_record_cache[hash % issuer.race_record_cache.size()];
   // A hit names a position of this kind; it may be another CTA's (a warp records into its peers'
   // SMEM too), so the position is bounds-checked and the record compared.

@@ -106,31 +106,27 @@ Engine::Event Engine::pop_heap() {
   return top;
 }
 
+Engine::Event Engine::pop_bucket(std::uint32_t b) {
+  const std::uint32_t n = head_[b];
+  head_[b] = nodes_[n].next;
+  if (head_[b] == kNil) occupied_[b / 64] &= ~(1ull << (b % 64));
+  nodes_[n].next = free_;
+  free_ = n;
+  --bucketed_;
+  return nodes_[n].event;
+}
+
 bool Engine::run(Cycle limit) {
   for (;;) {
-    Event e;
-    if (bucketed_ != 0) {
-      const std::uint32_t b = first_bucket();
-      const std::uint32_t n = head_[b];
-      const Event& head = nodes_[n].event;
-      if (!heap_.empty() && before(heap_.front().when, heap_.front().seq, head.when, head.seq)) {
-        if (heap_.front().when > limit) return false;
-        e = pop_heap();
-      } else {
-        if (head.when > limit) return false;
-        e = head;
-        head_[b] = nodes_[n].next;
-        if (head_[b] == kNil) occupied_[b / 64] &= ~(1ull << (b % 64));
-        nodes_[n].next = free_;
-        free_ = n;
-        --bucketed_;
-      }
-    } else if (!heap_.empty()) {
-      if (heap_.front().when > limit) return false;
-      e = pop_heap();
-    } else {
-      return true;
-    }
+    // The next event: the first bucket's head, or the heap's top where that comes first.
+    const std::uint32_t b = bucketed_ != 0 ? first_bucket() : 0;
+    const Event* bucket = bucketed_ != 0 ? &nodes_[head_[b]].event : nullptr;
+    const bool from_heap =
+        !heap_.empty() && (!bucket || before(heap_.front().when, heap_.front().seq, bucket->when, bucket->seq));
+    const Event* next = from_heap ? &heap_.front() : bucket;
+    if (!next) return true;
+    if (next->when > limit) return false;
+    const Event e = from_heap ? pop_heap() : pop_bucket(b);
     now_ = e.when;
     ++processed_;
     e.fn(e.object, e.arg);

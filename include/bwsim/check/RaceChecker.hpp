@@ -49,7 +49,7 @@ struct AsyncAccess {
   HbPhase landing;        // TmaWrite: the barrier phase its complete_tx landed in
 };
 
-inline constexpr std::size_t kAccessKinds = 9;
+inline constexpr std::size_t kAccessKinds = static_cast<std::size_t>(AccessKind::MmaTmemRead) + 1;
 
 // A CTA's records: one per (kind, issuer, range), the latest access (record() replaces it in
 // place), never removed while the CTA lives. They are kept per kind, since every check asks for
@@ -64,6 +64,10 @@ class RaceRecords {
   // the caller appends it at that position).
   std::pair<std::uint32_t, bool> find_or_add(AccessKind kind, const WarpState* issuer, std::uint32_t begin,
                                              std::uint32_t end);
+  // (kind, begin, end) in one word: a record's key with its issuer.
+  static std::uint64_t range_key(AccessKind kind, std::uint32_t begin, std::uint32_t end) {
+    return (static_cast<std::uint64_t>(kind) << 60) | (static_cast<std::uint64_t>(begin) << 30) | end;
+  }
   // The records of `kinds` whose range overlaps [begin, end): kind by kind, each by start (then
   // age). Valid until the next call or the next record added.
   std::span<AsyncAccess* const> overlapping(std::initializer_list<AccessKind> kinds, std::uint32_t begin,

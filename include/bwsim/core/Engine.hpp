@@ -68,6 +68,7 @@ class Engine {
   void push_heap(const Event& e);
   Event pop_heap();
   void push_bucket(const Event& e);
+  Event pop_bucket(std::uint32_t b);  // the head of non-empty bucket b
   // The first non-empty bucket at or after now's (there is one: bucketed_ > 0).
   std::uint32_t first_bucket() const;
 

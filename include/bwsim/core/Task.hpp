@@ -25,13 +25,13 @@ class Task {
 
     // Frames come from this thread's recycled blocks (rounded to 16 bytes): a warp program calls
     // sub-tasks per tile, and the allocator's fresh memory was a measurable share of a run.
+    static std::size_t frame_bytes(std::size_t bytes) { return (bytes + 15) / 16 * 16; }
     static void* operator new(std::size_t bytes) {
-      bytes = (bytes + 15) / 16 * 16;
-      if (void* p = recycled::take(bytes)) return p;
-      if (void* p = std::malloc(bytes)) return p;
+      if (void* p = recycled::take(frame_bytes(bytes))) return p;
+      if (void* p = std::malloc(frame_bytes(bytes))) return p;
       throw std::bad_alloc();
     }
-    static void operator delete(void* p, std::size_t bytes) { recycled::give(p, (bytes + 15) / 16 * 16); }
+    static void operator delete(void* p, std::size_t bytes) { recycled::give(p, frame_bytes(bytes)); }
 
     Task get_return_object() { return Task{Handle::from_promise(*this)}; }
     std::suspend_always initial_suspend() noexcept { return {}; }

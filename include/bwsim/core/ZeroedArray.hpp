@@ -30,7 +30,7 @@ class ZeroedArray {
   static std::size_t bytes(std::size_t n) { return (n ? n : 1) * sizeof(T); }
   static T* allocate(std::size_t n) {
     if (void* p = recycled::take(bytes(n))) return static_cast<T*>(std::memset(p, 0, bytes(n)));
-    if (void* p = std::calloc(n ? n : 1, sizeof(T))) return static_cast<T*>(p);
+    if (void* p = std::calloc(1, bytes(n))) return static_cast<T*>(p);
     throw std::bad_alloc();
   }
   struct Free {

@@ -320,9 +320,6 @@ void for_each_cta_operands(const MmaInstr& in, Cta& cta, WarpState& ws, Fn fn) {
   }
 }
 
-// D[m][n] (+)= sum_k A[m][k] * B[n][k]: products of the narrow inputs (and of their power-of-two or
-// 4-bit-mantissa block scales) are exact in fp32; the K products of one instruction are summed in
-// fp32 in k order, then added to D.
 namespace {
 // sums[n] = sum over k in order of a[k] * bt[k][n] (B transposed: K x N), each product rounded to
 // fp32 and added in fp32. The loop runs across n, so it vectorizes while every sum keeps its own
@@ -339,6 +336,9 @@ void row_sums(const float* a, const float* bt, std::uint32_t n_len, std::uint32_
 }
 }  // namespace
 
+// D[m][n] (+)= sum_k A[m][k] * B[n][k]: products of the narrow inputs (and of their power-of-two or
+// 4-bit-mantissa block scales) are exact in fp32; the K products of one instruction are summed in
+// fp32 in k order, then added to D.
 void MmaPipe::execute(const MmaInstr& in, Cta& cta, WarpState& ws) {
   if (in.kind == MmaKind::I8) {
     execute_integer(in, cta, ws);
