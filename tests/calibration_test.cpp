@@ -108,10 +108,12 @@ TEST(CalibrationTest, TmaStoreAndReduceRowsOfBothChipsStayWithinTheirStatedBound
   for (const char* chip : {"h100", "h200"}) {
     const auto rows = expect_rows_within(chip, calibration((std::string(chip) + "_tma_reduce.csv").c_str()),
                                          calibration("tma_reduce_tolerances.csv"), 102);
-    for (const UbenchComparison& r : rows)
+    for (const UbenchComparison& r : rows) {
       if (r.scenario.find("_l2_p1") == std::string::npos && r.scenario.find("_l2_p") != std::string::npos &&
-          r.scenario.find("cycles_per_box") != std::string::npos)
+          r.scenario.find("cycles_per_box") != std::string::npos) {
         EXPECT_LE(std::abs(r.error), 0.02) << chip << " " << r.scenario << " " << r.param;
+      }
+    }
   }
 }
 
@@ -166,6 +168,66 @@ TEST(CalibrationTest, BurstBoxesCompleteInTurnInTheModel) {
   EXPECT_NEAR(row("span_cycles_contiguous_r_p4"), 6799, 680);
   EXPECT_LT(row("latency_cycles_same_r_p1"), 4109 * 7 / 10);
   EXPECT_LT(row("latency_cycles_contiguous_r_p1"), 2448 * 8 / 10);
+}
+
+// How far apart a GEMM's CTAs run: the spread of the CTAs' mean tile intervals (coefficient of
+// variation) and, for the CTAs that read the same A tile as their j-th tile, the median distance
+// between their starts.
+struct TileDrift {
+  double cv = 0, same_a_tile_j5 = 0;
+};
+TileDrift tile_drift(const std::vector<TileStart>& starts) {
+  std::map<std::uint32_t, std::vector<std::pair<std::uint32_t, Cycle>>> by_cta;  // cta -> (j, cycle)
+  std::map<std::uint32_t, std::vector<Cycle>> j5_by_m;
+  for (const TileStart& s : starts) {
+    by_cta[s.cta].push_back({s.j, s.cycle});
+    if (s.j == 5) j5_by_m[s.m].push_back(s.cycle);
+  }
+  std::vector<double> means;
+  for (auto& [cta, seq] : by_cta) {
+    std::sort(seq.begin(), seq.end());
+    if (seq.size() > 1) means.push_back(static_cast<double>(seq.back().second - seq.front().second) / (seq.size() - 1));
+  }
+  double sum = 0, sq = 0;
+  for (double m : means) sum += m;
+  const double mean = sum / means.size();
+  for (double m : means) sq += (m - mean) * (m - mean);
+  std::vector<double> diffs;
+  for (const auto& [m, cycles] : j5_by_m)
+    for (std::size_t i = 1; i < cycles.size(); ++i)
+      diffs.push_back(std::abs(static_cast<double>(cycles[i]) - static_cast<double>(cycles[0])));
+  std::sort(diffs.begin(), diffs.end());
+  return {std::sqrt(sq / means.size()) / mean, diffs.empty() ? 0.0 : diffs[diffs.size() / 2]};
+}
+
+// The ping-pong 128 x 128 GEMMs' CTAs drift apart on silicon and not in the model
+// (h100_gemm_sm90_tiles_*.csv, gemm_sm90_twin.cu --tile-log): at 4096^3 the CTAs' mean tile
+// intervals spread with cv 0.045 and the CTAs reading one A tile in their sixth tile start it 8522
+// cycles apart (median); the model: cv 0.001 and ~250. At 8192^3 the same drift makes the second
+// reader of an A tile miss the L2, and silicon reads 6.19 GB from HBM where the model reads 4.37
+// (the row's -34%). Cooperative CTAs stay together on both (coop 8192^3: cv 0.004). The test pins
+// the gap: it fails once a mechanism desynchronizes the model's SMs, so the bounds get revisited.
+TEST(CalibrationTest, PingPongCtasDriftApartOnSiliconNotInTheModel) {
+  std::vector<TileStart> silicon;
+  for (const auto& row : read_csv_rows(calibration("h100_gemm_sm90_tiles_pp128_4096.csv"), 8))
+    silicon.push_back({static_cast<std::uint32_t>(std::stoul(row[0])), static_cast<std::uint32_t>(std::stoul(row[1])),
+                       static_cast<std::uint32_t>(std::stoul(row[2])), static_cast<std::uint32_t>(std::stoul(row[3])),
+                       static_cast<std::uint32_t>(std::stoul(row[4])), static_cast<std::uint32_t>(std::stoul(row[5])),
+                       static_cast<Cycle>(std::stoll(row[7]))});
+  ASSERT_EQ(silicon.size(), 1024u);
+  const TileDrift measured = tile_drift(silicon);
+  EXPECT_GT(measured.cv, 0.04);
+  EXPECT_GT(measured.same_a_tile_j5, 5000);
+
+  HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml", {"clock_ghz=1.585"});
+  GemmSm90Params p{.m = 4096, .n = 4096, .k = 4096, .schedule = Sm90Schedule::Pingpong, .rows_per_wg = 128,
+                   .tile_n = 128, .stages = 6};
+  p.log_tiles = true;
+  const GemmSm90Result r = run_gemm_sm90(cfg, SimOptions{.mode = Mode::Timing, .check_races = false}, p, false);
+  ASSERT_EQ(r.tile_starts.size(), 1024u);
+  const TileDrift model = tile_drift(r.tile_starts);
+  EXPECT_LT(model.cv, 0.01);
+  EXPECT_LT(model.same_a_tile_j5, 1000);
 }
 
 // The L2's room for data all SMs read (h100_l2_footprint.csv: 132 SMs reading F MiB, DRAM bytes

@@ -3,6 +3,10 @@
 // one CTA, and its errors.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <string>
+#include <vector>
+
 #include "TestSupport.hpp"
 #include "bwsim/kernels/GemmSm90.hpp"
 
@@ -78,6 +82,46 @@ TEST(GemmSm90, RejectsWhatItCannotRun) {
   test::expect_bad_input("run gemm_sm90 --config " BWSIM_SOURCE_DIR "/sim_configs/h100.yaml --schedule fast",
                          "--schedule: expected cooperative or pingpong");
   test::expect_bad_input("run gemm_sm90 --config " BWSIM_SOURCE_DIR "/sim_configs/b200.yaml", "has no wgmma");
+}
+
+// One CTA over four 128 x 128 tiles (raster M: tile t is (t % 2, t / 2)): one row per tile, in the
+// CTA's order. Six stages and eight k-blocks a tile: tile j + 1's first load (load 8 (j + 1))
+// reuses the stage of tile j's k-block 2 and waits for its release, so each start is later.
+TEST(GemmSm90, TheTileLogHasEveryTileInTheCtasOrder) {
+  GemmSm90Params p{.m = 256, .n = 256, .k = 8 * 64, .schedule = Sm90Schedule::Pingpong, .rows_per_wg = 128,
+                   .tile_n = 128, .grid = 1};
+  p.log_tiles = true;
+  const GemmSm90Result r = gemm(p, Mode::Timing);
+  ASSERT_EQ(r.tile_starts.size(), 4u);
+  for (std::uint32_t j = 0; j < 4; ++j) {
+    const TileStart& s = r.tile_starts[j];
+    EXPECT_EQ(s.cta, 0u);
+    EXPECT_EQ(s.j, j);
+    EXPECT_EQ(s.tile, j);
+    EXPECT_EQ(s.m, j % 2);
+    EXPECT_EQ(s.n, j / 2);
+    if (j > 0) {
+      EXPECT_GT(s.cycle, r.tile_starts[j - 1].cycle);
+    }
+  }
+  EXPECT_TRUE(gemm({.m = 256, .n = 256, .k = 512, .grid = 1}, Mode::Timing).tile_starts.empty());  // not asked
+}
+
+TEST(GemmSm90, TheCommandLineWritesTheTileLog) {
+  const std::string path = testing::TempDir() + "gemm_sm90_tiles.csv";
+  const test::Outcome o = test::bwsim("run gemm_sm90 --config " BWSIM_SOURCE_DIR
+                                      "/sim_configs/h100.yaml --m 512 --n 512 --k 256 --grid 2 --tile-log " + path);
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  std::ifstream f(path);
+  std::string line;
+  std::vector<std::string> lines;
+  while (std::getline(f, line)) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 2u + 8);  // clock comment, header, 4 x 2 tiles of 128 x 256
+  EXPECT_EQ(lines[0], "# clock_mhz,1980");
+  EXPECT_EQ(lines[1], "cta,smid,j,tile,m,n,start_ns,start_cycles");
+  EXPECT_EQ(lines[2].substr(0, 10), "0,0,0,0,0,");  // CTA 0 on SM 0 starts tile 0 (0, 0) first
+  test::expect_bad_input("run gemm_sm90 --config " BWSIM_SOURCE_DIR "/sim_configs/h100.yaml --tile-log /no/such/dir/x.csv",
+                         "--tile-log: cannot write /no/such/dir/x.csv");
 }
 
 TEST(GemmSm90, TheCommandLinePrintsCyclesTimeAndTflops) {

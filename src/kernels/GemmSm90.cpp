@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <vector>
@@ -74,6 +75,7 @@ struct Kernel {
   Layout layout;
   const TileScheduler& scheduler;  // a CTA is its worker
   std::uint32_t k_tiles;
+  std::vector<TileStart>* tile_starts;  // null: not logged
 
   // The k-th tile of w's CTA (scheduler.tiles() when it has no more).
   std::uint32_t unit(const Warp& w, std::uint32_t k) const { return scheduler.work_unit(w.cta_idx(), w.grid_ctas(), k); }
@@ -113,6 +115,7 @@ struct Kernel {
       const auto [tm, tn] = scheduler.tile(t);
       for (std::uint32_t kb = 0; kb < k_tiles; ++kb, ++st) {
         co_await mainloop.producer_acquire(w, st);  // empty, then arrive.expect_tx on full
+        if (kb == 0 && tile_starts) tile_starts->push_back({w.cta_idx(), w.sm_idx(), i, t, tm, tn, w.now()});
         const MBarrierRef full = mainloop.producer_get_barrier(st);
         const auto k0 = static_cast<std::int32_t>(kb * kTileK);
         w.tma_load(a_map, layout.a(st.index), full, {k0, static_cast<std::int32_t>(tm * layout.tile_m)});
@@ -253,8 +256,8 @@ GemmSm90Result run_gemm_sm90(const HardwareConfig& config, const SimOptions& opt
   }
   const std::unique_ptr<TileScheduler> scheduler = tile_schedulers().at(p.tile_scheduler).make(
       TileGrid{(p.m + layout.tile_m - 1) / layout.tile_m, (p.n + p.tile_n - 1) / p.tile_n, p.raster, p.swizzle});
-  const Kernel kernel{p, a_map, b_map, d_map, layout, *scheduler, (p.k + kTileK - 1) / kTileK};
   GemmSm90Result r;
+  Kernel kernel{p, a_map, b_map, d_map, layout, *scheduler, (p.k + kTileK - 1) / kTileK, nullptr};
   r.stages = layout.stages;
   r.tiles = scheduler->tiles();
   r.tile_m = layout.tile_m;
@@ -264,8 +267,10 @@ GemmSm90Result run_gemm_sm90(const HardwareConfig& config, const SimOptions& opt
                             .block_threads = 128 * (1 + kConsumers),
                             .dynamic_smem_bytes = layout.smem_bytes,
                             .registers_per_thread = kLaunchRegisters};
-  for (std::uint32_t i = 0; i <= p.warmup; ++i)
+  for (std::uint32_t i = 0; i <= p.warmup; ++i) {
+    if (i == p.warmup && p.log_tiles) kernel.tile_starts = &r.tile_starts;
     r.run = sim.launch("gemm_sm90", launch, [&kernel](Warp& w) { return kernel(w); });
+  }
   Cycle first = ~Cycle{0}, last = 0;
   for (const WarpSummary& ws : r.run.warps) {
     first = std::min(first, ws.start);
@@ -307,9 +312,28 @@ GemmSm90Params params_from(const KernelArgs& a) {
   return p;
 }
 
+// The twin's --tile-log format (tools/calibration/gemm_sm90_twin.cu): one row per tile started,
+// times from the first tile's start; tools/calibration/tile_drift.py reads either.
+void write_tile_log(const std::string& path, const std::vector<TileStart>& starts, double clock_ghz) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) throw InputError(fmt::format("--tile-log: cannot write {}", path));
+  Cycle t0 = ~Cycle{0};
+  for (const TileStart& s : starts) t0 = std::min(t0, s.cycle);
+  std::vector<TileStart> rows = starts;
+  std::sort(rows.begin(), rows.end(), [](const TileStart& x, const TileStart& y) { return std::pair(x.cta, x.j) < std::pair(y.cta, y.j); });
+  fmt::print(f, "# clock_mhz,{:.0f}\ncta,smid,j,tile,m,n,start_ns,start_cycles\n", clock_ghz * 1000);
+  for (const TileStart& s : rows)
+    fmt::print(f, "{},{},{},{},{},{},{:.0f},{}\n", s.cta, s.sm, s.j, s.tile, s.m, s.n,
+               static_cast<double>(s.cycle - t0) / clock_ghz, s.cycle - t0);
+  std::fclose(f);
+}
+
 KernelReport run_from_cli(const KernelRequest& req) {
-  const GemmSm90Params p = params_from(req.args);
+  GemmSm90Params p = params_from(req.args);
+  const std::string& tile_log = req.args.text("tile-log");
+  p.log_tiles = !tile_log.empty();
   const GemmSm90Result r = run_gemm_sm90(req.config, req.options, p, req.check);
+  if (p.log_tiles) write_tile_log(tile_log, r.tile_starts, req.config.clock_ghz);
   KernelReport rep;
   rep.kernel = "gemm_sm90";
   rep.problem = fmt::format("D(bf16) = A x B^T, M={} N={} K={} bf16, {} tile {}x{}x{}, {} stages, {} CTAs over {} "
@@ -353,7 +377,9 @@ KernelInfo gemm_sm90_kernel_info() {
        {"tile-scheduler", "which tile each CTA computes next: " + tile_schedulers().names(), "static_persistent"},
        {"raster", "tile order: m (M fastest) or n", "m"},
        {"swizzle", "tiles per raster band: 1, 2, 4 or 8", "1"},
-       {"warmup", "launches before the measured one (they leave the operands in the L2, as on hardware)", "0"}},
+       {"warmup", "launches before the measured one (they leave the operands in the L2, as on hardware)", "0"},
+       {"tile-log", "write when each CTA started each tile (its first loads) to FILE as CSV, as gemm_sm90_twin.cu "
+                    "--tile-log does on hardware (tools/calibration/tile_drift.py compares them)", ""}},
       &run_from_cli};
 }
 

@@ -6,7 +6,15 @@
 //
 // CLI: --m --n --k --schedule cooperative|pingpong --rows-per-wg 64|128 --tile-n 128|256
 //      --stages S (0: as many as fit) --raster m|n --swizzle 1|2|4|8 --grid G (0: min(tiles, SMs))
-//      --reps R (10) --check 0|1 --header --sustain-ms T
+//      --reps R (10) --check 0|1 --header --sustain-ms T --tile-log FILE --kb-log FILE
+// --tile-log FILE (diagnostic): thread 0 records each CTA's %smid at entry and the producer records
+// %globaltimer when it is about to issue a tile's first loads (after that stage's empty wait); the
+// last timed launch's values go to FILE as CSV (cta,smid,j,tile,m,n,start_ns,start_cycles; times
+// from the first tile's start, cycles at that launch's clock): bwsim run gemm_sm90 --tile-log writes
+// the same columns, tile_drift.py compares them. --kb-log FILE: the consumer WG's thread 0 records
+// %globaltimer when each k-block's full barrier passes; FILE holds the last launch's values as raw
+// little-endian int64 ns, index tile * ceil(K/64) + kb. Neither changes the timed program otherwise
+// (one predicated store per tile or k-block).
 // --sustain-ms T (power issue 18): instead of the timed reps, launch back to back for T ms (in
 // batches of about 20 ms, one event pair and one NVML energy reading per batch) and print one
 // "sustained" row: over the batches of the last half, wall time per GEMM, the SM clock of each
@@ -159,6 +167,7 @@ struct GemmParams {
   unsigned stages;
   unsigned raster_m;  // 1: AlongM, 0: AlongN
   unsigned swizzle;
+  unsigned log_tiles;  // --tile-log: tiles per CTA whose start is recorded (0: none)
 };
 __host__ __device__ inline void tile_of(const GemmParams& p, unsigned t, unsigned& m, unsigned& n) {
   const bool along_m = p.raster_m != 0;
@@ -209,11 +218,12 @@ struct Cfg {
 template <bool kCoop, int kRows, int kBN>
 __global__ void __launch_bounds__(384, 1)
     k_gemm(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
-           const __grid_constant__ CUtensorMap tmD, const GemmParams p, long long* tim) {
+           const __grid_constant__ CUtensorMap tmD, const GemmParams p, long long* tim, long long* tile_log, long long* kb_log) {
   using C = Cfg<kCoop, kRows, kBN>;
   if (threadIdx.x == 0) {
     tim[blockIdx.x * 6 + 0] = static_cast<long long>(globaltimer());
     tim[blockIdx.x * 6 + 1] = clock64();
+    if (tile_log) tile_log[blockIdx.x * (p.log_tiles + 1)] = sm_id();
   }
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const unsigned base = (smem_addr(smem_raw) + 1023) & ~1023u;
@@ -247,11 +257,14 @@ __global__ void __launch_bounds__(384, 1)
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
     if (threadIdx.x == 0) {
       PipeState st;
-      for (unsigned t = blockIdx.x; t < tiles; t += gridDim.x) {
+      unsigned j = 0;
+      for (unsigned t = blockIdx.x; t < tiles; t += gridDim.x, ++j) {
         unsigned m, n;
         tile_of(p, t, m, n);
         for (unsigned kb = 0; kb < p.k_tiles; ++kb) {
           mbar_wait(empty(st.idx), st.phase ^ 1);
+          if (tile_log && kb == 0 && j < p.log_tiles)  // when the tile's first loads go out
+            tile_log[blockIdx.x * (p.log_tiles + 1) + 1 + j] = static_cast<long long>(globaltimer());
           mbar_arrive_expect_tx(full(st.idx), C::kStageBytes);
           const unsigned a = stage_a(st.idx);
           tma_load_2d(a, &tmA, static_cast<int>(kb * 64), static_cast<int>(m * C::BM), full(st.idx));
@@ -291,6 +304,7 @@ __global__ void __launch_bounds__(384, 1)
       unsigned prev = 0;
       for (unsigned kb = 0; kb < p.k_tiles; ++kb) {
         mbar_wait(full(st.idx), st.phase);
+        if (kb_log && t128 == 0) kb_log[static_cast<size_t>(t) * p.k_tiles + kb] = static_cast<long long>(globaltimer());
         const unsigned a = stage_a(st.idx), b = a + C::kABytes;
 #pragma unroll
         for (int kk = 0; kk < 4; ++kk) {
@@ -408,6 +422,8 @@ struct Args {
   int swizzle = 1, grid = 0, reps = 10, check = 0;
   int sustain_ms = 0;
   bool header = false;
+  std::string tile_log;  // --tile-log FILE: each CTA's SM and its tiles' start times (last timed launch)
+  std::string kb_log;    // --kb-log FILE: when each k-block's stage was full for its consumer (int64 ns, raw)
 };
 
 static float bf16_bits_to_float(uint16_t b) {
@@ -483,6 +499,36 @@ int sustain(const Args& a, LaunchFn&& launch, SpanFn&& span_and_clock, cudaEvent
   return check == "FAIL" ? 2 : 0;
 }
 
+// --tile-log: one row per tile a CTA started in the last timed launch: the CTA, its SM, the
+// tile's index in the CTA's sequence, (m, n), and when its first loads were issued (ns after the
+// launch's first start, and in cycles at the launch's clock).
+void write_tile_log(const std::string& path, const GemmParams& p, int grid, const long long* dev, double mhz) {
+  std::vector<long long> h(static_cast<size_t>(grid) * (p.log_tiles + 1));
+  CHECK(cudaMemcpy(h.data(), dev, h.size() * sizeof(long long), cudaMemcpyDeviceToHost));
+  const unsigned tiles = p.tiles_m * p.tiles_n;
+  long long t0 = -1;
+  for (int c = 0; c < grid; ++c)
+    if (h[static_cast<size_t>(c) * (p.log_tiles + 1) + 1] > 0 && (t0 < 0 || h[static_cast<size_t>(c) * (p.log_tiles + 1) + 1] < t0))
+      t0 = h[static_cast<size_t>(c) * (p.log_tiles + 1) + 1];
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) {
+    std::fprintf(stderr, "cannot write %s\n", path.c_str());
+    return;
+  }
+  std::fprintf(f, "# clock_mhz,%.0f\ncta,smid,j,tile,m,n,start_ns,start_cycles\n", mhz);
+  for (int c = 0; c < grid; ++c) {
+    const long long* v = &h[static_cast<size_t>(c) * (p.log_tiles + 1)];
+    unsigned j = 0;
+    for (unsigned t = static_cast<unsigned>(c); t < tiles && j < p.log_tiles; t += grid, ++j) {
+      unsigned m, n;
+      tile_of(p, t, m, n);
+      const long long ns = v[1 + j] - t0;
+      std::fprintf(f, "%d,%lld,%u,%u,%u,%u,%lld,%.0f\n", c, v[0], j, t, m, n, ns, ns * mhz / 1000.0);
+    }
+  }
+  std::fclose(f);
+}
+
 template <bool kCoop, int kRows, int kBN>
 int run(const Args& a, int sms) {
   using C = Cfg<kCoop, kRows, kBN>;
@@ -504,6 +550,7 @@ int run(const Args& a, int sms) {
   p.swizzle = a.swizzle;
   const unsigned tiles = p.tiles_m * p.tiles_n;
   const int grid = a.grid > 0 ? a.grid : static_cast<int>(std::min<unsigned>(tiles, sms));
+  p.log_tiles = a.tile_log.empty() ? 0 : (tiles + grid - 1) / grid;
 
   __nv_bfloat16 *A, *B, *D;
   const size_t na = static_cast<size_t>(a.m) * a.k, nb = static_cast<size_t>(a.n) * a.k,
@@ -519,10 +566,16 @@ int run(const Args& a, int sms) {
   const CUtensorMap tmD = make_map(D, a.m, a.n, 64, 64);
   long long* tim;
   CHECK(cudaMalloc(&tim, static_cast<size_t>(grid) * 6 * sizeof(long long)));
+  long long* tile_log = nullptr;
+  const size_t log_count = static_cast<size_t>(grid) * (p.log_tiles + 1);
+  if (p.log_tiles) CHECK(cudaMalloc(&tile_log, log_count * sizeof(long long)));
+  long long* kb_log = nullptr;
+  const size_t kb_count = static_cast<size_t>(tiles) * p.k_tiles;
+  if (!a.kb_log.empty()) CHECK(cudaMalloc(&kb_log, kb_count * sizeof(long long)));
   auto kern = k_gemm<kCoop, kRows, kBN>;
   CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   auto launch = [&]() {
-    kern<<<grid, 384, smem>>>(tmA, tmB, tmD, p, tim);
+    kern<<<grid, 384, smem>>>(tmA, tmB, tmD, p, tim, tile_log, kb_log);
     CHECK(cudaGetLastError());
   };
 
@@ -610,6 +663,15 @@ int run(const Args& a, int sms) {
     span_and_clock(span, mhz);
     reps.push_back({span * mhz / 1000.0, mhz, span, ms * 1e6});
   }
+  if (p.log_tiles) write_tile_log(a.tile_log, p, grid, tile_log, reps.back().mhz);
+  if (kb_log) {  // raw int64 ns, index tile * k_tiles + kb (tile as the scheduler numbers work units)
+    std::vector<long long> h(kb_count);
+    CHECK(cudaMemcpy(h.data(), kb_log, kb_count * sizeof(long long), cudaMemcpyDeviceToHost));
+    if (FILE* f = std::fopen(a.kb_log.c_str(), "wb")) {
+      std::fwrite(h.data(), sizeof(long long), h.size(), f);
+      std::fclose(f);
+    }
+  }
   std::sort(reps.begin(), reps.end(), [](const Rep& x, const Rep& y) { return x.cycles < y.cycles; });
   const Rep med = reps[reps.size() / 2];
   const double tflops = 2.0 * a.m * a.n * a.k / med.span_ns / 1000.0;
@@ -621,6 +683,8 @@ int run(const Args& a, int sms) {
   CHECK(cudaFree(B));
   CHECK(cudaFree(D));
   CHECK(cudaFree(tim));
+  if (tile_log) CHECK(cudaFree(tile_log));
+  if (kb_log) CHECK(cudaFree(kb_log));
   return check == "FAIL" ? 2 : 0;
 }
 
@@ -655,6 +719,8 @@ int main(int argc, char** argv) {
     else if (k == "--check") a.check = std::stoi(val());
     else if (k == "--sustain-ms") a.sustain_ms = std::stoi(val());
     else if (k == "--header") a.header = true;
+    else if (k == "--tile-log") a.tile_log = val();
+    else if (k == "--kb-log") a.kb_log = val();
     else {
       std::fprintf(stderr, "unknown argument %s\n", k.c_str());
       return 1;

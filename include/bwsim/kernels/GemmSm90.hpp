@@ -15,6 +15,7 @@
 //     one CTA per SM.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "bwsim/kernel/KernelRegistry.hpp"
 #include "bwsim/kernels/TileScheduler.hpp"
@@ -34,6 +35,14 @@ struct GemmSm90Params {
   Raster raster = Raster::AlongM;
   std::uint32_t swizzle = 1;
   std::uint32_t warmup = 0;        // launches before the measured one (they warm the L2, as on hardware)
+  bool log_tiles = false;          // record TileStart rows of the measured launch
+};
+
+// When a CTA started a tile in the measured launch: the cycle its producer issued the tile's first
+// loads (the twin's --tile-log records the same moment with %globaltimer).
+struct TileStart {
+  std::uint32_t cta = 0, sm = 0, j = 0, tile = 0, m = 0, n = 0;  // j: the tile's index in the CTA's sequence
+  Cycle cycle = 0;
 };
 
 struct GemmSm90Result {
@@ -43,6 +52,7 @@ struct GemmSm90Result {
   double flops = 0;
   bool checked = false, matches = false;
   std::string detail;
+  std::vector<TileStart> tile_starts;  // with GemmSm90Params::log_tiles, in the order they happened
 };
 
 GemmSm90Result run_gemm_sm90(const HardwareConfig& config, const SimOptions& options, const GemmSm90Params& p,
