@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "bwsim/core/Bits.hpp"
@@ -320,7 +321,8 @@ void write_tile_log(const std::string& path, const std::vector<TileStart>& start
   Cycle t0 = ~Cycle{0};
   for (const TileStart& s : starts) t0 = std::min(t0, s.cycle);
   std::vector<TileStart> rows = starts;
-  std::sort(rows.begin(), rows.end(), [](const TileStart& x, const TileStart& y) { return std::pair(x.cta, x.j) < std::pair(y.cta, y.j); });
+  std::sort(rows.begin(), rows.end(),
+            [](const TileStart& x, const TileStart& y) { return std::pair(x.cta, x.j) < std::pair(y.cta, y.j); });
   fmt::print(f, "# clock_mhz,{:.0f}\ncta,smid,j,tile,m,n,start_ns,start_cycles\n", clock_ghz * 1000);
   for (const TileStart& s : rows)
     fmt::print(f, "{},{},{},{},{},{},{:.0f},{}\n", s.cta, s.sm, s.j, s.tile, s.m, s.n,
