@@ -6,15 +6,14 @@
 //
 // CLI: --m --n --k --schedule cooperative|pingpong --rows-per-wg 64|128 --tile-n 128|256
 //      --stages S (0: as many as fit) --raster m|n --swizzle 1|2|4|8 --grid G (0: min(tiles, SMs))
-//      --reps R (10) --check 0|1 --header --sustain-ms T --tile-log FILE --kb-log FILE
+//      --reps R (10) --check 0|1 --header --sustain-ms T --tile-log FILE
 // --tile-log FILE (diagnostic): thread 0 records each CTA's %smid at entry and the producer records
 // %globaltimer when it is about to issue a tile's first loads (after that stage's empty wait); the
 // last timed launch's values go to FILE as CSV (cta,smid,j,tile,m,n,start_ns,start_cycles; times
 // from the first tile's start, cycles at that launch's clock): bwsim run gemm_sm90 --tile-log writes
-// the same columns, tile_drift.py compares them. --kb-log FILE: the consumer WG's thread 0 records
-// %globaltimer when each k-block's full barrier passes; FILE holds the last launch's values as raw
-// little-endian int64 ns, index tile * ceil(K/64) + kb. Neither changes the timed program otherwise
-// (one predicated store per tile or k-block).
+// the same columns, tile_drift.py compares them. Only the producer's thread and kernel entry change:
+// the consumers' code is the same as without it (probes in their k-block loop, a timestamp and a
+// branch, made ptxas add a WARPGROUP.ARRIVE there and slowed the ping-pong 4096^3 row by 23%).
 // --sustain-ms T (power issue 18): instead of the timed reps, launch back to back for T ms (in
 // batches of about 20 ms, one event pair and one NVML energy reading per batch) and print one
 // "sustained" row: over the batches of the last half, wall time per GEMM, the SM clock of each
@@ -167,7 +166,7 @@ struct GemmParams {
   unsigned stages;
   unsigned raster_m;  // 1: AlongM, 0: AlongN
   unsigned swizzle;
-  unsigned log_tiles;  // --tile-log: tiles per CTA whose start is recorded (0: none)
+  unsigned log_tiles = 0;  // --tile-log: tiles per CTA whose start is recorded (0: none)
 };
 __host__ __device__ inline void tile_of(const GemmParams& p, unsigned t, unsigned& m, unsigned& n) {
   const bool along_m = p.raster_m != 0;
@@ -218,7 +217,7 @@ struct Cfg {
 template <bool kCoop, int kRows, int kBN>
 __global__ void __launch_bounds__(384, 1)
     k_gemm(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
-           const __grid_constant__ CUtensorMap tmD, const GemmParams p, long long* tim, long long* tile_log, long long* kb_log) {
+           const __grid_constant__ CUtensorMap tmD, const GemmParams p, long long* tim, long long* tile_log) {
   using C = Cfg<kCoop, kRows, kBN>;
   if (threadIdx.x == 0) {
     tim[blockIdx.x * 6 + 0] = static_cast<long long>(globaltimer());
@@ -304,7 +303,6 @@ __global__ void __launch_bounds__(384, 1)
       unsigned prev = 0;
       for (unsigned kb = 0; kb < p.k_tiles; ++kb) {
         mbar_wait(full(st.idx), st.phase);
-        if (kb_log && t128 == 0) kb_log[static_cast<size_t>(t) * p.k_tiles + kb] = static_cast<long long>(globaltimer());
         const unsigned a = stage_a(st.idx), b = a + C::kABytes;
 #pragma unroll
         for (int kk = 0; kk < 4; ++kk) {
@@ -423,7 +421,6 @@ struct Args {
   int sustain_ms = 0;
   bool header = false;
   std::string tile_log;  // --tile-log FILE: each CTA's SM and its tiles' start times (last timed launch)
-  std::string kb_log;    // --kb-log FILE: when each k-block's stage was full for its consumer (int64 ns, raw)
 };
 
 static float bf16_bits_to_float(uint16_t b) {
@@ -506,10 +503,10 @@ void write_tile_log(const std::string& path, const GemmParams& p, int grid, cons
   std::vector<long long> h(static_cast<size_t>(grid) * (p.log_tiles + 1));
   CHECK(cudaMemcpy(h.data(), dev, h.size() * sizeof(long long), cudaMemcpyDeviceToHost));
   const unsigned tiles = p.tiles_m * p.tiles_n;
+  auto first_start = [&](int c) { return h[static_cast<size_t>(c) * (p.log_tiles + 1) + 1]; };
   long long t0 = -1;
   for (int c = 0; c < grid; ++c)
-    if (h[static_cast<size_t>(c) * (p.log_tiles + 1) + 1] > 0 && (t0 < 0 || h[static_cast<size_t>(c) * (p.log_tiles + 1) + 1] < t0))
-      t0 = h[static_cast<size_t>(c) * (p.log_tiles + 1) + 1];
+    if (first_start(c) > 0 && (t0 < 0 || first_start(c) < t0)) t0 = first_start(c);
   FILE* f = std::fopen(path.c_str(), "w");
   if (!f) {
     std::fprintf(stderr, "cannot write %s\n", path.c_str());
@@ -569,13 +566,10 @@ int run(const Args& a, int sms) {
   long long* tile_log = nullptr;
   const size_t log_count = static_cast<size_t>(grid) * (p.log_tiles + 1);
   if (p.log_tiles) CHECK(cudaMalloc(&tile_log, log_count * sizeof(long long)));
-  long long* kb_log = nullptr;
-  const size_t kb_count = static_cast<size_t>(tiles) * p.k_tiles;
-  if (!a.kb_log.empty()) CHECK(cudaMalloc(&kb_log, kb_count * sizeof(long long)));
   auto kern = k_gemm<kCoop, kRows, kBN>;
   CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   auto launch = [&]() {
-    kern<<<grid, 384, smem>>>(tmA, tmB, tmD, p, tim, tile_log, kb_log);
+    kern<<<grid, 384, smem>>>(tmA, tmB, tmD, p, tim, tile_log);
     CHECK(cudaGetLastError());
   };
 
@@ -664,14 +658,6 @@ int run(const Args& a, int sms) {
     reps.push_back({span * mhz / 1000.0, mhz, span, ms * 1e6});
   }
   if (p.log_tiles) write_tile_log(a.tile_log, p, grid, tile_log, reps.back().mhz);
-  if (kb_log) {  // raw int64 ns, index tile * k_tiles + kb (tile as the scheduler numbers work units)
-    std::vector<long long> h(kb_count);
-    CHECK(cudaMemcpy(h.data(), kb_log, kb_count * sizeof(long long), cudaMemcpyDeviceToHost));
-    if (FILE* f = std::fopen(a.kb_log.c_str(), "wb")) {
-      std::fwrite(h.data(), sizeof(long long), h.size(), f);
-      std::fclose(f);
-    }
-  }
   std::sort(reps.begin(), reps.end(), [](const Rep& x, const Rep& y) { return x.cycles < y.cycles; });
   const Rep med = reps[reps.size() / 2];
   const double tflops = 2.0 * a.m * a.n * a.k / med.span_ns / 1000.0;
@@ -684,7 +670,6 @@ int run(const Args& a, int sms) {
   CHECK(cudaFree(D));
   CHECK(cudaFree(tim));
   if (tile_log) CHECK(cudaFree(tile_log));
-  if (kb_log) CHECK(cudaFree(kb_log));
   return check == "FAIL" ? 2 : 0;
 }
 
@@ -720,7 +705,7 @@ int main(int argc, char** argv) {
     else if (k == "--sustain-ms") a.sustain_ms = std::stoi(val());
     else if (k == "--header") a.header = true;
     else if (k == "--tile-log") a.tile_log = val();
-    else if (k == "--kb-log") a.kb_log = val();
+
     else {
       std::fprintf(stderr, "unknown argument %s\n", k.c_str());
       return 1;

@@ -231,7 +231,7 @@ struct GemmBurst {
   }
   void enqueue(int launches) {
     for (int i = 0; i < launches; ++i) {
-      k_gemm<true, 64, 256><<<grid, 384, smem>>>(tmA, tmB, tmD, p, tim);
+      k_gemm<true, 64, 256><<<grid, 384, smem>>>(tmA, tmB, tmD, p, tim, nullptr);
       CHECK(cudaGetLastError());
     }
   }
