@@ -7,8 +7,8 @@
 # $OUT (default: this directory).
 # Usage: bash tools/calibration/run_gemm_sm90.sh [full|quick|rows]
 #   quick: build, SASS check, the ragged correctness runs, the wgmma ubench once and three timings.
-#   rows: build and the timing rows only (no wgmma ubench, no ragged runs), with the GPU's serial
-#     and UUID in the header: one more machine's table, to see how far machines of one model differ.
+#   rows: build and the timing rows only (no wgmma ubench, no ragged runs). Every mode's header
+#     names the GPU (serial, UUID): the device tool may lend a different machine on every call.
 # Environment: GEMM_TAG (default h100) names the two CSVs <tag>_wgmma.csv and <tag>_gemm_sm90.csv;
 #   GEMM_RAGGED=one keeps one ragged correctness run (1000 x 744 x 520) per schedule/tile combo
 #   instead of two (default all).

@@ -2,8 +2,8 @@
 # On whichever H100 (or H200) the device tool lends: every unit row of run_h200.sh (ubench, launch,
 # wgmma, units2), the HBM box rows of h100_hbm_boxes.cu and every gemm_sm90_twin timing row, all on
 # that one machine in one call, under $OUT/<GPU serial>/ with the GPU's serial, UUID and SM and
-# memory clocks in gpu.txt. Machines of one model differ: a table from each shows by how much, and
-# whether the unit rows that differ account for the GEMM rows that do.
+# memory clocks in gpu.txt: a comparison of GEMM rows with unit rows that never spans two machines
+# (the device tool may lend a different one on every call).
 # Usage: OUT=dir bash tools/calibration/run_machine.sh [TAG]   (TAG: h100 default; file prefix)
 set -uo pipefail
 cd "$(dirname "$0")"
