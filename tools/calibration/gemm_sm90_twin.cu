@@ -6,7 +6,7 @@
 //
 // CLI: --m --n --k --schedule cooperative|pingpong --rows-per-wg 64|128 --tile-n 128|256
 //      --stages S (0: as many as fit) --raster m|n --swizzle 1|2|4|8 --grid G (0: min(tiles, SMs))
-//      --reps R (10) --check 0|1 --header --sustain-ms T --tile-log FILE
+//      --reps R (10) --check 0|1 --header --sustain-ms T --tile-log FILE --rotate R
 // --tile-log FILE (diagnostic): thread 0 records each CTA's %smid at entry and the producer records
 // %globaltimer when it is about to issue a tile's first loads (after that stage's empty wait); the
 // last timed launch's values go to FILE as CSV (cta,smid,j,tile,m,n,start_ns,start_cycles; times
@@ -14,6 +14,8 @@
 // the same columns, tile_drift.py compares them. Only the producer's thread and kernel entry change:
 // the consumers' code is the same as without it (probes in their k-block loop, a timestamp and a
 // branch, made ptxas add a WARPGROUP.ARRIVE there and slowed the ping-pong 4096^3 row by 23%).
+// --rotate R (diagnostic, default 0): CTA c computes the tiles of worker (c + R) mod grid instead
+// of worker c, so the same work runs on other SMs (does a CTA's pace follow its SM or its tiles?).
 // --sustain-ms T (power issue 18): instead of the timed reps, launch back to back for T ms (in
 // batches of about 20 ms, one event pair and one NVML energy reading per batch) and print one
 // "sustained" row: over the batches of the last half, wall time per GEMM, the SM clock of each
@@ -167,6 +169,7 @@ struct GemmParams {
   unsigned raster_m;  // 1: AlongM, 0: AlongN
   unsigned swizzle;
   unsigned log_tiles = 0;  // --tile-log: tiles per CTA whose start is recorded (0: none)
+  unsigned rotate = 0;     // --rotate R: CTA c computes the tiles of worker (c + R) % grid
 };
 __host__ __device__ inline void tile_of(const GemmParams& p, unsigned t, unsigned& m, unsigned& n) {
   const bool along_m = p.raster_m != 0;
@@ -257,7 +260,7 @@ __global__ void __launch_bounds__(384, 1)
     if (threadIdx.x == 0) {
       PipeState st;
       unsigned j = 0;
-      for (unsigned t = blockIdx.x; t < tiles; t += gridDim.x, ++j) {
+      for (unsigned t = (blockIdx.x + p.rotate) % gridDim.x; t < tiles; t += gridDim.x, ++j) {
         unsigned m, n;
         tile_of(p, t, m, n);
         for (unsigned kb = 0; kb < p.k_tiles; ++kb) {
@@ -285,7 +288,8 @@ __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kBN / 2; ++i) acc[f][i] = 0.f;
     PipeState st;
     if (!kCoop && g == 1) st.advance_by(p.k_tiles, S);
-    const unsigned first = kCoop ? blockIdx.x : blockIdx.x + g * gridDim.x;
+    const unsigned worker = (blockIdx.x + p.rotate) % gridDim.x;  // --rotate; blockIdx.x by default
+    const unsigned first = kCoop ? worker : worker + g * gridDim.x;
     const unsigned step = kCoop ? gridDim.x : 2 * gridDim.x;
     unsigned q = 0, mma_par = 0, epi_par = 0, mine = 0;
     for (unsigned t = first; t < tiles; t += step, ++mine) {
@@ -420,6 +424,7 @@ struct Args {
   int swizzle = 1, grid = 0, reps = 10, check = 0;
   int sustain_ms = 0;
   bool header = false;
+  int rotate = 0;
   std::string tile_log;  // --tile-log FILE: each CTA's SM and its tiles' start times (last timed launch)
 };
 
@@ -516,7 +521,7 @@ void write_tile_log(const std::string& path, const GemmParams& p, int grid, cons
   for (int c = 0; c < grid; ++c) {
     const long long* v = &h[static_cast<size_t>(c) * (p.log_tiles + 1)];
     unsigned j = 0;
-    for (unsigned t = static_cast<unsigned>(c); t < tiles && j < p.log_tiles; t += grid, ++j) {
+    for (unsigned t = (static_cast<unsigned>(c) + p.rotate) % grid; t < tiles && j < p.log_tiles; t += grid, ++j) {
       unsigned m, n;
       tile_of(p, t, m, n);
       const long long ns = v[1 + j] - t0;
@@ -548,6 +553,7 @@ int run(const Args& a, int sms) {
   const unsigned tiles = p.tiles_m * p.tiles_n;
   const int grid = a.grid > 0 ? a.grid : static_cast<int>(std::min<unsigned>(tiles, sms));
   p.log_tiles = a.tile_log.empty() ? 0 : (tiles + grid - 1) / grid;
+  p.rotate = static_cast<unsigned>(a.rotate % grid);
 
   __nv_bfloat16 *A, *B, *D;
   const size_t na = static_cast<size_t>(a.m) * a.k, nb = static_cast<size_t>(a.n) * a.k,
@@ -705,6 +711,7 @@ int main(int argc, char** argv) {
     else if (k == "--sustain-ms") a.sustain_ms = std::stoi(val());
     else if (k == "--header") a.header = true;
     else if (k == "--tile-log") a.tile_log = val();
+    else if (k == "--rotate") a.rotate = std::stoi(val());
 
     else {
       std::fprintf(stderr, "unknown argument %s\n", k.c_str());

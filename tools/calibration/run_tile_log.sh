@@ -33,4 +33,10 @@ run pp128_4096 --m 4096 --n 4096 --k 4096 --schedule pingpong --rows-per-wg 128 
 run coop2_4096 --m 4096 --n 4096 --k 4096 --schedule cooperative --rows-per-wg 64 --tile-n 256 --stages 2
 run coop_4096 --m 4096 --n 4096 --k 4096 --schedule cooperative --rows-per-wg 64 --tile-n 256 --stages 4
 run pp128_8192_b --m 8192 --n 8192 --k 8192 --schedule pingpong --rows-per-wg 128 --tile-n 128 --stages 6
+# the same work on other SMs: does a CTA's pace follow its SM or its tiles?
+run pp128_4096_rot40 --m 4096 --n 4096 --k 4096 --schedule pingpong --rows-per-wg 128 --tile-n 128 --stages 6 --rotate 40
+run pp128_4096_rot77 --m 4096 --n 4096 --k 4096 --schedule pingpong --rows-per-wg 128 --tile-n 128 --stages 6 --rotate 77
+nvidia-smi --query-gpu=serial,uuid --format=csv,noheader | sed 's/^/# gpu,/' >> "$rows"
+cuobjdump -sass "$bin/gemm_sm90_twin" | awk '/Function :/ {f=$3} /HGMMA/ {h[f]++} /WARPGROUP.ARRIVE/ {a[f]++}
+  END {for (f in h) printf "# sass,%s,HGMMA %d,WARPGROUP.ARRIVE %d\n", f, h[f], a[f]}' >> "$rows"
 cat "$rows"
