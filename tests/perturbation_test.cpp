@@ -82,6 +82,7 @@ TEST(PerturbationTest, CorrectKernelsStayCorrectUnderEverySchedule) {
     for (const PerturbedRun& r : run_perturbed(*k, kB200, {}, req, {.first = 11, .runs = 20})) {
       EXPECT_TRUE(r.ok) << name << " seed " << r.seed << ": " << r.outcome << ": " << r.detail;
       EXPECT_NE(r.detail.find("match"), std::string::npos) << r.detail;
+      EXPECT_GT(r.hbm_read_bytes, 0u) << name;  // the operands come from HBM into a cold L2
     }
   }
 }

@@ -65,6 +65,7 @@ std::vector<PerturbedRun> run_perturbed(const KernelInfo& kernel, const std::str
     try {
       const KernelReport rep = kernel.run(req);
       r.cycles = rep.run.cycles;
+      r.hbm_read_bytes = rep.run.memory.hbm_read_bytes;
       r.ok = !rep.checked || rep.check_passed;
       r.outcome = r.ok ? "ok" : "check failed";
       r.detail = rep.checked ? rep.check_detail : "not checked (add --functional --check)";
@@ -89,11 +90,12 @@ std::vector<PerturbedRun> run_perturbed(const KernelInfo& kernel, const std::str
 std::string perturbed_runs_text(const std::vector<PerturbedRun>& runs, const Perturbation& p) {
   std::string out = fmt::format(
       "perturbed schedules: latencies x [{:.2f}, {:.2f}], ties in drawn order, SM start skew up to {} cycles\n"
-      "{:>8}  {:<26} {:>12}  {}\n",
-      1 - p.latency_band, 1 + p.latency_band, p.sm_skew, "seed", "outcome", "cycles", "detail");
+      "{:>8}  {:<26} {:>12} {:>14}  {}\n",
+      1 - p.latency_band, 1 + p.latency_band, p.sm_skew, "seed", "outcome", "cycles", "HBM read MB", "detail");
   std::uint32_t failed = 0;
   for (const PerturbedRun& r : runs) {
-    out += fmt::format("{:>8}  {:<26} {:>12}  {}\n", r.seed, r.outcome, r.ok ? fmt::to_string(r.cycles) : "-", r.detail);
+    out += fmt::format("{:>8}  {:<26} {:>12} {:>14}  {}\n", r.seed, r.outcome, r.ok ? fmt::to_string(r.cycles) : "-",
+                       r.ok ? fmt::format("{:.1f}", static_cast<double>(r.hbm_read_bytes) / 1e6) : "-", r.detail);
     failed += !r.ok;
   }
   out += fmt::format("{} of {} schedules failed", failed, runs.size());

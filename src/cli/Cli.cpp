@@ -77,7 +77,8 @@ int run_perturbed(const bwsim::KernelInfo& k, RunFlags& f) {
   if (f.json) {
     nlohmann::json j{{"kernel", k.name}, {"config", cfg.name}, {"latency_band", p.latency_band}, {"sm_skew", p.sm_skew}};
     for (const auto& r : runs)
-      j["runs"].push_back({{"seed", r.seed}, {"ok", r.ok}, {"outcome", r.outcome}, {"detail", r.detail}, {"cycles", r.cycles}});
+      j["runs"].push_back({{"seed", r.seed}, {"ok", r.ok}, {"outcome", r.outcome}, {"detail", r.detail}, {"cycles", r.cycles},
+                          {"hbm_read_bytes", r.hbm_read_bytes}});
     fmt::print("{}\n", j.dump());
   } else {
     fmt::print("kernel    {}\nconfig    {} ({})\n{}", k.name, cfg.name, f.config, bwsim::perturbed_runs_text(runs, p));

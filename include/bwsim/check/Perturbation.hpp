@@ -43,6 +43,7 @@ struct PerturbedRun {
   std::string outcome;  // "ok", "misuse <rule>", "deadlock", "watchdog", "check failed", "error"
   std::string detail;   // the error's first line, or the check's summary
   Cycle cycles = 0;     // of a completed run
+  std::uint64_t hbm_read_bytes = 0;  // of a completed run: how far the schedule changed the L2's hits
 };
 
 // Runs `kernel` as `request` asks (its mode, check and arguments) once per seed of `seeds` on the
