@@ -93,7 +93,8 @@ py::list perturb(const std::string& kernel, const std::string& seeds, double ban
   py::list out;
   for (const bwsim::PerturbedRun& r : runs)
     out.append(py::dict(py::arg("seed") = r.seed, py::arg("ok") = r.ok, py::arg("outcome") = r.outcome,
-                        py::arg("detail") = r.detail, py::arg("cycles") = r.cycles));
+                        py::arg("detail") = r.detail, py::arg("cycles") = r.cycles,
+                        py::arg("hbm_read_bytes") = r.hbm_read_bytes));
   return out;
 }
 

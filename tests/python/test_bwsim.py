@@ -60,6 +60,7 @@ class Run(unittest.TestCase):
         self.assertEqual([r["seed"] for r in runs], [3, 4])
         self.assertTrue(all(r["ok"] and r["outcome"] == "ok" for r in runs), runs)
         self.assertNotEqual(runs[0]["cycles"], runs[1]["cycles"])
+        self.assertTrue(all(r["hbm_read_bytes"] > 0 for r in runs), runs)
         bad = bwsim.perturb("gemm", seeds="1:2", bug="no-phase-flip", m=256, n=256, k=256)  # the ring wraps
         self.assertTrue(all(not r["ok"] and r["outcome"].startswith("misuse") for r in bad), bad)
 
