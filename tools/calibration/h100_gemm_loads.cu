@@ -1,0 +1,132 @@
+// h100_gemm_loads: the TMA loads of gemm_sm90_twin.cu's persistent GEMM without its math, to see
+// whether the memory side alone gives some SMs a faster pace. The twin's ping-pong 128x128 CTAs
+// run at per-SM paces that differ by 10-13% with the whole chip loaded (the same SMs every run,
+// whatever tiles they get) and not at grid 66 or 100 (h100_gemm_sm90_tiles_*.csv).
+//
+// Kernel k_loads: grid CTAs of 32 threads (SMEM for S stages of (BM + BN) x 128 B, so one per SM
+// at S = 6, BM = BN = 128); thread 0 walks the CTA's tiles in the twin's static persistent order
+// (tile_of: raster, swizzle) and, per k-block, loads the twin's A box {64, BM} at (kb*64, m*BM) and
+// B box {64, BN} at (kb*64, n*BN) into stage i % S on one mbarrier per stage, waiting for the
+// stage's previous loads to land before reusing it: S stages in flight, no consumer. It records
+// its %smid and, per tile, %globaltimer when the tile's first loads go out (the twin's --tile-log).
+// Operands: bf16 M x K and N x K, the twin's maps (make_map: SWIZZLE_128B, L2 promotion 256B).
+// CLI: --m --n --k --rows BM --tile-n BN --stages S --grid G (0: min(tiles, SMs)) --raster m|n
+//      --reps R (3) --tile-log FILE
+// Prints one CSV row: m,n,k,bm,bn,stages,grid,cycles,clock_mhz (the last launch: the longest-lived
+// CTA's span in cycles at its clock64 / %globaltimer rate) and writes FILE in the twin's format.
+// Build: nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a h100_gemm_loads.cu -lcuda
+#include "calibration_ptx.cuh"
+
+#define main gemm_sm90_twin_main
+#include "gemm_sm90_twin.cu"
+#undef main
+
+#include <string>
+#include <vector>
+
+// timing per CTA: start ns, start clock, end ns, end clock.
+__global__ void k_loads(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
+                        const GemmParams p, unsigned bm, unsigned bn, long long* tim, long long* tile_log) {
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  if (threadIdx.x != 0) return;
+  const unsigned base = (smem_addr(smem_raw) + 1023) & ~1023u;
+  const unsigned stage_bytes = (bm + bn) * 128, S = p.stages;
+  auto bar = [&](unsigned s) { return base + S * stage_bytes + 8 * s; };
+  for (unsigned s = 0; s < S; ++s) mbar_init(bar(s), 1);
+  fence_mbar_init();
+  tile_log[blockIdx.x * (p.log_tiles + 1)] = sm_id();
+  tim[blockIdx.x * 4 + 0] = static_cast<long long>(globaltimer());
+  tim[blockIdx.x * 4 + 1] = clock64();
+  const unsigned tiles = p.tiles_m * p.tiles_n;
+  unsigned i = 0, j = 0;
+  for (unsigned t = blockIdx.x; t < tiles; t += gridDim.x, ++j) {
+    unsigned m, n;
+    tile_of(p, t, m, n);
+    for (unsigned kb = 0; kb < p.k_tiles; ++kb, ++i) {
+      const unsigned s = i % S;
+      if (i >= S) mbar_wait(bar(s), ((i - S) / S) & 1u);
+      if (kb == 0 && j < p.log_tiles)
+        tile_log[blockIdx.x * (p.log_tiles + 1) + 1 + j] = static_cast<long long>(globaltimer());
+      mbar_arrive_expect_tx(bar(s), stage_bytes);
+      tma_load_2d(base + s * stage_bytes, &tmA, static_cast<int>(kb * 64), static_cast<int>(m * bm), bar(s));
+      tma_load_2d(base + s * stage_bytes + bm * 128, &tmB, static_cast<int>(kb * 64), static_cast<int>(n * bn), bar(s));
+    }
+  }
+  for (unsigned k = i > S ? i - S : 0; k < i; ++k) mbar_wait(bar(k % S), (k / S) & 1u);
+  tim[blockIdx.x * 4 + 2] = static_cast<long long>(globaltimer());
+  tim[blockIdx.x * 4 + 3] = clock64();
+}
+
+int main(int argc, char** argv) {
+  int m = 4096, n = 4096, k = 4096, bm = 128, bn = 128, stages = 6, grid_arg = 0, reps = 3;
+  bool raster_m = true;
+  std::string log_path;
+  for (int a = 1; a + 1 < argc; a += 2) {
+    const std::string key = argv[a], v = argv[a + 1];
+    if (key == "--m") m = std::stoi(v);
+    else if (key == "--n") n = std::stoi(v);
+    else if (key == "--k") k = std::stoi(v);
+    else if (key == "--rows") bm = std::stoi(v);
+    else if (key == "--tile-n") bn = std::stoi(v);
+    else if (key == "--stages") stages = std::stoi(v);
+    else if (key == "--grid") grid_arg = std::stoi(v);
+    else if (key == "--raster") raster_m = v != "n";
+    else if (key == "--reps") reps = std::stoi(v);
+    else if (key == "--tile-log") log_path = v;
+    else {
+      std::fprintf(stderr, "unknown argument %s\n", key.c_str());
+      return 1;
+    }
+  }
+  cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  GemmParams p;
+  p.M = m;
+  p.N = n;
+  p.K = k;
+  p.tiles_m = (m + bm - 1) / bm;
+  p.tiles_n = (n + bn - 1) / bn;
+  p.k_tiles = (k + 63) / 64;
+  p.stages = static_cast<unsigned>(stages);
+  p.raster_m = raster_m ? 1 : 0;
+  p.swizzle = 1;
+  const unsigned tiles = p.tiles_m * p.tiles_n;
+  const int grid = grid_arg > 0 ? grid_arg : static_cast<int>(std::min<unsigned>(tiles, prop.multiProcessorCount));
+  p.log_tiles = (tiles + grid - 1) / grid;
+  __nv_bfloat16 *A, *B;
+  CHECK(cudaMalloc(&A, static_cast<size_t>(m) * k * 2));
+  CHECK(cudaMalloc(&B, static_cast<size_t>(n) * k * 2));
+  k_fill<<<1024, 256>>>(A, static_cast<size_t>(m) * k, 1u);
+  k_fill<<<1024, 256>>>(B, static_cast<size_t>(n) * k, 2u);
+  const CUtensorMap tmA = make_map(A, m, k, bm, 64), tmB = make_map(B, n, k, bn, 64);
+  long long *tim, *tile_log;
+  CHECK(cudaMalloc(&tim, static_cast<size_t>(grid) * 4 * sizeof(long long)));
+  CHECK(cudaMalloc(&tile_log, static_cast<size_t>(grid) * (p.log_tiles + 1) * sizeof(long long)));
+  const size_t smem = 1024 + static_cast<size_t>(stages) * (bm + bn) * 128 + 8 * stages;
+  CHECK(cudaFuncSetAttribute(k_loads, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  double cycles = 0, mhz = 0;
+  for (int r = 0; r < 1 + reps; ++r) {
+    k_loads<<<grid, 32, smem>>>(tmA, tmB, p, bm, bn, tim, tile_log);
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+  }
+  std::vector<long long> h(static_cast<size_t>(grid) * 4);
+  CHECK(cudaMemcpy(h.data(), tim, h.size() * sizeof(long long), cudaMemcpyDeviceToHost));
+  long long t0 = h[0], t1 = 0, life = -1;
+  for (int c = 0; c < grid; ++c) {
+    t0 = std::min(t0, h[4 * c]);
+    t1 = std::max(t1, h[4 * c + 2]);
+    if (h[4 * c + 2] - h[4 * c] > life) {
+      life = h[4 * c + 2] - h[4 * c];
+      mhz = static_cast<double>(h[4 * c + 3] - h[4 * c + 1]) / (static_cast<double>(life) / 1000.0);
+    }
+  }
+  cycles = static_cast<double>(t1 - t0) * mhz / 1000.0;
+  std::printf("%d,%d,%d,%d,%d,%d,%d,%.0f,%.0f\n", m, n, k, bm, bn, stages, grid, cycles, mhz);
+  if (!log_path.empty()) write_tile_log(log_path, p, grid, tile_log, mhz);
+  CHECK(cudaFree(A));
+  CHECK(cudaFree(B));
+  CHECK(cudaFree(tim));
+  CHECK(cudaFree(tile_log));
+  return 0;
+}
