@@ -11,7 +11,7 @@
 // its %smid and, per tile, %globaltimer when the tile's first loads go out (the twin's --tile-log).
 // Operands: bf16 M x K and N x K, the twin's maps (make_map: SWIZZLE_128B, L2 promotion 256B).
 // CLI: --m --n --k --rows BM --tile-n BN --stages S --grid G (0: min(tiles, SMs)) --raster m|n
-//      --reps R (3) --tile-log FILE
+//      --reps R (3) --tile-log FILE --parts ab|a|b (both boxes of a stage, or only A's or B's)
 // Prints one CSV row: m,n,k,bm,bn,stages,grid,cycles,clock_mhz (the last launch: the longest-lived
 // CTA's span in cycles at its clock64 / %globaltimer rate) and writes FILE in the twin's format.
 // Build: nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a h100_gemm_loads.cu -lcuda
@@ -26,11 +26,13 @@
 
 // timing per CTA: start ns, start clock, end ns, end clock.
 __global__ void k_loads(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
-                        const GemmParams p, unsigned bm, unsigned bn, long long* tim, long long* tile_log) {
+                        const GemmParams p, unsigned bm, unsigned bn, unsigned parts, long long* tim,
+                        long long* tile_log) {
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   if (threadIdx.x != 0) return;
   const unsigned base = (smem_addr(smem_raw) + 1023) & ~1023u;
   const unsigned stage_bytes = (bm + bn) * 128, S = p.stages;
+  const unsigned bytes = ((parts & 1) ? bm * 128 : 0) + ((parts & 2) ? bn * 128 : 0);
   auto bar = [&](unsigned s) { return base + S * stage_bytes + 8 * s; };
   for (unsigned s = 0; s < S; ++s) mbar_init(bar(s), 1);
   fence_mbar_init();
@@ -47,9 +49,12 @@ __global__ void k_loads(const __grid_constant__ CUtensorMap tmA, const __grid_co
       if (i >= S) mbar_wait(bar(s), ((i - S) / S) & 1u);
       if (kb == 0 && j < p.log_tiles)
         tile_log[blockIdx.x * (p.log_tiles + 1) + 1 + j] = static_cast<long long>(globaltimer());
-      mbar_arrive_expect_tx(bar(s), stage_bytes);
-      tma_load_2d(base + s * stage_bytes, &tmA, static_cast<int>(kb * 64), static_cast<int>(m * bm), bar(s));
-      tma_load_2d(base + s * stage_bytes + bm * 128, &tmB, static_cast<int>(kb * 64), static_cast<int>(n * bn), bar(s));
+      mbar_arrive_expect_tx(bar(s), bytes);
+      if (parts & 1)
+        tma_load_2d(base + s * stage_bytes, &tmA, static_cast<int>(kb * 64), static_cast<int>(m * bm), bar(s));
+      if (parts & 2)
+        tma_load_2d(base + s * stage_bytes + bm * 128, &tmB, static_cast<int>(kb * 64), static_cast<int>(n * bn),
+                    bar(s));
     }
   }
   for (unsigned k = i > S ? i - S : 0; k < i; ++k) mbar_wait(bar(k % S), (k / S) & 1u);
@@ -59,6 +64,7 @@ __global__ void k_loads(const __grid_constant__ CUtensorMap tmA, const __grid_co
 
 int main(int argc, char** argv) {
   int m = 4096, n = 4096, k = 4096, bm = 128, bn = 128, stages = 6, grid_arg = 0, reps = 3;
+  unsigned parts = 3;  // --parts ab (both boxes), a or b
   bool raster_m = true;
   std::string log_path;
   for (int a = 1; a + 1 < argc; a += 2) {
@@ -73,6 +79,7 @@ int main(int argc, char** argv) {
     else if (key == "--raster") raster_m = v != "n";
     else if (key == "--reps") reps = std::stoi(v);
     else if (key == "--tile-log") log_path = v;
+    else if (key == "--parts") parts = (v.find('a') != std::string::npos ? 1u : 0u) | (v.find('b') != std::string::npos ? 2u : 0u);
     else {
       std::fprintf(stderr, "unknown argument %s\n", key.c_str());
       return 1;
@@ -106,7 +113,7 @@ int main(int argc, char** argv) {
   CHECK(cudaFuncSetAttribute(k_loads, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   double cycles = 0, mhz = 0;
   for (int r = 0; r < 1 + reps; ++r) {
-    k_loads<<<grid, 32, smem>>>(tmA, tmB, p, bm, bn, tim, tile_log);
+    k_loads<<<grid, 32, smem>>>(tmA, tmB, p, bm, bn, parts, tim, tile_log);
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
   }
