@@ -23,9 +23,8 @@ def quantile(sorted_values, q):
     return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
 
 
-def summarize(path):
-    with open(path) as f:
-        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+def drift(rows):
+    """The figures summarize() prints, from tile-log rows (dicts with the CSV's columns)."""
     starts = defaultdict(dict)  # cta -> j -> (cycle, m)
     for r in rows:
         starts[int(r["cta"])][int(r["j"])] = (int(r["start_cycles"]), int(r["m"]))
@@ -37,13 +36,13 @@ def summarize(path):
         if gaps:
             means.append(statistics.mean(gaps))
     intervals.sort()
-    print(f"{path}: {len(rows)} tiles over {len(starts)} CTAs")
+    out = {"tiles": len(rows), "ctas": len(starts)}
     if intervals:
-        cv = statistics.pstdev(means) / statistics.mean(means)
-        print(f"  tile interval p10 {quantile(intervals, 0.1)} median {quantile(intervals, 0.5)} "
-              f"p90 {quantile(intervals, 0.9)}; CTA means {min(means):.0f}..{max(means):.0f} (cv {cv:.3f})")
+        out["interval"] = tuple(quantile(intervals, q) for q in (0.1, 0.5, 0.9))
+        out["cta_means"] = (min(means), max(means))
+        out["cv"] = statistics.pstdev(means) / statistics.mean(means)
     # Readers of one A tile in one round: CTAs whose j-th tiles share m.
-    line = []
+    out["same_a_tile"] = {}
     for j in (1, 2, 5, 10, 20, 30):
         by_m = defaultdict(list)
         for seq in starts.values():
@@ -51,9 +50,7 @@ def summarize(path):
                 by_m[seq[j][1]].append(seq[j][0])
         diffs = [abs(t - ts[0]) for ts in by_m.values() if len(ts) > 1 for t in ts[1:]]
         if diffs:
-            line.append(f"j={j}: {statistics.median(diffs):.0f}")
-    if line:
-        print("  same A tile, same round, |start difference| median: " + ", ".join(line))
+            out["same_a_tile"][j] = statistics.median(diffs)
     reads = defaultdict(list)
     for seq in starts.values():
         for cycle, m in seq.values():
@@ -63,8 +60,24 @@ def summarize(path):
         times.sort()
         since += [b - a for a, b in zip(times, times[1:])]
     if since:
-        near = sum(1 for s in since if s < 1000) / len(since)
-        warm = sum(1 for s in since if s < 10000) / len(since)
+        out["reread_within"] = (sum(1 for s in since if s < 1000) / len(since),
+                                sum(1 for s in since if s < 10000) / len(since))
+    return out
+
+
+def summarize(path):
+    with open(path) as f:
+        d = drift(list(csv.DictReader(line for line in f if not line.startswith("#"))))
+    print(f"{path}: {d['tiles']} tiles over {d['ctas']} CTAs")
+    if "interval" in d:
+        p10, p50, p90 = d["interval"]
+        lo, hi = d["cta_means"]
+        print(f"  tile interval p10 {p10} median {p50} p90 {p90}; CTA means {lo:.0f}..{hi:.0f} (cv {d['cv']:.3f})")
+    if d["same_a_tile"]:
+        line = ", ".join(f"j={j}: {v:.0f}" for j, v in d["same_a_tile"].items())
+        print("  same A tile, same round, |start difference| median: " + line)
+    if "reread_within" in d:
+        near, warm = d["reread_within"]
         print(f"  A tile read again: {near:.0%} within 1000 cycles of its previous read, {warm:.0%} within 10000")
 
 

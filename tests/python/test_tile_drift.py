@@ -1,0 +1,43 @@
+"""tools/calibration/tile_drift.py on a hand-made tile log: the figures it prints, derived by hand.
+
+Four CTAs of a grid of 4 over 2 x 6 tiles (raster M: tile t is (t % 2, t // 2)), three tiles each.
+Starts: CTA 0 and 1 at 0, 100, 200; CTA 2 at 0, 110, 220; CTA 3 at 10, 130, 250.
+"""
+import importlib.util
+import os
+import unittest
+
+SOURCE = os.environ.get("BWSIM_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+spec = importlib.util.spec_from_file_location("tile_drift", os.path.join(SOURCE, "tools", "calibration", "tile_drift.py"))
+tile_drift = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(tile_drift)
+
+STARTS = {0: (0, 100, 200), 1: (0, 100, 200), 2: (0, 110, 220), 3: (10, 130, 250)}
+
+
+def rows():
+    out = []
+    for cta, times in STARTS.items():
+        for j, start in enumerate(times):
+            t = cta + 4 * j
+            out.append({"cta": cta, "smid": cta, "j": j, "tile": t, "m": t % 2, "n": t // 2, "start_ns": start,
+                        "start_cycles": start})
+    return out
+
+
+class TileDriftTest(unittest.TestCase):
+    def test_figures_match_the_hand_derivation(self):
+        d = tile_drift.drift(rows())
+        self.assertEqual((d["tiles"], d["ctas"]), (12, 4))
+        # intervals 100 x4, 110 x2, 120 x2: p10 = sorted[0], median = sorted[4], p90 = sorted[7]
+        self.assertEqual(d["interval"], (100, 110, 120))
+        self.assertEqual(d["cta_means"], (100, 120))
+        # means 100, 100, 110, 120: mean 107.5, variance 68.75
+        self.assertAlmostEqual(d["cv"], 68.75 ** 0.5 / 107.5)
+        # j = 1: m 0 read by CTAs 0 and 2 (100, 110), m 1 by CTAs 1 and 3 (100, 130): 10 and 30
+        self.assertEqual(d["same_a_tile"], {1: 20, 2: 35})
+        self.assertEqual(d["reread_within"], (1.0, 1.0))
+
+
+if __name__ == "__main__":
+    unittest.main()
