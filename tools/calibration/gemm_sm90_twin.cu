@@ -722,6 +722,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "--swizzle must be 1, 2, 4 or 8\n");
     return 1;
   }
+  if (a.rotate < 0) {
+    std::fprintf(stderr, "--rotate must be >= 0\n");
+    return 1;
+  }
   if (a.m <= 0 || a.n <= 0 || a.k <= 0 || a.k % 8 || a.n % 8 || a.reps < 1) {
     std::fprintf(stderr, "need m, n, k > 0, k and n multiples of 8 (16-byte TMA strides), reps >= 1\n");
     return 1;

@@ -5,10 +5,9 @@
 # h100_gemm_sm90.csv (each headed by date and nvidia-smi comment lines, like run_h100.sh),
 # smi.log (SM clock and power sampled every 50 ms), sass_check.txt, build.log and run.log into
 # $OUT (default: this directory).
-# Usage: bash tools/calibration/run_gemm_sm90.sh [full|quick|rows]
+# Usage: bash tools/calibration/run_gemm_sm90.sh [full|quick]
 #   quick: build, SASS check, the ragged correctness runs, the wgmma ubench once and three timings.
-#   rows: build and the timing rows only (no wgmma ubench, no ragged runs). Every mode's header
-#     names the GPU (serial, UUID): the device tool may lend a different machine on every call.
+# Every CSV header names the GPU (serial, UUID): the device tool may lend another machine per call.
 # Environment: GEMM_TAG (default h100) names the two CSVs <tag>_wgmma.csv and <tag>_gemm_sm90.csv;
 #   GEMM_RAGGED=one keeps one ragged correctness run (1000 x 744 x 520) per schedule/tile combo
 #   instead of two (default all).
@@ -61,13 +60,11 @@ wg_csv="$out/${tag}_wgmma.csv"
 if [ "$mode" = full ]; then
   timeout 120 "$bin/h100_wgmma" > /dev/null 2>> "$log"  # warm-up run (clocks up)
 fi
-if [ "$mode" != rows ]; then
-  {
-    header
-    timeout 120 "$bin/h100_wgmma" 2>> "$log" || echo "# FAILED h100_wgmma rc=$?"
-  } > "$wg_csv"
-  cat "$wg_csv"
-fi
+{
+  header
+  timeout 120 "$bin/h100_wgmma" 2>> "$log" || echo "# FAILED h100_wgmma rc=$?"
+} > "$wg_csv"
+cat "$wg_csv"
 
 # ---- GEMM configurations ----
 gm_csv="$out/${tag}_gemm_sm90.csv"
@@ -90,7 +87,7 @@ PP="--schedule pingpong --rows-per-wg 128 --tile-n 128"
 PP64="--schedule pingpong --rows-per-wg 64 --tile-n 256"
 
 # e) ragged correctness (checks only), all four schedule/tile combos
-[ "$mode" = rows ] || for s in "$CO" "$CO128" "$PP" "$PP64"; do
+for s in "$CO" "$CO128" "$PP" "$PP64"; do
   g $s --m 1000 --n 744 --k 520 --check 1 --reps 2
   [ "$ragged" = one ] || g $s --m 333 --n 1000 --k 200 --check 1 --reps 2
 done
