@@ -38,6 +38,23 @@ class TileDriftTest(unittest.TestCase):
         self.assertEqual(d["same_a_tile"], {1: 20, 2: 35})
         self.assertEqual(d["reread_within"], (1.0, 1.0))
 
+    def test_sm_paces_and_the_fast_set(self):
+        paces = tile_drift.sm_paces(rows())
+        # CTA c runs on SM c: intervals (200 - 0) / 2, the same, (220 - 0) / 2, (250 - 10) / 2
+        self.assertEqual(paces, {0: 100, 1: 100, 2: 110, 3: 120})
+        # median 105: below 94.5 none; below 1.1 x 105 = 115.5 SMs 0, 1, 2
+        self.assertEqual(tile_drift.fast_set(paces), [])
+        self.assertEqual(tile_drift.fast_set(paces, below=1.1), [0, 1, 2])
+        # base: SM 3 twice as fast as the rest (median 100: fast set [3]); against the log above
+        c = tile_drift.compare_paces({0: 100, 1: 100, 2: 100, 3: 50}, paces)
+        self.assertAlmostEqual(c["fast_pace"], 120 / 105)
+        self.assertAlmostEqual(c["other_pace"], (100 + 100 + 110) / 3 / 105)
+        self.assertEqual((c["own_fast"], c["overlap"]), (0, 0))
+        # x = (100, 100, 100, 50) mean 87.5, y = (100, 100, 110, 120) mean 107.5:
+        # sxy = (12.5)(-7.5) x 2 + (12.5)(2.5) + (-37.5)(12.5) = -625
+        # sxx = 3 x 156.25 + 1406.25 = 1875, syy = 56.25 x 2 + 6.25 + 156.25 = 275
+        self.assertAlmostEqual(c["corr"], -625 / (1875 * 275) ** 0.5)
+
 
 if __name__ == "__main__":
     unittest.main()

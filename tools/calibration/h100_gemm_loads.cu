@@ -12,6 +12,10 @@
 // Operands: bf16 M x K and N x K, the twin's maps (make_map: SWIZZLE_128B, L2 promotion 256B).
 // CLI: --m --n --k --rows BM --tile-n BN --stages S --grid G (0: min(tiles, SMs)) --raster m|n
 //      --reps R (3) --tile-log FILE --parts ab|a|b (both boxes of a stage, or only A's or B's)
+//      --private-a hbm|l2: each CTA's A boxes from rows of its own (rows blockIdx.x * BM), not the
+//      tile's, so no other SM reads them: "hbm" walks the whole K (132 x BM x K x 2 bytes, more than
+//      the L2 holds at K 4096: every tile's A comes from HBM again), "l2" cycles through the first 4
+//      k-blocks (64 KiB per SM: hot in the L2 after the first tile). B stays the tile's, shared.
 // Prints one CSV row: m,n,k,bm,bn,stages,grid,cycles,clock_mhz (the last launch: the longest-lived
 // CTA's span in cycles at its clock64 / %globaltimer rate) and writes FILE in the twin's format.
 // Build: nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a h100_gemm_loads.cu -lcuda
@@ -26,8 +30,8 @@
 
 // timing per CTA: start ns, start clock, end ns, end clock.
 __global__ void k_loads(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
-                        const GemmParams p, unsigned bm, unsigned bn, unsigned parts, long long* tim,
-                        long long* tile_log) {
+                        const GemmParams p, unsigned bm, unsigned bn, unsigned parts, unsigned private_a,
+                        long long* tim, long long* tile_log) {
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   if (threadIdx.x != 0) return;
   const unsigned base = (smem_addr(smem_raw) + 1023) & ~1023u;
@@ -50,8 +54,10 @@ __global__ void k_loads(const __grid_constant__ CUtensorMap tmA, const __grid_co
       if (kb == 0 && j < p.log_tiles)
         tile_log[blockIdx.x * (p.log_tiles + 1) + 1 + j] = static_cast<long long>(globaltimer());
       mbar_arrive_expect_tx(bar(s), bytes);
+      // private_a: 0 the tile's rows; 1 the CTA's own rows over all of K; 2 its own, first 4 k-blocks
+      const unsigned a_row = private_a ? blockIdx.x * bm : m * bm, a_kb = private_a == 2 ? kb % 4 : kb;
       if (parts & 1)
-        tma_load_2d(base + s * stage_bytes, &tmA, static_cast<int>(kb * 64), static_cast<int>(m * bm), bar(s));
+        tma_load_2d(base + s * stage_bytes, &tmA, static_cast<int>(a_kb * 64), static_cast<int>(a_row), bar(s));
       if (parts & 2)
         tma_load_2d(base + s * stage_bytes + bm * 128, &tmB, static_cast<int>(kb * 64), static_cast<int>(n * bn),
                     bar(s));
@@ -64,7 +70,8 @@ __global__ void k_loads(const __grid_constant__ CUtensorMap tmA, const __grid_co
 
 int main(int argc, char** argv) {
   int m = 4096, n = 4096, k = 4096, bm = 128, bn = 128, stages = 6, grid_arg = 0, reps = 3;
-  unsigned parts = 3;  // --parts ab (both boxes), a or b
+  unsigned parts = 3;      // --parts ab (both boxes), a or b
+  unsigned private_a = 0;  // --private-a hbm (1) or l2 (2)
   bool raster_m = true;
   std::string log_path;
   for (int a = 1; a + 1 < argc; a += 2) {
@@ -79,6 +86,7 @@ int main(int argc, char** argv) {
     else if (key == "--raster") raster_m = v != "n";
     else if (key == "--reps") reps = std::stoi(v);
     else if (key == "--tile-log") log_path = v;
+    else if (key == "--private-a" && (v == "hbm" || v == "l2")) private_a = v == "hbm" ? 1u : 2u;
     else if (key == "--parts") parts = (v.find('a') != std::string::npos ? 1u : 0u) | (v.find('b') != std::string::npos ? 2u : 0u);
     else {
       std::fprintf(stderr, "unknown argument %s\n", key.c_str());
@@ -100,12 +108,14 @@ int main(int argc, char** argv) {
   const unsigned tiles = p.tiles_m * p.tiles_n;
   const int grid = grid_arg > 0 ? grid_arg : static_cast<int>(std::min<unsigned>(tiles, prop.multiProcessorCount));
   p.log_tiles = (tiles + grid - 1) / grid;
+  // Private A rows: one band of BM rows per CTA, so A has at least grid x BM rows.
+  const int a_rows = private_a ? std::max(m, grid * bm) : m;
   __nv_bfloat16 *A, *B;
-  CHECK(cudaMalloc(&A, static_cast<size_t>(m) * k * 2));
+  CHECK(cudaMalloc(&A, static_cast<size_t>(a_rows) * k * 2));
   CHECK(cudaMalloc(&B, static_cast<size_t>(n) * k * 2));
-  k_fill<<<1024, 256>>>(A, static_cast<size_t>(m) * k, 1u);
+  k_fill<<<1024, 256>>>(A, static_cast<size_t>(a_rows) * k, 1u);
   k_fill<<<1024, 256>>>(B, static_cast<size_t>(n) * k, 2u);
-  const CUtensorMap tmA = make_map(A, m, k, bm, 64), tmB = make_map(B, n, k, bn, 64);
+  const CUtensorMap tmA = make_map(A, a_rows, k, bm, 64), tmB = make_map(B, n, k, bn, 64);
   long long *tim, *tile_log;
   CHECK(cudaMalloc(&tim, static_cast<size_t>(grid) * 4 * sizeof(long long)));
   CHECK(cudaMalloc(&tile_log, static_cast<size_t>(grid) * (p.log_tiles + 1) * sizeof(long long)));
@@ -113,7 +123,7 @@ int main(int argc, char** argv) {
   CHECK(cudaFuncSetAttribute(k_loads, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   double cycles = 0, mhz = 0;
   for (int r = 0; r < 1 + reps; ++r) {
-    k_loads<<<grid, 32, smem>>>(tmA, tmB, p, bm, bn, parts, tim, tile_log);
+    k_loads<<<grid, 32, smem>>>(tmA, tmB, p, bm, bn, parts, private_a, tim, tile_log);
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
   }

@@ -11,7 +11,12 @@ start_cycles, times from the first tile's start), and prints per file:
   - the time since the previous read of the same A tile (m), per tile start: the share within
     1000 cycles (it can join that read's fill in flight) and within 10000 (an L2 hit unless the
     line was evicted since).
+With --fast-set BASE.csv, it compares the SMs' paces instead: the fast set is BASE's SMs whose
+mean tile interval is below 0.9 of BASE's median; for BASE and each LOG it prints that set's mean
+pace and the other SMs' (intervals over the log's median), the log's own fast set and how much of
+BASE's it holds, and the correlation of the SMs' intervals with BASE's.
 Usage: tile_drift.py LOG.csv [LOG.csv ...]
+       tile_drift.py --fast-set BASE.csv [LOG.csv ...]
 """
 import csv
 import statistics
@@ -65,9 +70,61 @@ def drift(rows):
     return out
 
 
-def summarize(path):
+def sm_paces(rows):
+    """Each SM's mean interval between its CTA's consecutive tile starts (CTAs of 3+ tiles)."""
+    starts, sm = defaultdict(dict), {}
+    for r in rows:
+        starts[int(r["cta"])][int(r["j"])] = int(r["start_cycles"])
+        sm[int(r["cta"])] = int(r["smid"])
+    out = {}
+    for cta, seq in starts.items():
+        times = [seq[j] for j in sorted(seq)]
+        if len(times) > 2:
+            out[sm[cta]] = (times[-1] - times[0]) / (len(times) - 1)
+    return out
+
+
+def fast_set(paces, below=0.9):
+    """The SMs whose interval is below `below` of the median, sorted."""
+    median = statistics.median(paces.values())
+    return sorted(s for s, v in paces.items() if v < below * median)
+
+
+def compare_paces(base, paces):
+    """For `paces` against `base` (both sm -> interval): the base fast set's mean pace and the
+    other SMs' (over the median), the own fast set's size and overlap, the correlation over the
+    SMs both have."""
+    fast = fast_set(base)
+    median = statistics.median(paces.values())
+    own = fast_set(paces)
+    common = sorted(set(base) & set(paces))
+    x, y = [base[s] for s in common], [paces[s] for s in common]
+    mx, my = statistics.mean(x), statistics.mean(y)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(x, y))
+    sxx, syy = sum((a - mx) ** 2 for a in x), sum((b - my) ** 2 for b in y)
+    return {"fast_pace": statistics.mean(paces[s] / median for s in fast if s in paces),
+            "other_pace": statistics.mean(v / median for s, v in paces.items() if s not in fast),
+            "own_fast": len(own), "overlap": len(set(own) & set(fast)),
+            "corr": sxy / (sxx * syy) ** 0.5 if sxx and syy else 0.0}
+
+
+def read_rows(path):
     with open(path) as f:
-        d = drift(list(csv.DictReader(line for line in f if not line.startswith("#"))))
+        return list(csv.DictReader(line for line in f if not line.startswith("#")))
+
+
+def summarize_paces(base_path, paths):
+    base = sm_paces(read_rows(base_path))
+    fast = fast_set(base)
+    print(f"{base_path}: fast set {len(fast)} SMs: {' '.join(map(str, fast))}")
+    for p in [base_path] + paths:
+        c = compare_paces(base, sm_paces(read_rows(p)))
+        print(f"  {p}: fast set pace {c['fast_pace']:.3f}, others {c['other_pace']:.3f}; own fast set "
+              f"{c['own_fast']} SMs ({c['overlap']} of the base's); correlation with the base {c['corr']:.2f}")
+
+
+def summarize(path):
+    d = drift(read_rows(path))
     print(f"{path}: {d['tiles']} tiles over {d['ctas']} CTAs")
     if "interval" in d:
         p10, p50, p90 = d["interval"]
@@ -82,7 +139,10 @@ def summarize(path):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
+    if len(sys.argv) < 2 or (sys.argv[1] == "--fast-set" and len(sys.argv) < 3):
         sys.exit(__doc__)
+    if sys.argv[1] == "--fast-set":
+        summarize_paces(sys.argv[2], sys.argv[3:])
+        sys.exit(0)
     for p in sys.argv[1:]:
         summarize(p)
