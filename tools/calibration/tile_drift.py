@@ -102,7 +102,8 @@ def compare_paces(base, paces):
     mx, my = statistics.mean(x), statistics.mean(y)
     sxy = sum((a - mx) * (b - my) for a, b in zip(x, y))
     sxx, syy = sum((a - mx) ** 2 for a in x), sum((b - my) ** 2 for b in y)
-    return {"fast_pace": statistics.mean(paces[s] / median for s in fast if s in paces),
+    in_fast = [paces[s] / median for s in fast if s in paces]
+    return {"fast_pace": statistics.mean(in_fast) if in_fast else float("nan"),
             "other_pace": statistics.mean(v / median for s, v in paces.items() if s not in fast),
             "own_fast": len(own), "overlap": len(set(own) & set(fast)),
             "corr": sxy / (sxx * syy) ** 0.5 if sxx and syy else 0.0}

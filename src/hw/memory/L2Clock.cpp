@@ -21,14 +21,14 @@ void L2Clock::access(std::span<const std::uint64_t> keys, std::span<L2Touch> out
       n = hand_;
       hand_ = (hand_ + 1) % ring;
       blocks_.rekey(n, key);
-      blocks_[n].in_flight_until = 0;
+      blocks_[n].in_flight = {};
     }
-    out[i] = L2Touch{hit, blocks_[n].in_flight_until, &blocks_[n].in_flight_until};
+    out[i] = L2Touch{hit, blocks_[n].in_flight, &blocks_[n].in_flight};
   }
 }
 
 void L2Clock::clear_in_flight() {
-  for (Node& n : blocks_.nodes()) n.in_flight_until = 0;
+  for (Node& n : blocks_.nodes()) n.in_flight = {};
 }
 
 }  // namespace bwsim

@@ -44,11 +44,11 @@ void L2Lru::access(std::span<const std::uint64_t> keys, std::span<L2Touch> out) 
       } else {  // evict the least recently used block and reuse its node
         n = evict();
         blocks_.rekey(n, key);
-        blocks_[n].in_flight_until = 0;
+        blocks_[n].in_flight = {};
       }
     }
     touched(n);
-    out[i] = L2Touch{hit, blocks_[n].in_flight_until, &blocks_[n].in_flight_until};
+    out[i] = L2Touch{hit, blocks_[n].in_flight, &blocks_[n].in_flight};
   }
   // Live entries are at most one per block: compacting when the log (its evicted prefix included)
   // is three times that keeps it O(capacity) at O(1) per touch.
@@ -56,7 +56,7 @@ void L2Lru::access(std::span<const std::uint64_t> keys, std::span<L2Touch> out) 
 }
 
 void L2Lru::clear_in_flight() {
-  for (Node& n : blocks_.nodes()) n.in_flight_until = 0;
+  for (Node& n : blocks_.nodes()) n.in_flight = {};
 }
 
 }  // namespace bwsim

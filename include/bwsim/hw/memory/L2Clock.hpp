@@ -19,7 +19,7 @@ class L2Clock final : public L2Policy {
  private:
   struct Node {
     std::uint64_t key;
-    Cycle in_flight_until;
+    L2InFlight in_flight;
     bool referenced;
   };
   L2BlockTable<Node> blocks_;  // node index = ring position

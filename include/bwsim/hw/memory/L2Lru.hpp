@@ -25,7 +25,7 @@ class L2Lru final : public L2Policy {
   struct Node {
     std::uint64_t key;
     std::uint64_t stamp;  // of its last touch
-    Cycle in_flight_until;
+    L2InFlight in_flight;
   };
   struct Touch {
     std::uint32_t node;

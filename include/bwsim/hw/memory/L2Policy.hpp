@@ -14,11 +14,17 @@
 
 namespace bwsim {
 
+// A block's last transfer towards an SM: when it ends, and to which SM.
+struct L2InFlight {
+  Cycle until = 0;
+  std::uint32_t sm = 0;
+};
+
 // What touching one block found.
 struct L2Touch {
   bool hit = false;
-  Cycle in_flight_until = 0;    // when the block's last transfer towards an SM ends (0 for a miss)
-  Cycle* in_flight = nullptr;   // where the caller records a new transfer (valid until the next access)
+  L2InFlight last;                   // the block's last transfer (until 0 for a miss)
+  L2InFlight* in_flight = nullptr;   // where the caller records a new transfer (valid until the next access)
 };
 
 class L2Policy {

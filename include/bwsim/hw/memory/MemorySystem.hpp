@@ -109,12 +109,13 @@ class MemorySystem {
     std::array<Part, kMaxDies> part{};  // by the die whose half served them
     Cycle coalesced_ready = 0;          // when the last coalesced block arrives
   };
-  // An access by an SM of die `die`. With `at` and `fresh` (a read): blocks in flight at `at` are
-  // coalesced, the others' in-flight fields are collected in `fresh` for the caller to set. Reads
+  // An access by an SM of die `die`. With `at` and `fresh` (a read by SM `sm`): blocks in flight
+  // at `at` to another SM are coalesced, the others' in-flight fields are collected in `fresh`
+  // for the caller to set. Reads
   // and prefetches also fetch the blocks of the map's L2 promotion granule beside the box; a
   // write goes to each block's home half.
   Lookup lookup(std::uint32_t die, const TensorMap& map, const TensorCoords& coords, bool write, Cycle at = 0,
-                std::vector<Cycle*>* fresh = nullptr);
+                std::vector<L2InFlight*>* fresh = nullptr, std::uint32_t sm = 0);
   // Moves `bytes` between die `home`'s HBM and its L2 half from `at` (and counts them for the trace).
   HbmAccess hbm_transfer(std::uint32_t home, Cycle at, std::uint64_t bytes);
   // Moves `bytes` over the die-to-die link from die `from` to the other, arriving at `at`: the
@@ -132,14 +133,14 @@ class MemorySystem {
     std::uint32_t blocks() const { return served[0].blocks + served[1].blocks; }
   };
   Touched touch(std::uint32_t die, const TensorMap& map, const TensorCoords& coords, bool write, Cycle at,
-                std::vector<Cycle*>* fresh);
+                std::vector<L2InFlight*>* fresh, std::uint32_t sm);
 
   const HardwareConfig& config_;
   std::vector<Half> halves_;          // one per die
   std::vector<BandwidthLink> links_;  // the die-to-die link from die d to the other (two dies)
   std::vector<std::uint8_t> sm_die_;  // the die of each SM
   MemoryStats stats_;
-  std::vector<Cycle*> fresh_;  // a read's blocks that go over the link (reused, no allocation per read)
+  std::vector<L2InFlight*> fresh_;  // a read's blocks that go over the link (reused, no allocation per read)
   // A box's block keys in touch order, whether each is a promotion block (1; kept only when the
   // map promotes), and what the L2 found (reused: no allocation per access).
   std::vector<std::uint64_t> keys_;

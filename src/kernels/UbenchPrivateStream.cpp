@@ -1,0 +1,62 @@
+// h100_gemm_loads.cu --private-a --parts a as a bwsim program: G CTAs, one per SM, each loading
+// its own A boxes (16 KiB: 128 rows of 128 B, the CTA's own rows of a K = 4096 bf16 operand) with
+// S stages in flight and no consumer, 4 tiles of 64 k-blocks: either cycling through the first 4
+// k-blocks ("l2": hot in the L2 after a warm-up launch) or walking all 64 each tile ("hbm": from
+// HBM). The value is the rate all SMs together receive, sum over SMs of bytes / span, in bytes per
+// cycle x 100 (tools/calibration/h100_loads_private.csv: the same sum over the silicon tile logs).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "bwsim/kernels/Ubench.hpp"
+#include "bwsim/kernels/UbenchPrograms.hpp"
+
+namespace bwsim {
+namespace {
+
+constexpr std::uint32_t kBoxBytes = 16384, kKblocks = 256, kMaxStages = 6;  // 4 tiles of 64 k-blocks per CTA
+constexpr std::uint64_t kWidth = 8192;                         // K = 4096 bf16
+
+std::int64_t private_stream_rate(const HardwareConfig& c, std::uint32_t ctas, std::uint32_t stages, bool hot) {
+  Simulator sim(c, SimOptions{.mode = Mode::Timing});
+  const std::uint64_t rows = static_cast<std::uint64_t>(ctas) * 128;
+  const TensorMap a = ubench_strided_map(sim.gmem().alloc(kWidth * rows), kWidth, rows, 128, L2Promotion::B256);
+  const LaunchConfig launch{.grid_ctas = ctas, .block_threads = 32, .dynamic_smem_bytes = kMaxStages * kBoxBytes + 2048};
+  auto program = [&](Warp& w) -> Task {
+    const std::uint32_t base = 1024, bars = base + kMaxStages * kBoxBytes;
+    auto bar = [&](std::uint32_t s) { return MBarrierRef{bars + 8 * s}; };
+    for (std::uint32_t s = 0; s < stages; ++s) w.mbarrier_init(bar(s), 1);
+    w.fence_mbarrier_init();
+    const auto band = static_cast<std::int32_t>(128 * w.cta_idx());
+    for (std::uint32_t k = 0; k < kKblocks; ++k) {
+      const std::uint32_t s = k % stages;
+      if (k >= stages) co_await w.mbarrier_wait(bar(s), ((k - stages) / stages) & 1u);
+      w.mbarrier_arrive_expect_tx(bar(s), kBoxBytes);
+      const std::uint32_t kb = hot ? k % 4 : k % 64;  // hbm: a tile's 64 k-blocks, again each tile
+      w.tma_load(a, SmemAddr{base + s * kBoxBytes}, bar(s), {static_cast<std::int32_t>(128 * kb), band});
+    }
+    for (std::uint32_t k = kKblocks - std::min(kKblocks, stages); k < kKblocks; ++k)
+      co_await w.mbarrier_wait(bar(k % stages), (k / stages) & 1u);
+  };
+  if (hot) sim.launch("ubench", launch, program);  // warm-up: the hot boxes into the L2
+  const RunResult r = sim.launch("ubench", launch, program);
+  double rate = 0;
+  for (const WarpSummary& s : r.warps) rate += static_cast<double>(kKblocks) * kBoxBytes / static_cast<double>(s.finish - s.start);
+  return static_cast<std::int64_t>(std::lround(100.0 * rate));
+}
+
+}  // namespace
+
+std::vector<UbenchScenario> private_stream_scenarios() {
+  std::vector<UbenchScenario> all;
+  for (const bool hot : {true, false})
+    for (std::uint32_t stages = 1; stages <= kMaxStages; ++stages)
+      all.push_back({fmt::format("loads_private_{}_s{}_bytes_per_cycle_x100", hot ? "l2" : "hbm", stages),
+                     UbenchParam::Ctas, [stages, hot](const HardwareConfig& c, std::uint32_t ctas) {
+                       return private_stream_rate(c, ctas, stages, hot);
+                     }});
+  return all;
+}
+
+}  // namespace bwsim
