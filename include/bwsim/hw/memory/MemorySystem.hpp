@@ -111,9 +111,8 @@ class MemorySystem {
   };
   // An access by an SM of die `die`. With `at` and `fresh` (a read by SM `sm`): blocks in flight
   // at `at` to another SM are coalesced, the others' in-flight fields are collected in `fresh`
-  // for the caller to set. Reads
-  // and prefetches also fetch the blocks of the map's L2 promotion granule beside the box; a
-  // write goes to each block's home half.
+  // for the caller to set. Reads and prefetches also fetch the blocks of the map's L2 promotion
+  // granule beside the box; a write goes to each block's home half.
   Lookup lookup(std::uint32_t die, const TensorMap& map, const TensorCoords& coords, bool write, Cycle at = 0,
                 std::vector<L2InFlight*>* fresh = nullptr, std::uint32_t sm = 0);
   // Moves `bytes` between die `home`'s HBM and its L2 half from `at` (and counts them for the trace).
