@@ -16,13 +16,14 @@ namespace bwsim {
 namespace {
 
 constexpr std::uint32_t kBoxBytes = 16384, kKblocks = 256, kMaxStages = 6;  // 4 tiles of 64 k-blocks per CTA
-constexpr std::uint64_t kWidth = 8192;                         // K = 4096 bf16
+constexpr std::uint64_t kWidth = 8192;  // K = 4096 bf16
 
 std::int64_t private_stream_rate(const HardwareConfig& c, std::uint32_t ctas, std::uint32_t stages, bool hot) {
   Simulator sim(c, SimOptions{.mode = Mode::Timing});
   const std::uint64_t rows = static_cast<std::uint64_t>(ctas) * 128;
   const TensorMap a = ubench_strided_map(sim.gmem().alloc(kWidth * rows), kWidth, rows, 128, L2Promotion::B256);
-  const LaunchConfig launch{.grid_ctas = ctas, .block_threads = 32, .dynamic_smem_bytes = kMaxStages * kBoxBytes + 2048};
+  const LaunchConfig launch{
+      .grid_ctas = ctas, .block_threads = 32, .dynamic_smem_bytes = kMaxStages * kBoxBytes + 2048};
   auto program = [&](Warp& w) -> Task {
     const std::uint32_t base = 1024, bars = base + kMaxStages * kBoxBytes;
     auto bar = [&](std::uint32_t s) { return MBarrierRef{bars + 8 * s}; };
@@ -42,7 +43,8 @@ std::int64_t private_stream_rate(const HardwareConfig& c, std::uint32_t ctas, st
   if (hot) sim.launch("ubench", launch, program);  // warm-up: the hot boxes into the L2
   const RunResult r = sim.launch("ubench", launch, program);
   double rate = 0;
-  for (const WarpSummary& s : r.warps) rate += static_cast<double>(kKblocks) * kBoxBytes / static_cast<double>(s.finish - s.start);
+  for (const WarpSummary& s : r.warps)
+    rate += static_cast<double>(kKblocks) * kBoxBytes / static_cast<double>(s.finish - s.start);
   return static_cast<std::int64_t>(std::lround(100.0 * rate));
 }
 

@@ -43,6 +43,8 @@ class TileDriftTest(unittest.TestCase):
         # CTA c runs on SM c: intervals (200 - 0) / 2, the same, (220 - 0) / 2, (250 - 10) / 2
         self.assertEqual(paces, {0: 100, 1: 100, 2: 110, 3: 120})
         # median 105: below 94.5 none; below 1.1 x 105 = 115.5 SMs 0, 1, 2
+        # 1000 bytes per tile: 1000 / 100 x 2 + 1000 / 110 + 1000 / 120
+        self.assertAlmostEqual(tile_drift.total_rate(paces, 1000), 20 + 1000 / 110 + 1000 / 120)
         self.assertEqual(tile_drift.fast_set(paces), [])
         self.assertEqual(tile_drift.fast_set(paces, below=1.1), [0, 1, 2])
         # base: SM 3 twice as fast as the rest (median 100: fast set [3]); against the log above

@@ -15,8 +15,12 @@ With --fast-set BASE.csv, it compares the SMs' paces instead: the fast set is BA
 mean tile interval is below 0.9 of BASE's median; for BASE and each LOG it prints that set's mean
 pace and the other SMs' (intervals over the log's median), the log's own fast set and how much of
 BASE's it holds, and the correlation of the SMs' intervals with BASE's.
+With --rate BYTES, it prints for each LOG the bytes per cycle all SMs receive together when each
+moves BYTES per tile, x 100 (the values of {h100,h200}_loads_private.csv: BYTES 1048576, a tile's
+64 boxes of 16 KiB).
 Usage: tile_drift.py LOG.csv [LOG.csv ...]
        tile_drift.py --fast-set BASE.csv [LOG.csv ...]
+       tile_drift.py --rate BYTES LOG.csv [LOG.csv ...]
 """
 import csv
 import statistics
@@ -28,14 +32,25 @@ def quantile(sorted_values, q):
     return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
 
 
+def cta_tiles(rows):
+    """Tile-log rows (dicts with the CSV's columns) by CTA: cta -> (smid, {j: (cycle, m)})."""
+    out = {}
+    for r in rows:
+        out.setdefault(int(r["cta"]), (int(r["smid"]), {}))[1][int(r["j"])] = (int(r["start_cycles"]), int(r["m"]))
+    return out
+
+
+def tile_times(seq):
+    """A CTA's tile start cycles in its order (seq: j -> (cycle, m))."""
+    return [seq[j][0] for j in sorted(seq)]
+
+
 def drift(rows):
     """The figures summarize() prints, from tile-log rows (dicts with the CSV's columns)."""
-    starts = defaultdict(dict)  # cta -> j -> (cycle, m)
-    for r in rows:
-        starts[int(r["cta"])][int(r["j"])] = (int(r["start_cycles"]), int(r["m"]))
+    starts = {cta: seq for cta, (_, seq) in cta_tiles(rows).items()}  # cta -> j -> (cycle, m)
     intervals, means = [], []
     for seq in starts.values():
-        times = [seq[j][0] for j in sorted(seq)]
+        times = tile_times(seq)
         gaps = [b - a for a, b in zip(times, times[1:])]
         intervals += gaps
         if gaps:
@@ -71,17 +86,18 @@ def drift(rows):
 
 
 def sm_paces(rows):
-    """Each SM's mean interval between its CTA's consecutive tile starts (CTAs of 3+ tiles)."""
-    starts, sm = defaultdict(dict), {}
-    for r in rows:
-        starts[int(r["cta"])][int(r["j"])] = int(r["start_cycles"])
-        sm[int(r["cta"])] = int(r["smid"])
+    """Each SM's mean interval between its CTA's consecutive tile starts (CTAs of 2+ tiles)."""
     out = {}
-    for cta, seq in starts.items():
-        times = [seq[j] for j in sorted(seq)]
-        if len(times) > 2:
-            out[sm[cta]] = (times[-1] - times[0]) / (len(times) - 1)
+    for sm, seq in cta_tiles(rows).values():
+        times = tile_times(seq)
+        if len(times) > 1:
+            out[sm] = (times[-1] - times[0]) / (len(times) - 1)
     return out
+
+
+def total_rate(paces, tile_bytes):
+    """The bytes per cycle all SMs receive together when each moves `tile_bytes` per tile."""
+    return sum(tile_bytes / v for v in paces.values())
 
 
 def fast_set(paces, below=0.9):
@@ -140,10 +156,15 @@ def summarize(path):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2 or (sys.argv[1] == "--fast-set" and len(sys.argv) < 3):
+    if len(sys.argv) < 2 or (sys.argv[1] in ("--fast-set", "--rate") and len(sys.argv) < 3):
         sys.exit(__doc__)
     if sys.argv[1] == "--fast-set":
         summarize_paces(sys.argv[2], sys.argv[3:])
+        sys.exit(0)
+    if sys.argv[1] == "--rate":
+        for p in sys.argv[3:]:
+            paces = sm_paces(read_rows(p))
+            print(f"{p}: {len(paces)} SMs, {round(100 * total_rate(paces, int(sys.argv[2])))} (B/clk x 100)")
         sys.exit(0)
     for p in sys.argv[1:]:
         summarize(p)

@@ -59,7 +59,8 @@ std::vector<UbenchScenario> bulk_write_scenarios();
 std::vector<UbenchScenario> hbm_burst_scenarios();
 // The GEMM-mainloop stage ring (UbenchStageRing.cpp), part of ubench_scenarios().
 std::vector<UbenchScenario> stage_ring_scenarios();
-// Each SM streaming its own A boxes, h100_gemm_loads.cu --private-a (UbenchPrivateStream.cpp), part of ubench_scenarios().
+// Each SM streaming its own A boxes, h100_gemm_loads.cu --private-a (UbenchPrivateStream.cpp), part of
+// ubench_scenarios().
 std::vector<UbenchScenario> private_stream_scenarios();
 // The SemiAnalysis B200 scenarios (UbenchB200.cpp), part of ubench_scenarios().
 std::vector<UbenchScenario> b200_published_scenarios();
