@@ -84,14 +84,27 @@ TEST(CalibrationTest, AFifoLinkHbmFailsTheBoxRows) {
 // Each SM streaming its own 16 KiB A boxes (h100_gemm_loads.cu --private-a, both chips): with 6
 // boxes in flight cycling through 4 hot ones an SM re-requests lines its own earlier request still
 // has in flight; silicon serves each from the L2 arrays (their rate, not 1.4x it), so the model's
-// coalescer joins only another SM's transfer. Every row within 10% but the 66-SM one
-// (loads_private_tolerances.csv).
+// coalescer joins only another SM's transfer. Every row within 10% but the H200's 66-SM one
+// (loads_private_tolerances.csv); the H100's holds because 66 CTAs take one SM of every TPC over
+// both L2 halves, as on silicon (with GPCs filled in turn it was -46%).
 TEST(CalibrationTest, PrivateStreamsGetTheArraysRateNotTheirOwnInFlightReads) {
   for (const char* chip : {"h100", "h200"}) {
     const auto rows = expect_rows_within(chip, calibration((std::string(chip) + "_loads_private.csv").c_str()),
                                          calibration("loads_private_tolerances.csv"), 8);
-    EXPECT_EQ(std::count_if(rows.begin(), rows.end(), [](const UbenchComparison& r) { return r.tolerance > 0.10; }), 1);
+    EXPECT_EQ(std::count_if(rows.begin(), rows.end(), [](const UbenchComparison& r) { return std::abs(r.error) > 0.10; }),
+              std::string(chip) == "h100" ? 0 : 1);
   }
+}
+
+// The 2-stage scaling series' loads without math (h100_gemm_loads.cu, run_loads_scaling.sh): 7 of
+// 12 rows within 10%; the others, all the model too fast, have their reasons and bounds in
+// gemm_loads_tolerances.csv (the cold shared B beside HBM A, as the stage ring; the shared hot B
+// at 64 KiB in flight per SM).
+TEST(CalibrationTest, GemmLoadsRowsStayWithinTheirStatedBounds) {
+  const auto rows = expect_rows_within("h100", calibration("h100_gemm_loads_scaling.csv"),
+                                       calibration("gemm_loads_tolerances.csv"), 12);
+  EXPECT_EQ(std::count_if(rows.begin(), rows.end(), [](const UbenchComparison& r) { return std::abs(r.error) > 0.10; }),
+            5);
 }
 
 // A GEMM mainloop's memory side (h100_stage_ring.cu: 2 or 4 stages of an HBM A box and/or an

@@ -78,6 +78,62 @@ TEST(GpuTest, B200DiesHaveHalfTheSmsAndClustersNeverSpanThem) {
   }
 }
 
+inline const HardwareConfig& h100_config() {
+  static const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml");
+  return cfg;
+}
+
+TEST(GpuTest, AGridSmallerThanTheChipTakesOneSmOfEveryTpcFirst) {
+  // H100 config: 132 SMs, 66 TPCs, 8 GPCs of 18/16/16/16 SMs per die. 66 CTAs of 200 KB (one per
+  // SM): one on every TPC, so 33 on each die; CTA ids in SM order, so CTA c on SM 2c (silicon:
+  // h100_gemm_loads_tiles_private_l2_a_g66.csv, one SM of each TPC).
+  const HardwareConfig& cfg = h100_config();
+  const ChipLayout layout = chip_layout(cfg);
+  const LaunchConfig lc{.grid_ctas = 66, .block_threads = 32, .dynamic_smem_bytes = 200000};
+  const auto half = run_sleepers(cfg, lc, 100);
+  for (std::uint32_t cta = 0; cta < 66; ++cta) EXPECT_EQ(half.at(cta).sm, 2 * cta) << "CTA " << cta;
+
+  // 100 CTAs: every TPC first, then second SMs to the GPCs with the fewest CTAs: 12 or 13 in each
+  // GPC (100 = 4 x 13 + 4 x 12), ids still in SM order.
+  auto more = lc;
+  more.grid_ctas = 100;
+  const auto where = run_sleepers(cfg, more, 100);
+  std::vector<std::uint32_t> per_tpc(66), per_gpc(layout.gpcs());
+  for (std::uint32_t cta = 0; cta < 100; ++cta) {
+    const std::uint32_t sm = where.at(cta).sm;
+    ++per_tpc[sm / 2];
+    for (std::uint32_t g = 0; g < layout.gpcs(); ++g) per_gpc[g] += sm >= layout.gpc_first[g] && sm < layout.gpc_end(g);
+    if (cta > 0) EXPECT_GT(sm, where.at(cta - 1).sm) << "CTA " << cta;
+  }
+  EXPECT_EQ(*std::min_element(per_tpc.begin(), per_tpc.end()), 1u);
+  std::sort(per_gpc.begin(), per_gpc.end());
+  EXPECT_EQ(per_gpc, (std::vector<std::uint32_t>{12, 12, 12, 12, 13, 13, 13, 13}));
+}
+
+TEST(GpuTest, ClustersGoToTheGpcWithTheFewestCtas) {
+  // B200, 8 clusters of 2: one per GPC (4 per die), each pair on one TPC, ids in SM order.
+  const HardwareConfig& cfg = test::b200_config();
+  const auto first = chip_layout(cfg).gpc_first;
+  const auto where = run_sleepers(
+      cfg, LaunchConfig{.grid_ctas = 16, .block_threads = 32, .dynamic_smem_bytes = 200000, .cluster = {2, 1, 1}}, 100);
+  for (std::uint32_t cluster = 0; cluster < 8; ++cluster) {
+    EXPECT_EQ(where.at(2 * cluster).sm, first[cluster]) << "cluster " << cluster;
+    EXPECT_EQ(where.at(2 * cluster + 1).sm, first[cluster] + 1) << "cluster " << cluster;
+  }
+}
+
+TEST(GpuTest, ATraceCoversTheFirstSmsToGetCtas) {
+  // 4 CTAs on the H100 config go to the first SM of GPCs 0-3 (0, 18, 34, 50): the trace's 4 SMs.
+  const std::string path = ::testing::TempDir() + "placement.trace.json";
+  Simulator sim(h100_config(), SimOptions{.mode = Mode::Timing, .trace_path = path, .trace_sms = 4});
+  const RunResult r = sim.launch("sleepers", LaunchConfig{.grid_ctas = 4, .block_threads = 32},
+                                 [](Warp& w) -> Task { co_await w.sleep(10); });
+  EXPECT_EQ(r.traced_sms, (std::vector<std::uint32_t>{0, 18, 34, 50}));
+  std::vector<std::uint32_t> sms;
+  for (const WarpSummary& s : r.warps) sms.push_back(s.sm);
+  EXPECT_EQ(sms, r.traced_sms);
+}
+
 TEST(GpuTest, AClusterTooLargeForEveryGpcIsAClearError) {
   // unit-test chip cut into 2 GPCs of 2 SMs: a 4-CTA cluster can never be placed.
   const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml", {"sm.gpcs=2"});

@@ -3,6 +3,7 @@
 #include "bwsim/cli/Cli.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
@@ -61,8 +62,8 @@ void print_summary(const bwsim::KernelReport& r, const std::vector<bwsim::StatSa
   if (r.checked) fmt::print("check     {}: {}\n", r.check_passed ? "PASSED" : "FAILED", r.check_detail);
   if (!f.report.empty()) fmt::print("report    {} (a self-contained HTML page)\n", f.report);
   if (!f.trace.empty())
-    fmt::print("trace     {} (SMs 0-{}; open in ui.perfetto.dev; 1 us on its axis = 1 cycle)\n", f.trace,
-               std::min(f.trace_sms, run.sms_used) - 1);
+    fmt::print("trace     {} (SMs {}, the first to get CTAs; open in ui.perfetto.dev; 1 us on its axis = 1 cycle)\n",
+               f.trace, fmt::join(run.traced_sms, ", "));
 }
 
 // bwsim run --perturb SEED[:N]: the kernel under N perturbed schedules; exit 1 if any failed.
@@ -294,7 +295,7 @@ int bwsim::cli_main(int argc, char** argv) {
     sub->add_flag("--functional", flags.functional, "move real bytes and compute real values (default: timing mode)");
     sub->add_flag("--check", flags.check, "compare the result with the CPU reference (needs --functional)");
     sub->add_option("--trace", flags.trace, "write a Chrome/Perfetto trace-event JSON file");
-    sub->add_option("--trace-sms", flags.trace_sms, "trace only SMs 0 .. N-1")->capture_default_str();
+    sub->add_option("--trace-sms", flags.trace_sms, "trace only the first N SMs to get CTAs")->capture_default_str();
     sub->add_option("--trace-window", flags.trace_window, "trace only cycles START:END");
     sub->add_option("--trace-kinds", flags.trace_kinds,
                     "trace only these kinds: warps,tma,mma,barriers,flows,counters (default all)");

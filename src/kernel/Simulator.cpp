@@ -37,6 +37,7 @@ struct Simulator::Launch {
   Gpu gpu;
   std::vector<Group> groups;              // resident clusters, reused once retired
   std::vector<std::uint32_t> free_groups;
+  std::vector<Placement> wave;            // scratch: the clusters one dispatch starts
   std::vector<std::uint32_t> group_of;    // cluster id -> its entry in groups
   std::uint32_t next_cluster = 0;
   std::uint32_t finished_ctas = 0;
@@ -78,7 +79,8 @@ struct Simulator::Launch {
 
   Launch(const HardwareConfig& cfg, Mode mode, std::string_view kernel, GlobalMemory& gmem, MemorySystem& memory,
          Tracer* tracer, std::uint32_t trace_sms, const LaunchConfig& l, const WarpProgram& p)
-      : ctx{Engine{}, cfg, mode, std::string(kernel), gmem, memory, tracer, trace_sms},
+      : ctx{Engine{}, cfg, mode, std::string(kernel), gmem, memory, tracer, trace_sms,
+            std::vector<std::uint8_t>(tracer ? cfg.sm.count : 0)},
         launch(l),
         program(p),
         cluster_size(l.cluster.size()),
@@ -94,10 +96,23 @@ struct Simulator::Launch {
     ws.cta->warp_finished(ws);
   }
 
-  // Starts as many of the grid's remaining clusters as fit now.
+  // Starts as many of the grid's remaining clusters as fit now. The block scheduler picks where
+  // (Gpu::place spreads them over TPCs and GPCs); cluster ids then go in SM order, first CTAs of
+  // SMs before second ones, as on the H100 (h100_gemm_loads_tiles_private_l2_a_g66.csv: a 66-CTA
+  // grid takes one SM of every TPC, consecutive CTAs in one GPC).
   void dispatch(Cycle at) {
-    Placement place;
-    while (next_cluster * cluster_size < launch.grid_ctas && gpu.place(footprint, cluster_size, place)) {
+    wave.clear();
+    for (std::uint32_t placed = next_cluster; placed * cluster_size < launch.grid_ctas; ++placed) {
+      wave.emplace_back();
+      if (!gpu.place(footprint, cluster_size, wave.back())) {
+        wave.pop_back();
+        break;
+      }
+    }
+    std::sort(wave.begin(), wave.end(), [](const Placement& a, const Placement& b) {
+      return std::pair{a.slots[0], a.sms[0]} < std::pair{b.slots[0], b.sms[0]};
+    });
+    for (Placement& place : wave) {
       std::uint32_t gi;
       if (free_groups.empty()) {
         gi = static_cast<std::uint32_t>(groups.size());
@@ -125,6 +140,7 @@ struct Simulator::Launch {
       g.cluster->add(*r.cta);
       r.warps.clear();
       r.programs.clear();
+      ctx.trace_if_room(sm);
       Tracer* t = ctx.tracer_for(sm);
       for (std::uint32_t w = 0; w < r.cta->num_warps(); ++w) {
         WarpState& ws = r.cta->warp(w);
@@ -315,6 +331,8 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
   r.cycles = l.last_finish;
   r.events = l.ctx.engine.events_processed();
   r.sms_used = l.gpu.sms_used();
+  for (std::uint32_t sm = 0; sm < l.ctx.traced.size(); ++sm)
+    if (l.ctx.traced[sm]) r.traced_sms.push_back(sm);
   r.ctas = lc.grid_ctas;
   r.clock_ghz = config_.clock_ghz;
   l.count(r);

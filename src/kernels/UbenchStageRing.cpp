@@ -7,9 +7,12 @@
 // and hot) or BP (a private hot 32 KiB box, one of four cycled). "MMA" k starts once its stage is
 // full and MMA k-1 has run 1024 cycles; its start frees stage (k-1) % S, refilled with k-block
 // k-1+S. Both parts complete on one barrier (as a GEMM's full barrier) or each on its own; in
-// h100_stage_parts.cu observer warps record when each barrier completes each phase.
+// h100_stage_parts.cu observer warps record when each barrier completes each phase. Without the
+// clock (`gemm_loads_*`) it is h100_gemm_loads.cu on the same shape: each stage refilled as soon
+// as it lands.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <vector>
@@ -34,6 +37,8 @@ struct Variant {
   Part first, second = Part::None;
   std::uint32_t stages = 2;
   bool one_barrier = true, observed = false;
+  // false: no MMA clock, a stage refilled as soon as it lands (h100_gemm_loads.cu's producer alone).
+  bool clocked = true;
   // The barriers a stage completes on: one, or one per part.
   std::uint32_t waits() const { return (one_barrier || second == Part::None) ? 1 : 2; }
 };
@@ -49,6 +54,7 @@ struct Operands {
 // k apart (with the 256B L2 promotion an odd k-block's A rows arrived with the even one's).
 struct RingResult {
   std::int64_t per_kblock = 0;
+  Cycle longest = 0;  // the longest CTA's span
   std::array<std::array<std::int64_t, 2>, 2> done{};
 };
 
@@ -112,6 +118,13 @@ RingResult run_ring(Simulator& sim, const Operands& ops, std::uint32_t ctas, con
       co_return;
     }
     for (std::uint32_t k = 0; k < v.stages; ++k) issue(k, k);
+    if (!v.clocked) {
+      for (std::uint32_t k = 0; k < kSteps; ++k) {
+        for (std::uint32_t i = 0; i < waits; ++i) co_await w.mbarrier_wait(barrier(i, k % v.stages), (k / v.stages) & 1u);
+        if (k + v.stages < kSteps) issue(k % v.stages, k + v.stages);
+      }
+      co_return;
+    }
     Cycle mma_end = 0;
     for (std::uint32_t k = 0; k < kSteps; ++k) {
       for (std::uint32_t i = 0; i < waits; ++i) co_await w.mbarrier_wait(barrier(i, k % v.stages), (k / v.stages) & 1u);
@@ -128,7 +141,8 @@ RingResult run_ring(Simulator& sim, const Operands& ops, std::uint32_t ctas, con
   std::vector<Cycle> spans;
   for (const WarpSummary& s : r.warps)
     if (s.warp == 0) spans.push_back(s.finish - s.start);
-  RingResult out{static_cast<std::int64_t>(upper_median(spans) / kSteps), {}};
+  RingResult out{static_cast<std::int64_t>(upper_median(spans) / kSteps), *std::max_element(spans.begin(), spans.end()),
+                 {}};
   if (!v.observed) return out;
   for (std::uint32_t i = 0; i < waits; ++i)
     for (std::uint32_t parity = 0; parity < 2; ++parity) {
@@ -141,13 +155,17 @@ RingResult run_ring(Simulator& sim, const Operands& ops, std::uint32_t ctas, con
 }
 
 // h100_stage_ring.cu: both parts on one barrier, no observers.
-std::int64_t stage_ring(const HardwareConfig& c, std::uint32_t ctas, const Variant& v) {
-  Simulator sim(c, SimOptions{.mode = Mode::Timing});
+// h100_stage_ring.cu's (and h100_gemm_loads.cu's) operands: A of 128 rows per SM, one B tile.
+Operands ring_operands(Simulator& sim, const HardwareConfig& c) {
   const std::uint64_t a_rows = static_cast<std::uint64_t>(c.sm.count) * 128, b_rows = 256;
-  const Operands ops{
+  return Operands{
       ubench_strided_map(sim.gmem().alloc(kWidth * a_rows), kWidth, a_rows, 128, L2Promotion::B256),
       ubench_strided_map(sim.gmem().alloc(kWidth * b_rows), kWidth, b_rows, 256, L2Promotion::B256), std::nullopt};
-  return run_ring(sim, ops, ctas, v).per_kblock;
+}
+
+std::int64_t stage_ring(const HardwareConfig& c, std::uint32_t ctas, const Variant& v) {
+  Simulator sim(c, SimOptions{.mode = Mode::Timing});
+  return run_ring(sim, ring_operands(sim, c), ctas, v).per_kblock;
 }
 
 // h100_stage_parts.cu: its allocations (A of two bands of 132 CTAs, B, the private boxes).
@@ -174,6 +192,19 @@ std::vector<UbenchScenario> stage_ring_scenarios() {
                      [v](const HardwareConfig& c, std::uint32_t ctas) { return stage_ring(c, ctas, v); }});
     }
   }
+  // h100_gemm_loads.cu on the scaling series' shape (run_loads_scaling.sh): the producer alone,
+  // its longest CTA's span in cycles.
+  for (const auto& [ring, name] : rings)
+    for (std::uint32_t stages : {2u, 4u}) {
+      Variant v = ring;
+      v.stages = stages;
+      v.clocked = false;
+      all.push_back({fmt::format("gemm_loads_{}_s{}_cycles", name, stages), UbenchParam::Ctas,
+                     [v](const HardwareConfig& c, std::uint32_t ctas) {
+                       Simulator sim(c, SimOptions{.mode = Mode::Timing});
+                       return static_cast<std::int64_t>(run_ring(sim, ring_operands(sim, c), ctas, v).longest);
+                     }});
+    }
   // h100_stage_parts.cu's variants: parts in issue order; "1": one barrier; "_quiet": no
   // observers; "4": 4 stages; "h": the hot shared BH in place of B.
   const std::pair<Variant, const char*> parts[] = {

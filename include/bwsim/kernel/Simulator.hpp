@@ -45,7 +45,7 @@ struct Progress {
 struct SimOptions {
   Mode mode = Mode::Functional;
   std::string trace_path;           // empty: no trace
-  std::uint32_t trace_sms = 4;      // trace SMs 0 .. trace_sms-1 only (a full chip's trace is huge)
+  std::uint32_t trace_sms = 4;      // trace only the first SMs to get CTAs (a full chip's trace is huge)
   TraceFilter trace_filter{};       // kinds and cycle window kept
   Cycle watchdog_cycles = 10'000'000'000ull;  // a run longer than this is reported as a livelock
   bool record_phase_flips = false;  // fill RunResult::phase_flips (regression tests of barrier logic)
@@ -90,6 +90,7 @@ struct RunResult {
   std::uint64_t events = 0;       // engine events processed
   double wall_seconds = 0;        // host time the simulation took
   std::uint32_t sms_used = 0;
+  std::vector<std::uint32_t> traced_sms;  // the SMs the trace covers (the first to get CTAs)
   std::uint32_t ctas = 0;
   double clock_ghz = 0;           // the config's SM clock (for rates)
   // Per SM (every SM of the chip, index = SM), and their sums.

@@ -1,9 +1,13 @@
 #pragma once
 // The chip: its SMs in TPCs (2 SMs), GPCs and dies (hw/sm/ChipLayout), and the block scheduler's
 // placement rules: a cluster's CTAs all on SMs of one GPC (so of one die), ranks 2i and 2i+1 on
-// the two SMs of one TPC, and no SM
-// beyond its resident-CTA, shared-memory, warp and register limits. CTAs go breadth-first (an
-// SM gets a second CTA only when no SM with fewer can take it), SMs in index order.
+// the two SMs of one TPC, and no SM beyond its resident-CTA, shared-memory, warp and register
+// limits. CTAs go breadth-first: an SM gets a second CTA only when no SM with fewer can take it,
+// a TPC's second SM only when every TPC has one, and among equals the GPC with the fewest CTAs
+// first; clusters go to the GPC with the fewest CTAs. So a grid smaller than the chip spreads
+// over every GPC and both dies, as on the H100 (tools/calibration/h100_gemm_loads_tiles_private_
+// l2_a_g{66,100,120}.csv: 66 CTAs take one SM of each of the 66 TPCs; at 100 and 120, each GPC
+// that is not full holds as many as the others, within one).
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -56,6 +60,7 @@ class Gpu {
     bool used = false;
   };
   bool fits(std::uint32_t sm, const CtaFootprint& cta, std::uint32_t level) const;
+  bool place_one(const CtaFootprint& cta, Placement& out) const;
   bool place_in(std::uint32_t gpc, const CtaFootprint& cta, std::uint32_t cluster_size, std::uint32_t level,
                 Placement& out) const;
 
@@ -63,6 +68,9 @@ class Gpu {
   std::deque<Sm> sms_;
   ChipLayout layout_;
   std::vector<Load> load_;
+  std::vector<std::uint32_t> gpc_of_;    // each SM's GPC
+  std::vector<std::uint32_t> gpc_ctas_;  // CTAs resident on each GPC
+  std::vector<std::uint32_t> gpc_order_; // scratch: GPCs in the order a cluster tries them
 };
 
 }  // namespace bwsim

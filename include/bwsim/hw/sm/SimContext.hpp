@@ -33,14 +33,22 @@ struct SimContext {
   GlobalMemory& gmem;
   MemorySystem& memory;  // L2 and HBM, shared by every SM
   Tracer* tracer = nullptr;
-  std::uint32_t trace_sms = 0;  // SMs 0 .. trace_sms-1 are traced
+  std::uint32_t trace_sms = 0;        // how many SMs are traced: the first that get CTAs
+  std::vector<std::uint8_t> traced;   // per SM: 1 when it is one of them
+  std::uint32_t traced_count = 0;
   std::vector<PhaseFlip>* phase_flips = nullptr;  // recorded when set
   bool check_races = true;                         // check/RaceChecker on every async access
 
   bool functional() const { return mode == Mode::Functional; }
   // The tracer for events of SM `sm`, or nullptr when the run is not traced or the SM filtered out
   // (callers test it before formatting anything).
-  Tracer* tracer_for(std::uint32_t sm) const { return sm < trace_sms ? tracer : nullptr; }
+  Tracer* tracer_for(std::uint32_t sm) const { return tracer && traced[sm] ? tracer : nullptr; }
+  // SM `sm` gets a CTA: it is traced if fewer than trace_sms SMs are.
+  void trace_if_room(std::uint32_t sm) {
+    if (!tracer || traced[sm] || traced_count == trace_sms) return;
+    traced[sm] = 1;
+    ++traced_count;
+  }
   Cycle now() const { return engine.now(); }
 };
 
