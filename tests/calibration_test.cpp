@@ -2,6 +2,7 @@
 // scenario simulated and compared with its measured row, within 10% or the stated tolerance.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 
 #include <algorithm>
@@ -39,6 +40,21 @@ std::vector<UbenchComparison> expect_rows_within(const char* chip, const std::st
 }
 
 std::string calibration(const char* file) { return std::string(BWSIM_SOURCE_DIR "/tools/calibration/") + file; }
+
+// <chip>`suffix` for the H100 and the H200, each chip's rows within their bounds, and `outside`
+// (H100, H200) of them outside the 10% target.
+void expect_both_chips(const char* suffix, const char* tolerances, std::size_t count,
+                       std::array<std::size_t, 2> outside) {
+  const char* chips[] = {"h100", "h200"};
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto rows = expect_rows_within(chips[i], calibration((std::string(chips[i]) + suffix).c_str()),
+                                         calibration(tolerances), count);
+    EXPECT_EQ(static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(),
+                                                     [](const UbenchComparison& r) { return std::abs(r.error) > 0.10; })),
+              outside[i])
+        << chips[i] << suffix;
+  }
+}
 
 TEST(CalibrationTest, EveryH100ScenarioIsWithinItsTolerance) {
   const auto rows = expect_rows_within("h100", kMeasured, kTolerances, 89);
@@ -88,25 +104,15 @@ TEST(CalibrationTest, AFifoLinkHbmFailsTheBoxRows) {
 // (loads_private_tolerances.csv); the H100's holds because 66 CTAs take one SM of every TPC over
 // both L2 halves, as on silicon (with GPCs filled in turn it was -46%).
 TEST(CalibrationTest, PrivateStreamsGetTheArraysRateNotTheirOwnInFlightReads) {
-  for (const char* chip : {"h100", "h200"}) {
-    const auto rows = expect_rows_within(chip, calibration((std::string(chip) + "_loads_private.csv").c_str()),
-                                         calibration("loads_private_tolerances.csv"), 8);
-    EXPECT_EQ(std::count_if(rows.begin(), rows.end(), [](const UbenchComparison& r) { return std::abs(r.error) > 0.10; }),
-              std::string(chip) == "h100" ? 0 : 1);
-  }
+  expect_both_chips("_loads_private.csv", "loads_private_tolerances.csv", 8, {0, 1});
 }
 
 // The 2-stage scaling series' loads without math (h100_gemm_loads.cu, run_loads_scaling.sh, both
-// chips): 7 (H100) and 8 (H200) of 12 rows within 10%; the others, all the model too fast, have their reasons and bounds in
-// gemm_loads_tolerances.csv (the cold shared B beside HBM A, as the stage ring; the shared hot B
+// chips): 7 (H100) and 8 (H200) of 12 rows within 10%; the others, all the model too fast, have
+// their reasons and bounds in gemm_loads_tolerances.csv (the cold shared B beside HBM A, as the stage ring; the shared hot B
 // at 64 KiB in flight per SM).
 TEST(CalibrationTest, GemmLoadsRowsStayWithinTheirStatedBounds) {
-  for (const char* chip : {"h100", "h200"}) {
-    const auto rows = expect_rows_within(chip, calibration((std::string(chip) + "_gemm_loads_scaling.csv").c_str()),
-                                         calibration("gemm_loads_tolerances.csv"), 12);
-    EXPECT_EQ(std::count_if(rows.begin(), rows.end(), [](const UbenchComparison& r) { return std::abs(r.error) > 0.10; }),
-              std::string(chip) == "h100" ? 5 : 4);
-  }
+  expect_both_chips("_gemm_loads_scaling.csv", "gemm_loads_tolerances.csv", 12, {5, 4});
 }
 
 // A GEMM mainloop's memory side (h100_stage_ring.cu: 2 or 4 stages of an HBM A box and/or an

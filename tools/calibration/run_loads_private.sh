@@ -12,19 +12,11 @@
 # Usage: OUT=dir bash tools/calibration/run_loads_private.sh   (GEMM_TAG, default h100)
 set -uo pipefail
 cd "$(dirname "$0")"
-out="${OUT:-.}"
-tag="${GEMM_TAG:-h100}"
-bin=/tmp/gemm_loads_bin
-mkdir -p "$bin"
-for program in h100_gemm_loads h100_gpc_map gemm_sm90_twin; do
-  nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a $program.cu -lcuda -o "$bin/$program" \
-    >> "$out/build.log" 2>&1 || { tail -n 30 "$out/build.log"; exit 1; }
-done
+. ./device_common.sh
+build_sm90 h100_gemm_loads h100_gpc_map gemm_sm90_twin
 rows="$out/${tag}_gemm_loads_private_rows.csv"
 {
-  echo "# date,$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "# nvidia-smi,$(nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,driver_version --format=csv,noheader)"
-  nvidia-smi --query-gpu=serial,uuid --format=csv,noheader | sed 's/^/# gpu,/'
+  silicon_header
   echo "name,m,n,k,bm,bn,stages,grid,cycles,clock_mhz"
 } > "$rows"
 run() {  # name, then the program's arguments after the common ones

@@ -1,0 +1,22 @@
+# Sourced by the device scripts (run_loads_private.sh, run_loads_scaling.sh): what every silicon
+# run starts with. Sets out (OUT, default .), tag (GEMM_TAG, default h100) and bin (a build folder).
+out="${OUT:-.}"
+tag="${GEMM_TAG:-h100}"
+bin=/tmp/calibration_bin
+mkdir -p "$bin"
+
+# build_sm90 PROGRAM...: each PROGRAM.cu for sm_90a into $bin (log in $out/build.log; exits on error).
+build_sm90() {
+  local program
+  for program in "$@"; do
+    nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a "$program.cu" -lcuda -o "$bin/$program" \
+      >> "$out/build.log" 2>&1 || { tail -n 30 "$out/build.log"; exit 1; }
+  done
+}
+
+# silicon_header: the comment lines that head every measured CSV (date, GPU and clocks, serial).
+silicon_header() {
+  echo "# date,$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "# nvidia-smi,$(nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,driver_version --format=csv,noheader)"
+  nvidia-smi --query-gpu=serial,uuid --format=csv,noheader | sed 's/^/# gpu,/'
+}
