@@ -25,6 +25,7 @@
 //   grid's span = max(end) - min(start) over CTAs; CTA 0's clock64 delta / its globaltimer
 //   delta gives the SM clock. Value: 132 * 512 * 32768 bytes / (span_ns * clock GHz) * 100.
 //   The distinct and shared rows of one param run back to back (distinct first).
+//   With --stream-depths the program prints only these two rows, at 1..6 boxes in flight.
 // - tma_stream_all_sms_l2_shared_half_bytes_per_cycle_x100 (param 131072): the same with
 //   first_row = (c % 2) * 2048: CTAs of even blockIdx share region 0, odd ones region 1.
 // - tma_first_load_latency (param 16384 = box bytes): one CTA, a fresh launch; thread 0 reads
@@ -77,6 +78,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -276,13 +278,37 @@ void launch1(Kernel k, unsigned smem, long long* res, Args... args) {
   CHECK(cudaFree(out));
 }
 
-int main() {
+// --stream-depths: only the all-SM distinct and shared streams, at 1..6 boxes of 32 KiB in flight
+// per SM (params 32768..196608): is the shared stream's rate at 128 KiB (10783 B/clk) a cap or
+// still latency-bound (it is 7100 at 64 KiB)?
+void stream_depths(unsigned sms) {
+  const unsigned big_rows = 16u * 1024 * 1024;  // 2 GiB, as below
+  void* big;
+  CHECK(cudaMalloc(&big, 128ull * big_rows));
+  CHECK(cudaMemset(big, 1, 128ull * big_rows));
+  const CUtensorMap m = make_map(big, big_rows, 256);
+  stream_grid(m, sms, 32768, 256, 2048, sms, 4, 8);  // warm-up: the 33 MiB into the L2
+  for (unsigned stages = 1; stages <= 6; ++stages) {
+    std::printf("tma_stream_all_sms_l2_bytes_per_cycle_x100,%u,%lld\n", stages * 32768,
+                stream_grid(m, sms, 32768, 256, 2048, sms, stages, 512));
+    std::printf("tma_stream_all_sms_l2_shared_bytes_per_cycle_x100,%u,%lld\n", stages * 32768,
+                stream_grid(m, sms, 32768, 256, 2048, 1, stages, 512));
+    std::fflush(stdout);
+  }
+  CHECK(cudaFree(big));
+}
+
+int main(int argc, char** argv) {
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
   const unsigned sms = static_cast<unsigned>(prop.multiProcessorCount);
   std::printf("# device,%s,sms,%d,l2_bytes,%d\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize);
   std::printf("scenario,param,cycles\n");
   std::fflush(stdout);
+  if (argc > 1 && std::string(argv[1]) == "--stream-depths") {
+    stream_depths(sms);
+    return 0;
+  }
 
   // ---- first and second TMA load of a launch ----
   {
