@@ -5,9 +5,9 @@
 // limits. CTAs go breadth-first: an SM gets a second CTA only when no SM with fewer can take it,
 // a TPC's second SM only when every TPC has one, and among equals the GPC with the fewest CTAs
 // first; clusters go to the GPC with the fewest CTAs. So a grid smaller than the chip spreads
-// over every GPC and both dies, as on the H100 (tools/calibration/h100_gemm_loads_tiles_private_
-// l2_a_g{66,100,120}.csv: 66 CTAs take one SM of each of the 66 TPCs; at 100 and 120, each GPC
-// that is not full holds as many as the others, within one).
+// over every GPC and both dies, as on the H100: in the tile logs of grids 66, 100 and 120
+// (tools/calibration/h100_gemm_loads_tiles_private_l2_a_g*.csv) 66 CTAs take one SM of each of the
+// 66 TPCs, and at 100 and 120 each GPC that is not full holds as many as the others, within one.
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -70,7 +70,7 @@ class Gpu {
   std::vector<Load> load_;
   std::vector<std::uint32_t> gpc_of_;    // each SM's GPC
   std::vector<std::uint32_t> gpc_ctas_;  // CTAs resident on each GPC
-  std::vector<std::uint32_t> gpc_order_; // scratch: GPCs in the order a cluster tries them
+  std::vector<std::uint32_t> gpc_order_;  // scratch: GPCs in the order a cluster tries them
 };
 
 }  // namespace bwsim
