@@ -109,8 +109,8 @@ TEST(CalibrationTest, PrivateStreamsGetTheArraysRateNotTheirOwnInFlightReads) {
 
 // The 2-stage scaling series' loads without math (h100_gemm_loads.cu, run_loads_scaling.sh, both
 // chips): 7 (H100) and 8 (H200) of 12 rows within 10%; the others, all the model too fast, have
-// their reasons and bounds in gemm_loads_tolerances.csv (the cold shared B beside HBM A, as the stage ring; the shared hot B
-// at 64 KiB in flight per SM).
+// their reasons and bounds in gemm_loads_tolerances.csv (the cold shared B beside HBM A, as in
+// the stage ring; the shared hot B at 64 KiB in flight per SM).
 TEST(CalibrationTest, GemmLoadsRowsStayWithinTheirStatedBounds) {
   expect_both_chips("_gemm_loads_scaling.csv", "gemm_loads_tolerances.csv", 12, {5, 4});
 }

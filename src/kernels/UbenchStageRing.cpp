@@ -154,7 +154,6 @@ RingResult run_ring(Simulator& sim, const Operands& ops, std::uint32_t ctas, con
   return out;
 }
 
-// h100_stage_ring.cu: both parts on one barrier, no observers.
 // h100_stage_ring.cu's (and h100_gemm_loads.cu's) operands: A of 128 rows per SM, one B tile.
 Operands ring_operands(Simulator& sim, const HardwareConfig& c) {
   const std::uint64_t a_rows = static_cast<std::uint64_t>(c.sm.count) * 128, b_rows = 256;
@@ -163,9 +162,10 @@ Operands ring_operands(Simulator& sim, const HardwareConfig& c) {
       ubench_strided_map(sim.gmem().alloc(kWidth * b_rows), kWidth, b_rows, 256, L2Promotion::B256), std::nullopt};
 }
 
-std::int64_t stage_ring(const HardwareConfig& c, std::uint32_t ctas, const Variant& v) {
+// h100_stage_ring.cu (and, unclocked, h100_gemm_loads.cu): both parts on one barrier, no observers.
+RingResult stage_ring(const HardwareConfig& c, std::uint32_t ctas, const Variant& v) {
   Simulator sim(c, SimOptions{.mode = Mode::Timing});
-  return run_ring(sim, ring_operands(sim, c), ctas, v).per_kblock;
+  return run_ring(sim, ring_operands(sim, c), ctas, v);
 }
 
 // h100_stage_parts.cu: its allocations (A of two bands of 132 CTAs, B, the private boxes).
@@ -189,7 +189,7 @@ std::vector<UbenchScenario> stage_ring_scenarios() {
       Variant v = ring;
       v.stages = stages;
       all.push_back({fmt::format("stage_ring_{}_s{}_cycles_per_kblock", name, stages), UbenchParam::Ctas,
-                     [v](const HardwareConfig& c, std::uint32_t ctas) { return stage_ring(c, ctas, v); }});
+                     [v](const HardwareConfig& c, std::uint32_t ctas) { return stage_ring(c, ctas, v).per_kblock; }});
     }
   }
   // h100_gemm_loads.cu on the scaling series' shape (run_loads_scaling.sh): the producer alone,
@@ -201,8 +201,7 @@ std::vector<UbenchScenario> stage_ring_scenarios() {
       v.clocked = false;
       all.push_back({fmt::format("gemm_loads_{}_s{}_cycles", name, stages), UbenchParam::Ctas,
                      [v](const HardwareConfig& c, std::uint32_t ctas) {
-                       Simulator sim(c, SimOptions{.mode = Mode::Timing});
-                       return static_cast<std::int64_t>(run_ring(sim, ring_operands(sim, c), ctas, v).longest);
+                       return static_cast<std::int64_t>(stage_ring(c, ctas, v).longest);
                      }});
     }
   // h100_stage_parts.cu's variants: parts in issue order; "1": one barrier; "_quiet": no

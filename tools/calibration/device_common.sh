@@ -1,5 +1,6 @@
-# Sourced by the device scripts (run_loads_private.sh, run_loads_scaling.sh): what every silicon
-# run starts with. Sets out (OUT, default .), tag (GEMM_TAG, default h100) and bin (a build folder).
+# Sourced by the device scripts (run_loads_private.sh, run_loads_scaling.sh, run_program.sh):
+# what every silicon run starts with. Sets out (OUT, default .), tag (GEMM_TAG, default h100) and
+# bin (a build folder).
 out="${OUT:-.}"
 tag="${GEMM_TAG:-h100}"
 bin=/tmp/calibration_bin

@@ -10,14 +10,12 @@ cd "$(dirname "$0")"
 program="${1:?usage: run_program.sh PROGRAM [ARG...] (PROGRAM: the .cu file without its extension)}"
 shift
 [ -f "$program.cu" ] || { echo "run_program.sh: no $program.cu in $(pwd)" >&2; exit 2; }
-out="${OUT:-.}"
+. ./device_common.sh
 csv="$out/${CSV:-$program.csv}"
 nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a "$program.cu" -lcuda -o "/tmp/$program" 2> "/tmp/$program.build.log"
 "/tmp/$program" "$@" > /dev/null  # warm-up run
 {
-  echo "# date,$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "# nvidia-smi,$(nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,driver_version --format=csv,noheader)"
-  nvidia-smi --query-gpu=serial,uuid --format=csv,noheader | sed 's/^/# gpu,/'
+  silicon_header
   "/tmp/$program" "$@"
 } > "$csv"
 cat "$csv"
