@@ -270,6 +270,7 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   l2.read("coalesce_in_flight", c.l2.coalesce_in_flight, false, true);
   l2.read("store_link_cost", c.l2.store_link_cost, 1.0, 64.0);
   l2.read("reduce_link_cost", c.l2.reduce_link_cost, 1.0, 64.0);
+  l2.read("fill_link_cost", c.l2.fill_link_cost, 1.0, 64.0);
   l2.finish();
   if (c.l2.bytes / (c.l2.line_bytes * 8ull) >= (1ull << 31))
     top.fail("l2.bytes", "more than 2^31 residency blocks (8 lines each): a smaller L2 or longer lines");

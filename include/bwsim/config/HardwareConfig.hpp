@@ -73,6 +73,9 @@ struct HardwareConfig {
     // read), and a reduction (cp.reduce.async.bulk .add) of one: the read, the add and the write.
     double store_link_cost = 1;
     double reduce_link_cost = 1;
+    // Array bytes a line filled from HBM takes per byte (its write into the arrays; a read miss's
+    // data reaches the SM with the fill, not read back out): read misses, promoted lines, prefetches.
+    double fill_link_cost = 1;
   } l2;
 
   struct Hbm {

@@ -296,7 +296,9 @@ MemoryRead MemorySystem::read(std::uint32_t sm, const TensorMap& map, const Tens
     miss_bytes += p.miss_bytes;
     Cycle served = at;
     if (p.bytes) served = std::max(served, half.delivery_link.transfer(at, p.bytes));
-    if (const std::uint64_t link_bytes = p.bytes - p.coalesced_bytes) {
+    // The arrays read the hits out and write the fills in (the SM gets a miss's data with its fill).
+    if (const std::uint64_t link_bytes = p.bytes - p.coalesced_bytes - p.miss_bytes +
+                                         fill_array_bytes(p.miss_bytes + p.promoted_miss_bytes)) {
       const Cycle through = half.l2_link.transfer(at, link_bytes);
       l2_counter_.add(*this, through, link_bytes);
       served = std::max(served, through);
@@ -317,7 +319,10 @@ void MemorySystem::prefetch(std::uint32_t sm, const TensorMap& map, const Tensor
   for (std::uint32_t h = 0; h < halves_.size(); ++h) {
     const std::uint64_t hbm_bytes = l.part[h].miss_bytes + l.part[h].promoted_miss_bytes;
     stats_.hbm_read_bytes += hbm_bytes;
-    if (hbm_bytes) hbm_transfer(h, at, hbm_bytes);
+    if (!hbm_bytes) continue;
+    hbm_transfer(h, at, hbm_bytes);
+    const std::uint64_t array_bytes = fill_array_bytes(hbm_bytes);
+    l2_counter_.add(*this, halves_[h].l2_link.transfer(at, array_bytes), array_bytes);
   }
 }
 

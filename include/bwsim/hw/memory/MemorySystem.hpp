@@ -115,6 +115,10 @@ class MemorySystem {
   // granule beside the box; a write goes to each block's home half.
   Lookup lookup(std::uint32_t die, const TensorMap& map, const TensorCoords& coords, bool write, Cycle at = 0,
                 std::vector<L2InFlight*>* fresh = nullptr, std::uint32_t sm = 0);
+  // The array bytes that filling `bytes` from HBM takes (l2.fill_link_cost each).
+  std::uint64_t fill_array_bytes(std::uint64_t bytes) const {
+    return static_cast<std::uint64_t>(static_cast<double>(bytes) * config_.l2.fill_link_cost);
+  }
   // Moves `bytes` between die `home`'s HBM and its L2 half from `at` (and counts them for the trace).
   HbmAccess hbm_transfer(std::uint32_t home, Cycle at, std::uint64_t bytes);
   // Moves `bytes` over the die-to-die link from die `from` to the other, arriving at `at`: the
