@@ -103,7 +103,9 @@ TEST(GpuTest, AGridSmallerThanTheChipTakesOneSmOfEveryTpcFirst) {
     const std::uint32_t sm = where.at(cta).sm;
     ++per_tpc[sm / 2];
     for (std::uint32_t g = 0; g < layout.gpcs(); ++g) per_gpc[g] += sm >= layout.gpc_first[g] && sm < layout.gpc_end(g);
-    if (cta > 0) EXPECT_GT(sm, where.at(cta - 1).sm) << "CTA " << cta;
+    if (cta > 0) {
+      EXPECT_GT(sm, where.at(cta - 1).sm) << "CTA " << cta;
+    }
   }
   EXPECT_EQ(*std::min_element(per_tpc.begin(), per_tpc.end()), 1u);
   std::sort(per_gpc.begin(), per_gpc.end());

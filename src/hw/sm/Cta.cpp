@@ -102,8 +102,7 @@ Cta::Cta(SimContext& ctx, Sm& sm, Cluster& cluster, std::uint32_t id, std::uint3
       rank_(id % cluster.size()),
       block_threads_(block_threads),
       smem_(smem_bytes),
-      warps_(block_threads / 32),
-      barrier_index_((smem_bytes + 7) / 8) {
+      warps_(block_threads / 32) {
   for (std::uint32_t i = 0; i < warps_.size(); ++i) {
     warps_[i].cta = this;
     warps_[i].index = i;
@@ -181,9 +180,20 @@ void Cta::check_no_live_barrier(WarpState& ws, const char* op, std::uint32_t off
 // ---------------------------------------------------------------------------- mbarriers
 
 MBarrier* Cta::barrier_slot(std::uint32_t offset) {
-  if (offset % 8 != 0 || offset / 8 >= barrier_index_.size()) return nullptr;
-  const std::uint32_t i = barrier_index_[offset / 8];
+  const std::uint32_t word = offset / 8;
+  if (offset % 8 != 0 || word < index_base_ || word - index_base_ >= barrier_index_.size()) return nullptr;
+  const std::uint32_t i = barrier_index_[word - index_base_];
   return i == 0 ? nullptr : &barriers_[i - 1];
+}
+
+void Cta::index_barrier(std::uint32_t word, std::uint32_t entry) {
+  if (barrier_index_.empty()) index_base_ = word;
+  if (word < index_base_) {  // widen the span downwards
+    barrier_index_.insert(barrier_index_.begin(), index_base_ - word, 0);
+    index_base_ = word;
+  }
+  if (word - index_base_ >= barrier_index_.size()) barrier_index_.resize(word - index_base_ + 1, 0);
+  barrier_index_[word - index_base_] = entry;
 }
 
 const MBarrier* Cta::find_barrier(std::uint32_t offset) const {
@@ -238,7 +248,7 @@ void Cta::barrier_init(WarpState& ws, std::uint32_t offset, std::uint32_t count,
     fail(Rule::BarrierReinitInUse, ws, op, fmt::format("re-initialising {} while it is in use", describe(*b)),
          "invalidate the barrier only after every waiter passed and every transaction completed");
   if (!b) {
-    barrier_index_[offset / 8] = static_cast<std::uint32_t>(barriers_.size()) + 1;
+    index_barrier(offset / 8, static_cast<std::uint32_t>(barriers_.size()) + 1);
     barriers_.emplace_back(offset);
     b = &barriers_.back();
     if (ctx_.check_races) b->hb_object = cluster_.hb().add_object();

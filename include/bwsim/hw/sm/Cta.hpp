@@ -165,6 +165,8 @@ class Cta {
   static void on_barrier_op(void* ws, std::uint64_t packed);
   static void on_tmem_dealloc(void* ws, std::uint64_t packed);
   MBarrier* barrier_slot(std::uint32_t offset);
+  // Records barriers_ entry `entry` (1-based) for SMEM word `word`, widening the index's span.
+  void index_barrier(std::uint32_t word, std::uint32_t entry);
 
   SimContext& ctx_;
   Sm& sm_;
@@ -175,7 +177,11 @@ class Cta {
   Smem smem_;
   std::vector<WarpState> warps_;
   std::vector<MBarrier> barriers_;
-  ZeroedArray<std::uint32_t> barrier_index_;  // per 8-byte SMEM word: 1 + index into barriers_, or 0
+  // Per 8-byte SMEM word from word index_base_ on, over the span that holds mbarriers: 1 + index
+  // into barriers_, or 0. (Kernels keep their barriers together, so this is a few hundred bytes
+  // where one entry per word of SMEM took 114 KB to clear and fault in for every CTA.)
+  std::vector<std::uint32_t> barrier_index_;
+  std::uint32_t index_base_ = 0;
   std::vector<std::uint32_t> live_offsets_;  // sorted, for clobber checks
   RaceRecords race_records_;
   std::uint32_t registers_free_ = 0;
