@@ -53,6 +53,37 @@ TEST(BarrierOpsTest, WaiterResumesWakeupLatencyAfterTheLastArrivalLands) {
   EXPECT_EQ(resumed, 46u);  // 36 + wakeup 10
 }
 
+// A CTA indexes its mbarriers over the span of SMEM that holds them, widened in both directions
+// as barriers are initialised: each keeps its own state, and the words around them hold none.
+TEST(BarrierOpsTest, BarriersInitialisedOutOfAddressOrderKeepTheirOwnState) {
+  bool checked = false;
+  auto program = [&](Warp& w) -> Task {
+    w.mbarrier_init(MBarrierRef{512}, 1, "middle");
+    w.mbarrier_init(MBarrierRef{64}, 2, "low");  // below the span: the index widens downwards
+    w.mbarrier_init(MBarrierRef{1024}, 1, "high");
+    w.mbarrier_arrive(MBarrierRef{512});
+    w.mbarrier_arrive(MBarrierRef{64});
+    co_await w.sleep(10);
+    const Cta& cta = w.cta();
+    EXPECT_EQ(cta.find_barrier(512)->name, "middle");
+    EXPECT_EQ(cta.find_barrier(512)->phase(), 1u);
+    EXPECT_EQ(cta.find_barrier(64)->name, "low");
+    EXPECT_EQ(cta.find_barrier(64)->pending(), 1u);
+    EXPECT_EQ(cta.find_barrier(1024)->phase(), 0u);
+    for (const std::uint32_t none : {0u, 56u, 72u, 504u, 520u, 1016u, 1032u, 4096u})
+      EXPECT_EQ(cta.find_barrier(none), nullptr) << none;
+    checked = true;
+    co_await w.mbarrier_wait(MBarrierRef{256}, 0);  // nothing was initialised there
+  };
+  try {
+    run_cta(program);
+    FAIL() << "expected the wait on an uninitialised word to fail";
+  } catch (const MisuseError& e) {
+    EXPECT_EQ(e.rule(), Rule::BarrierUninitialized) << e.what();
+    EXPECT_TRUE(checked) << "the error came before the wait: " << e.what();
+  }
+}
+
 TEST(BarrierOpsTest, WaitOnAnAlreadyCompletedPhasePassesAfterOneIssueSlot) {
   auto program = [&](Warp& w) -> Task {
     w.mbarrier_init(kBar, 1);  // 0 -> 1

@@ -9,7 +9,6 @@
 
 #include "bwsim/core/Error.hpp"
 #include "bwsim/check/RaceChecker.hpp"
-#include "bwsim/core/ZeroedArray.hpp"
 #include "bwsim/hw/sm/MBarrier.hpp"
 #include "bwsim/hw/sm/SimContext.hpp"
 #include "bwsim/hw/sm/Smem.hpp"
