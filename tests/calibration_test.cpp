@@ -184,14 +184,16 @@ TEST(CalibrationTest, HitBoxRowsStayWithinTheirStatedBounds) {
 // reads cold (ab1_quiet: 3405 cycles per k-block) is where the model is 50% fast: it charges
 // nothing for the 131 requests waiting on one SM's miss. The test pins that gap (it fails once a
 // mechanism closes it, so the bound gets revisited with it).
+// The stage-parts twin's cycles per k-block for `variant` at 132 SMs.
+std::int64_t stage_parts_per_kblock(const HardwareConfig& cfg, const char* variant) {
+  return run_ubench(cfg, *find_ubench(std::string("stage_parts_") + variant + "_cycles_per_kblock"), 132);
+}
+
 TEST(CalibrationTest, StagePartsShowTheColdSharedBoxGap) {
   const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml");
-  auto per_kblock = [&](const char* variant) {
-    return run_ubench(cfg, *find_ubench(std::string("stage_parts_") + variant + "_cycles_per_kblock"), 132);
-  };
-  EXPECT_NEAR(per_kblock("aa"), 2891, 289);
-  EXPECT_NEAR(per_kblock("a"), 1724, 172);
-  const std::int64_t ab = per_kblock("ab1_quiet");
+  EXPECT_NEAR(stage_parts_per_kblock(cfg, "aa"), 2891, 289);
+  EXPECT_NEAR(stage_parts_per_kblock(cfg, "a"), 1724, 172);
+  const std::int64_t ab = stage_parts_per_kblock(cfg, "ab1_quiet");
   EXPECT_LT(ab, 3405 * 6 / 10);
   EXPECT_GT(ab, 3405 * 4 / 10);
 }
@@ -207,12 +209,9 @@ TEST(CalibrationTest, FilledLinesTakeTheL2ArraysBandwidth) {
                                                                         {"h200", {2226, 2174, 2175}}};
   for (const auto& [chip, measured] : chips) {
     const HardwareConfig cfg = load_config(std::string(BWSIM_SOURCE_DIR "/sim_configs/") + chip + ".yaml");
-    auto per_kblock = [&](const char* variant) {
-      return run_ubench(cfg, *find_ubench(std::string("stage_parts_") + variant + "_cycles_per_kblock"), 132);
-    };
-    EXPECT_NEAR(per_kblock("abp"), measured[0], measured[0] / 10) << chip;
-    EXPECT_NEAR(per_kblock("abp1"), measured[1], measured[1] / 10) << chip;
-    EXPECT_NEAR(per_kblock("aa"), measured[2], measured[2] / 10) << chip;
+    EXPECT_NEAR(stage_parts_per_kblock(cfg, "abp"), measured[0], measured[0] / 10) << chip;
+    EXPECT_NEAR(stage_parts_per_kblock(cfg, "abp1"), measured[1], measured[1] / 10) << chip;
+    EXPECT_NEAR(stage_parts_per_kblock(cfg, "aa"), measured[2], measured[2] / 10) << chip;
   }
 }
 

@@ -27,7 +27,8 @@ for shape in shapes:
         r = json.loads(subprocess.run([bwsim, "run", *args, "--json", "--sustained", "10"], check=True,
                                       capture_output=True, text=True).stdout)
         mem, s = r["memory"], r["power"]["sustained"]
-        sustained_tflops = r["tflops"] * r["cycles"] / s["cycles_per_kernel"] * s["clock_ghz"] * 1e3 / r["power"]["clock_ghz"] / 1e3
+        # the same work in the sustained run's cycles per kernel, at its clock
+        sustained_tflops = r["tflops"] * r["cycles"] / s["cycles_per_kernel"] * s["clock_ghz"] / r["power"]["clock_ghz"]
         row = (f"| {shape} | {variant} | {r['cycles']:,} | {r['time_us']:.1f} | {r['tflops']:.0f} "
                f"| {r['tensor_busy_fraction']:.1%} | {mem['hbm_gbytes_per_second']:.0f} | {mem['l2_hit_rate']:.1%} "
                f"| {mem['l2_busy_fraction']:.1%} | {mem['d2d_busy_fraction']:.1%} | {r['wall_seconds']:.2f} "
@@ -36,7 +37,7 @@ for shape in shapes:
             lines = subprocess.run([bwsim, "fidelity", *args, "--no-check-races"], check=True, capture_output=True,
                                    text=True).stdout.strip().splitlines()
             last = lines[-1]
-            top = lines[lines.index(next(l for l in lines if l.startswith("value"))) + 1].split()
+            top = lines[next(i for i, l in enumerate(lines) if l.startswith("value")) + 1].split()
             band = last.split("+-")[1].split()[0].rstrip(";")
             share = last.split("), ")[1].split("%")[0]
             row += f" ±{band} ({share}% H100/E; {top[0]} {top[1]}) |"
