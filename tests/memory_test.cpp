@@ -1,5 +1,6 @@
 // The memory system (L2 bandwidth, HBM bandwidth and latency), the tile scheduler
 // that decides L2 reuse, and the CUDA-core pipes.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -128,6 +129,31 @@ TEST(MemorySystemTest, TheL2PromotionFetchesTheNeighbouringLinesSoTheNextBoxHits
     EXPECT_EQ(r.memory.l2_hit_bytes, promoted ? 4096u : 0u);
     if (promoted) EXPECT_EQ(second, 176u);  // the hit of the test above: issue 2 + stream 64 + 100 + 10
     else EXPECT_GT(second, 500u);           // a second miss
+  }
+}
+
+// l2.block_rows sets the rows of a residency block: at 16 (b200.yaml), a box of rows 0-7 brings
+// in the block of rows 0-15, so the box of rows 8-15 after it hits; at 8 it misses.
+TEST(MemorySystemTest, TheResidencyBlockHeightIsTheConfigs) {
+  for (const std::uint32_t block_rows : {8u, 16u}) {
+    const HardwareConfig cfg =
+        load_config(BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml", {fmt::format("l2.block_rows={}", block_rows)});
+    Simulator sim(cfg, SimOptions{.mode = Mode::Timing});
+    const TensorMap map = TensorMap::tiled({.dtype = DataType::U8, .address = sim.gmem().alloc(128 * 1024),
+                                            .dims = {128, 32}, .strides = {4096}, .box = {128, 8},
+                                            .swizzle = Swizzle::B128});
+    const RunResult r = sim.launch(
+        "l2", LaunchConfig{.grid_ctas = 1, .block_threads = 32, .dynamic_smem_bytes = 8192}, [&](Warp& w) -> Task {
+          const MBarrierRef bar{0};
+          w.mbarrier_init(bar, 1);
+          for (std::uint32_t i = 0; i < 2; ++i) {
+            w.mbarrier_arrive_expect_tx(bar, 1024);
+            w.tma_load(map, SmemAddr{1024}, bar, {0, static_cast<std::int32_t>(8 * i)});
+            co_await w.mbarrier_wait(bar, i);
+          }
+        });
+    EXPECT_EQ(r.memory.l2_hit_bytes, block_rows == 16 ? 1024u : 0u) << block_rows;
+    EXPECT_EQ(r.memory.hbm_read_bytes, block_rows == 16 ? 1024u : 2048u) << block_rows;
   }
 }
 

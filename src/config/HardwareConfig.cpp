@@ -265,6 +265,7 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   l2.read<std::string>("policy", c.l2.policy, "", "");  // the name is checked where the model is built (hw/)
   l2.read<std::uint64_t>("bytes", c.l2.bytes, 1024, 1ull << 40);
   l2.read<std::uint32_t>("line_bytes", c.l2.line_bytes, 16, 4096);
+  l2.read<std::uint32_t>("block_rows", c.l2.block_rows, 1, 256);
   l2.read("gbytes_per_second", c.l2.gbytes_per_second, 1.0, 1e9);
   l2.read("delivery_gbytes_per_second", c.l2.delivery_gbytes_per_second, 1.0, 1e9);
   l2.read("coalesce_in_flight", c.l2.coalesce_in_flight, false, true);
@@ -272,8 +273,8 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   l2.read("reduce_link_cost", c.l2.reduce_link_cost, 1.0, 64.0);
   l2.read("fill_link_cost", c.l2.fill_link_cost, 1.0, 64.0);
   l2.finish();
-  if (c.l2.bytes / (c.l2.line_bytes * 8ull) >= (1ull << 31))
-    top.fail("l2.bytes", "more than 2^31 residency blocks (8 lines each): a smaller L2 or longer lines");
+  if (c.l2.bytes / (c.l2.line_bytes * static_cast<std::uint64_t>(c.l2.block_rows)) >= (1ull << 31))
+    top.fail("l2.bytes", "more than 2^31 residency blocks (l2.block_rows lines each): a smaller L2, longer lines or taller blocks");
 
   StrictMap hbm = top.section("hbm");
   hbm.read<std::string>("model", c.hbm.model, "", "");

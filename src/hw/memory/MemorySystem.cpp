@@ -1,7 +1,6 @@
 #include "bwsim/hw/memory/MemorySystem.hpp"
 
 #include <algorithm>
-#include <bit>
 
 #include "bwsim/hw/memory/TensorCopy.hpp"
 #include "bwsim/hw/sm/ChipLayout.hpp"
@@ -9,7 +8,6 @@
 namespace bwsim {
 
 namespace {
-constexpr std::uint32_t kBlockRows = 8;  // rows of one residency block (see L2Policy)
 }
 
 const StatGroup<MemoryStats>& MemoryStats::declared() {
@@ -69,7 +67,7 @@ const StatGroup<MemoryStats>& MemoryStats::declared() {
 MemorySystem::MemorySystem(const HardwareConfig& config) : config_(config), sm_die_(chip_layout(config).die) {
   const std::uint32_t dies = config.dies.count;
   const double share = 1.0 / dies, clock = config.clock_ghz;
-  const std::uint64_t blocks = std::max<std::uint64_t>(1, config.l2.bytes / (config.l2.line_bytes * kBlockRows));
+  const std::uint64_t blocks = std::max<std::uint64_t>(1, config.l2.bytes / (config.l2.line_bytes * config.l2.block_rows));
   for (std::uint32_t d = 0; d < dies; ++d) {
     halves_.push_back(Half{l2_policies().at(config.l2.policy, config.source).make(std::max<std::uint64_t>(1, blocks / dies)),
                            hbm_models().at(config.hbm.model, config.source).make(config, share),
@@ -128,7 +126,7 @@ void MemorySystem::WindowCounter::add(MemorySystem& m, Cycle at, std::uint64_t n
   bytes += n;
 }
 
-// The blocks of a box: for every group of 8 rows of dimension 1 (and every index of the higher
+// The blocks of a box: for every group of l2.block_rows rows of dimension 1 (and every index of the higher
 // dimensions) the 128-byte lines its innermost extent covers, keyed by their GMEM address.
 // Blocks wholly outside the tensor are not fetched (TMA fills them without reading memory).
 // With `promote`, the lines of the map's L2 promotion granules that the box's lines lie in are
@@ -138,6 +136,7 @@ MemorySystem::Touched MemorySystem::touch(std::uint32_t die, const TensorMap& ma
                                           Cycle at, std::vector<L2InFlight*>* fresh, std::uint32_t sm) {
   const bool promote = !write;
   const std::uint64_t line = config_.l2.line_bytes;
+  const std::int64_t rows = config_.l2.block_rows;
   const std::int64_t lo0 = std::max<std::int64_t>(c[0], 0);
   const std::int64_t hi0 = std::min<std::int64_t>(
       static_cast<std::int64_t>(c[0]) + static_cast<std::int64_t>(map.box(0)), static_cast<std::int64_t>(map.dim(0)));
@@ -148,7 +147,7 @@ MemorySystem::Touched MemorySystem::touch(std::uint32_t die, const TensorMap& ma
   // several rows of a denser tensor is mostly the box's own rows (not modeled beyond them).
   const std::uint64_t promoted = promote ? promotion_bytes(map.l2_promotion()) : 0;
   const std::uint64_t granule = map.rank() > 1 && map.stride(1) >= promoted ? std::max(line, promoted) : line;
-  // Row-group ranges per dimension >= 1 (dimension 1 in groups of 8 rows).
+  // Row-group ranges per dimension >= 1 (dimension 1 in groups of l2.block_rows rows).
   std::array<std::int64_t, kMaxTensorRank> lo{}, hi{};
   for (std::uint32_t d = 1; d < kMaxTensorRank; ++d) {
     if (d >= map.rank()) {
@@ -160,8 +159,8 @@ MemorySystem::Touched MemorySystem::touch(std::uint32_t die, const TensorMap& ma
     hi[d] = std::min<std::int64_t>(static_cast<std::int64_t>(c[d]) + map.box(d), static_cast<std::int64_t>(map.dim(d)));
     if (hi[d] <= lo[d]) return {};
     if (d == 1) {
-      lo[d] /= kBlockRows;
-      hi[d] = (hi[d] + kBlockRows - 1) / kBlockRows;
+      lo[d] /= rows;
+      hi[d] = (hi[d] + rows - 1) / rows;
     }
   }
   // The blocks in touch order (per row group: its promotion blocks, then the box's own), then one
@@ -174,7 +173,7 @@ MemorySystem::Touched MemorySystem::touch(std::uint32_t die, const TensorMap& ma
       for (std::int64_t i2 = lo[2]; i2 < hi[2]; ++i2)
         for (std::int64_t g1 = lo[1]; g1 < hi[1]; ++g1) {
           std::uint64_t row = map.address().value;
-          if (map.rank() > 1) row += static_cast<std::uint64_t>(g1) * kBlockRows * map.stride(1);
+          if (map.rank() > 1) row += static_cast<std::uint64_t>(g1) * rows * map.stride(1);
           if (map.rank() > 2) row += static_cast<std::uint64_t>(i2) * map.stride(2);
           if (map.rank() > 3) row += static_cast<std::uint64_t>(i3) * map.stride(3);
           if (map.rank() > 4) row += static_cast<std::uint64_t>(i4) * map.stride(4);

@@ -1,9 +1,9 @@
 #pragma once
 // Which parts of GMEM the L2 holds, for the hit/miss decision of every TMA access; config
-// l2.policy chooses how it replaces blocks. Residency is tracked per block of 8 rows x one
-// 128-byte line of a tensor (1 KiB for a full box row width): coarse enough to cost a handful of
-// lookups per TMA box, fine enough that a tile read by one CTA and then by another hits. One
-// policy per die's L2 half (hw/memory/MemorySystem).
+// l2.policy chooses how it replaces blocks. Residency is tracked per block of l2.block_rows rows
+// x one 128-byte line of a tensor (8 rows: 1 KiB): coarse enough to cost a handful of lookups per
+// TMA box, fine enough that a tile read by one CTA and then by another hits. One policy per die's
+// L2 half (hw/memory/MemorySystem).
 #include <cstdint>
 #include <memory>
 #include <span>
