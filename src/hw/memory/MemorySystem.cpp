@@ -7,9 +7,6 @@
 
 namespace bwsim {
 
-namespace {
-}
-
 const StatGroup<MemoryStats>& MemoryStats::declared() {
   static const StatGroup<MemoryStats> group = [] {
     StatGroup<MemoryStats> g("memory");
