@@ -274,7 +274,9 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   l2.read("fill_link_cost", c.l2.fill_link_cost, 1.0, 64.0);
   l2.finish();
   if (c.l2.bytes / (c.l2.line_bytes * static_cast<std::uint64_t>(c.l2.block_rows)) >= (1ull << 31))
-    top.fail("l2.bytes", "more than 2^31 residency blocks (l2.block_rows lines each): a smaller L2, longer lines or taller blocks");
+    top.fail("l2.bytes",
+             "more than 2^31 residency blocks (l2.block_rows rows of one line each): a smaller L2, longer lines or "
+             "taller blocks");
 
   StrictMap hbm = top.section("hbm");
   hbm.read<std::string>("model", c.hbm.model, "", "");

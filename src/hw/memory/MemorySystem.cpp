@@ -1,6 +1,7 @@
 #include "bwsim/hw/memory/MemorySystem.hpp"
 
 #include <algorithm>
+#include <bit>
 
 #include "bwsim/hw/memory/TensorCopy.hpp"
 #include "bwsim/hw/sm/ChipLayout.hpp"
@@ -123,8 +124,8 @@ void MemorySystem::WindowCounter::add(MemorySystem& m, Cycle at, std::uint64_t n
   bytes += n;
 }
 
-// The blocks of a box: for every group of l2.block_rows rows of dimension 1 (and every index of the higher
-// dimensions) the 128-byte lines its innermost extent covers, keyed by their GMEM address.
+// The blocks of a box: for every group of l2.block_rows rows of dimension 1 (and every index of
+// the higher dimensions) the 128-byte lines its innermost extent covers, keyed by their GMEM address.
 // Blocks wholly outside the tensor are not fetched (TMA fills them without reading memory).
 // With `promote`, the lines of the map's L2 promotion granules that the box's lines lie in are
 // touched too; those that miss are fetched beside the box and are in flight with it (a granule
