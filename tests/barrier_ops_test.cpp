@@ -3,6 +3,8 @@
 // misuse as a located error.
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "TestSupport.hpp"
 #include "bwsim/core/Error.hpp"
 #include "bwsim/testing/SimTesting.hpp"
@@ -302,6 +304,60 @@ TEST(BarrierOpsTest, DeadlockReportsEachWaiterAndTheBarrierState) {
     EXPECT_NE(m.find("warp 1: blocked in mbarrier.try_wait.parity"), std::string::npos) << m;
     EXPECT_NE(m.find("phase 0 (parity 0), pending 1 of 2 arrivals, tx-count 0"), std::string::npos) << m;
     EXPECT_NE(m.find("last touched by mbarrier.arrive (warp 0) at cycle 6"), std::string::npos) << m;
+  }
+}
+
+// A wait whose warp's clock runs ahead of the engine is listed on its barrier at once (no clock
+// catch-up event); it must resume exactly as if it had started waiting at its own cycle.
+Cycle resume_after_running_ahead(std::uint32_t store_bytes, Cycle producer_sleep) {
+  Cycle resumed = 0;
+  auto program = [&](Warp& w) -> Task {
+    if (w.warp_idx() == 0) w.mbarrier_init(kBar, 1, "flag");
+    co_await w.bar_sync(0, 64);  // both at 11
+    if (w.warp_idx() == 1) {
+      std::vector<std::byte> data(store_bytes);
+      w.st_shared(SmemAddr{4096}, data);  // store_bytes / 128 issue cycles: the clock runs ahead
+      co_await w.mbarrier_wait(kBar, 0);
+      resumed = w.now();
+    } else {
+      if (producer_sleep) co_await w.sleep(producer_sleep);
+      w.mbarrier_arrive(kBar);  // lands 5 later and completes phase 0
+    }
+  };
+  run_cta(program, 64, 8192);
+  return resumed;
+}
+
+TEST(BarrierOpsTest, AWaitAheadOfTheEngineResumesAtTheFlipAfterItsClock) {
+  // Waits from 11 + 16 = 27; the arrival issued at 11 + 30 = 41 lands at 46: resumes at 46 + 10.
+  EXPECT_EQ(resume_after_running_ahead(2048, 30), 56u);
+}
+
+TEST(BarrierOpsTest, AWaitAheadOfTheEngineWhosePhaseFlippedBeforeItsClockPassesAtOnce) {
+  // The phase completes at 11 + 5 = 16, before the warp's clock reaches the wait at 11 + 32 = 43:
+  // it passes there for its issue slot (44), not a wakeup after the flip.
+  EXPECT_EQ(resume_after_running_ahead(4096, 0), 44u);
+}
+
+TEST(BarrierOpsTest, ADeadlockIsReportedOnceTheBlockedWarpsClockReachedItsWait) {
+  auto program = [](Warp& w) -> Task {
+    if (w.warp_idx() == 0) w.mbarrier_init(kBar, 2, "never");
+    co_await w.bar_sync(0, 64);  // both at 11
+    if (w.warp_idx() == 1) {
+      std::vector<std::byte> data(4096);
+      w.st_shared(SmemAddr{4096}, data);  // clock 11 -> 43
+    }
+    co_await w.mbarrier_wait(kBar, 0);  // one arrival of two never comes
+  };
+  try {
+    run_cta(program, 64, 8192);
+    FAIL() << "expected a DeadlockError";
+  } catch (const DeadlockError& e) {
+    EXPECT_EQ(e.where().cycle, 43u) << e.what();
+    EXPECT_NE(std::string(e.what()).find("warp 1: blocked in mbarrier.try_wait.parity on mbarrier 'never' (smem 0x40) "
+                                         "waiting for phase parity 0 since cycle 43"),
+              std::string::npos)
+        << e.what();
   }
 }
 

@@ -1,5 +1,6 @@
 #include "bwsim/core/Engine.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cassert>
 
@@ -24,8 +25,8 @@ Engine::Engine() : head_(kWindow, kNil), tail_(kWindow, kNil), occupied_(kWindow
 void Engine::schedule(Cycle when, EventFn fn, void* object, std::uint64_t arg) {
   assert(when >= now_);
   if (when < now_) when = now_;
-  if (shuffle_) {  // a drawn high part orders the events of one cycle; the low part keeps keys unique
-    push_heap(Event{when, (splitmix64(rng_) << 40) | (seq_++ & ((1ull << 40) - 1)), fn, object, arg});
+  if (shuffle_) {
+    push_heap(Event{when, drawn_seq(), fn, object, arg});
     return;
   }
   const Event e{when, seq_++, fn, object, arg};
@@ -33,6 +34,16 @@ void Engine::schedule(Cycle when, EventFn fn, void* object, std::uint64_t arg) {
     push_bucket(e);
   else
     push_heap(e);
+}
+
+std::uint64_t Engine::drawn_seq() {  // the low part keeps keys unique
+  return (splitmix64(rng_) << 40) | (seq_++ & ((1ull << 40) - 1));
+}
+
+void Engine::schedule_as(std::uint64_t seq, Cycle when, EventFn fn, void* object, std::uint64_t arg) {
+  assert(when >= now_);
+  // Buckets keep their events in scheduling order; an event with an earlier place goes to the heap.
+  push_heap(Event{std::max(when, now_), seq, fn, object, arg});
 }
 
 void Engine::schedule_resume(Cycle when, std::coroutine_handle<> handle) {
@@ -128,6 +139,7 @@ bool Engine::run(Cycle limit) {
     if (next->when > limit) return false;
     const Event e = from_heap ? pop_heap() : pop_bucket(b);
     now_ = e.when;
+    running_seq_ = e.seq;
     ++processed_;
     e.fn(e.object, e.arg);
     if (progress_ && (processed_ & kProgressMask) == 0) progress_(progress_context_);

@@ -227,6 +227,15 @@ struct Simulator::Launch {
     l.dispatch(l.ctx.now());
   }
 
+  // When the run stalled: the engine's clock, or a later cycle a blocked warp's own clock reached.
+  Cycle stall_cycle() const {
+    Cycle at = ctx.now();
+    for (const Group& g : groups)
+      for (const Resident& r : g.ctas)
+        if (r.cta && !r.cta->finished()) at = std::max(at, r.cta->latest_mbarrier_wait());
+    return at;
+  }
+
   std::string report() const {
     std::string out;
     for (const Group& g : groups)
@@ -324,7 +333,7 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
     throw WatchdogError(at, fmt::format("no completion after {} cycles (the watchdog limit); state of the resident CTAs:\n{}",
                                         options_.watchdog_cycles, l.report()));
   if (l.finished_ctas != lc.grid_ctas)
-    throw DeadlockError(at, fmt::format("{} of {} CTAs never finished; every warp still running is blocked:\n{}",
+    throw DeadlockError({at.kernel, -1, -1, "run", l.stall_cycle()}, fmt::format("{} of {} CTAs never finished; every warp still running is blocked:\n{}",
                                         lc.grid_ctas - l.finished_ctas, lc.grid_ctas, l.report()));
 
   RunResult r;

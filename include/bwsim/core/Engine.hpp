@@ -31,6 +31,13 @@ class Engine {
   // Schedules fn(object, arg) at cycle `when` (never earlier than now()).
   void schedule(Cycle when, EventFn fn, void* object, std::uint64_t arg = 0);
   void schedule_resume(Cycle when, std::coroutine_handle<> handle);
+  // The sequence number an event scheduled now would get, taken without scheduling it; a caller
+  // that schedules that event later (schedule_as) gives it the place it would have had among the
+  // events of its cycle, as if it had been scheduled now.
+  std::uint64_t take_seq() { return shuffle_ ? drawn_seq() : seq_++; }
+  void schedule_as(std::uint64_t seq, Cycle when, EventFn fn, void* object, std::uint64_t arg = 0);
+  // The sequence number of the event running now.
+  std::uint64_t running_seq() const { return running_seq_; }
 
   // Runs events until the queue is empty or the next event lies beyond `limit`.
   // Returns true if the queue drained, false if it stopped at the limit.
@@ -65,6 +72,7 @@ class Engine {
     Event event;
     std::uint32_t next;  // the bucket's next node, or the free list's
   };
+  std::uint64_t drawn_seq();  // a perturbed run's: a drawn high part orders the events of one cycle
   void push_heap(const Event& e);
   Event pop_heap();
   void push_bucket(const Event& e);
@@ -81,6 +89,7 @@ class Engine {
   Cycle now_ = 0;
   std::uint64_t seq_ = 0;
   std::uint64_t processed_ = 0;
+  std::uint64_t running_seq_ = 0;
   ProgressFn progress_ = nullptr;
   void* progress_context_ = nullptr;
   bool shuffle_ = false;

@@ -244,7 +244,7 @@ void Cta::barrier_init(WarpState& ws, std::uint32_t offset, std::uint32_t count,
          "the expected arrival count must be at least 1");
   MBarrier* b = barrier_slot(offset);
   if (b && b->status() == MBarrier::Status::Live &&
-      (b->waiters || b->tx() != 0 || b->pending() != b->expected()))
+      (waited_on(*b) || b->tx() != 0 || b->pending() != b->expected()))
     fail(Rule::BarrierReinitInUse, ws, op, fmt::format("re-initialising {} while it is in use", describe(*b)),
          "invalidate the barrier only after every waiter passed and every transaction completed");
   if (!b) {
@@ -308,7 +308,7 @@ void Cta::barrier_apply(WarpState& ws, BarrierOp op, std::uint32_t offset, std::
     case BarrierOp::ExpectTx: out = b.expect_tx(value); break;
     case BarrierOp::CompleteTx: out = b.complete_tx(value); break;
     case BarrierOp::Inval:
-      if (b.waiters)
+      if (waited_on(b))
         fail(Rule::BarrierReinitInUse, ws, opname, fmt::format("invalidating {} while warps wait on it", describe(b)),
              "invalidate a barrier only after every waiter has passed");
       b.invalidate();
@@ -349,6 +349,13 @@ void Cta::phase_completed(MBarrier& b) {
   WarpState** link = &b.waiters;
   while (*link) {
     WarpState* w = *link;
+    if (waits_later(*w)) {  // its clock reaches the wait after this flip: it catches up as it would have
+      *link = w->next_waiter;
+      w->next_waiter = nullptr;
+      w->registered = false;
+      ctx_.engine.schedule_as(w->registered_seq, w->registered_at, &Cta::on_sync, w);
+      continue;
+    }
     const bool done = w->wait == WaitKind::BarrierParity ? b.parity_completed(static_cast<std::uint32_t>(w->wait_value))
                                                          : b.phase() > w->wait_value;
     if (done) {
@@ -424,12 +431,15 @@ void Cta::note_observed(WarpState& ws, const MBarrier& b) const {
 // the other warpgroup consumes and learn of them through the order barrier). A warp that knows
 // nothing of this barrier's present initialisation is not judged (its first wait). It needs the
 // happens-before record, so the check runs with race checking only.
-void Cta::check_stale_parity(WarpState& ws, const MBarrier& b) {
-  if (!ctx_.check_races) return;
+bool Cta::stale_parity(const WarpState& ws, const MBarrier& b) const {
+  if (!ctx_.check_races) return false;
   const HbClock known = cluster_.hb().known(ws.hb, b.hb_object);
-  if (known <= b.hb_base) return;
-  const std::uint64_t known_here = known - b.hb_base;
-  if (b.phase() < known_here + 2) return;
+  return known > b.hb_base && b.phase() >= known - b.hb_base + 2;
+}
+
+void Cta::check_stale_parity(WarpState& ws, const MBarrier& b) {
+  if (!stale_parity(ws, b)) return;
+  const std::uint64_t known_here = cluster_.hb().known(ws.hb, b.hb_object) - b.hb_base;
   fail(Rule::StaleParity, ws, "mbarrier.try_wait.parity",
        fmt::format("waiting for parity {} but {} phases of {} completed since the last one this warp knows of "
                    "(phase {}): the wait names a phase that is long gone",
@@ -489,10 +499,49 @@ void Cta::park(WarpState& ws, std::coroutine_handle<> handle) {
     return;
   }
   if (ws.ready > ctx_.now()) {
+    if (register_ahead(ws)) return;
     ctx_.engine.schedule(ws.ready, &Cta::on_sync, &ws);
     return;
   }
   enlist(ws);
+}
+
+bool Cta::register_ahead(WarpState& ws) {
+  if (ws.wait != WaitKind::BarrierParity && ws.wait != WaitKind::BarrierToken) return false;
+  MBarrier* b = ws.wait_slot % 8 == 0 ? barrier_slot(ws.wait_slot) : nullptr;
+  if (!b || b->status() != MBarrier::Status::Live) return false;
+  const bool at_once = ws.wait == WaitKind::BarrierParity
+                           ? b->parity_completed(static_cast<std::uint32_t>(ws.wait_value)) || stale_parity(ws, *b)
+                           : b->phase() > ws.wait_value;
+  if (at_once) return false;
+  // Until the barrier's next flip its state stays as it is now, so the catch-up at ws.ready would
+  // list the warp; a flip before then finds it and schedules that catch-up after all.
+  ws.registered = true;
+  ws.registered_at = ws.ready;
+  ws.registered_seq = ctx_.engine.take_seq();
+  add_waiter(*b, ws);
+  return true;
+}
+
+void Cta::add_waiter(MBarrier& b, WarpState& ws) {
+  auto later = [](const WarpState& x, const WarpState& y) {
+    return x.registered_at > y.registered_at || (x.registered_at == y.registered_at && x.registered_seq > y.registered_seq);
+  };
+  WarpState** link = &b.waiters;
+  while (*link && later(**link, ws)) link = &(*link)->next_waiter;
+  ws.next_waiter = *link;
+  *link = &ws;
+}
+
+bool Cta::waits_later(const WarpState& ws) const {
+  const Cycle now = ctx_.now();
+  return ws.registered_at > now || (ws.registered_at == now && ws.registered_seq > ctx_.engine.running_seq());
+}
+
+bool Cta::waited_on(const MBarrier& b) const {
+  for (const WarpState* w = b.waiters; w; w = w->next_waiter)
+    if (!waits_later(*w)) return true;
+  return false;
 }
 
 void Cta::on_sync(void* wsp, std::uint64_t) {
@@ -520,8 +569,9 @@ void Cta::enlist(WarpState& ws) {
   ws.registered = true;
   if (ws.wait == WaitKind::BarrierParity || ws.wait == WaitKind::BarrierToken) {
     MBarrier& b = live_barrier(ws, ws.wait_slot, wait_kind_name(ws.wait));
-    ws.next_waiter = b.waiters;
-    b.waiters = &ws;
+    ws.registered_at = ctx_.now();
+    ws.registered_seq = ctx_.engine.running_seq();
+    add_waiter(b, ws);
   }
   if (ws.wait == WaitKind::TmemAlloc && !ws.pair_alloc) sm_.tmem().add_waiter(ws);
   if (ws.wait == WaitKind::RegisterPool) register_waiters_.push_back(&ws);
@@ -619,6 +669,14 @@ void Cta::check_finished() {
   finish_cycle_ = ctx_.now();
   for (const auto& w : warps_) finish_cycle_ = std::max(finish_cycle_, w.finish);
   sm_.cta_finished(*this);
+}
+
+Cycle Cta::latest_mbarrier_wait() const {
+  Cycle latest = 0;
+  for (const auto& w : warps_)
+    if (!w.done && (w.wait == WaitKind::BarrierParity || w.wait == WaitKind::BarrierToken))
+      latest = std::max(latest, w.wait_since);
+  return latest;
 }
 
 std::string Cta::wait_report() const {

@@ -139,6 +139,9 @@ class Cta {
   Cycle finish_cycle() const { return finish_cycle_; }
   // Every unfinished warp's wait and the state of the barriers involved.
   std::string wait_report() const;
+  // The latest cycle a warp blocked on an mbarrier began its wait: a warp may be listed before its
+  // clock reaches the wait (register_ahead), so a deadlock is reported once every such clock has.
+  Cycle latest_mbarrier_wait() const;
 
  private:
   struct NamedBarrier {
@@ -152,6 +155,17 @@ class Cta {
   // A wait of `ws` passed, observing `b`'s last completed phase (race checking: happens-before).
   void note_observed(WarpState& ws, const MBarrier& b) const;
   void check_stale_parity(WarpState& ws, const MBarrier& b);
+  bool stale_parity(const WarpState& ws, const MBarrier& b) const;
+  // An mbarrier wait parked before the warp's clock reached it joins the barrier's waiters now,
+  // as of its own cycle, rather than by a clock catch-up event (one event fewer); false where the
+  // wait would pass or fail at once (then the catch-up decides it at the warp's cycle).
+  bool register_ahead(WarpState& ws);
+  // Lists `ws` among `b`'s waiters, latest registration first (the order they are woken in).
+  static void add_waiter(MBarrier& b, WarpState& ws);
+  // Whether `ws` was listed ahead of its clock and has not reached the wait by the running event.
+  bool waits_later(const WarpState& ws) const;
+  // Whether any warp waits on `b` by now (not counting waits listed ahead of their warp's clock).
+  bool waited_on(const MBarrier& b) const;
   bool tmem_try_pair_alloc(WarpState& ws);
   bool try_take_registers(WarpState& ws);
   void tmem_alloc_done(WarpState& ws, std::uint32_t column);

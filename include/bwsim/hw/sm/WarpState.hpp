@@ -70,6 +70,11 @@ struct WarpState {
   Cycle wait_since = 0;
   bool registered = false;  // parked on a barrier/group list, not just syncing its clock
   WarpState* next_waiter = nullptr;
+  // An mbarrier wait's place among its barrier's waiters: when it began waiting and the engine
+  // sequence number of that moment. A wait parked before the warp's clock reached it is listed at
+  // once with the cycle and sequence number of the clock catch-up it then skips (Cta::park).
+  Cycle registered_at = 0;
+  std::uint64_t registered_seq = 0;
   std::uint64_t token_result = 0;  // phase returned by the last arrive-with-token
   HbWarp hb;  // race checking: what this warp knows happened before it (check/HappensBefore)
   // Race checking: recent records of this warp, by key hash (kind << 28 | position + 1, 0: none),
