@@ -78,6 +78,46 @@ TEST(RaceTest, StageReleasedBeforeTheMmaCompletedIsReused) {
   EXPECT_SIM_MISUSE(stage_reuse(false), Rule::RaceStageReuse);
 }
 
+// The MMA warp reads the stage in k-steps (each operand's span shifted by 32 bytes: one k-slice of
+// the 128B-swizzled rows), as a mainloop does: steps [first, first + count) of the 4.
+void k_steps(Warp& w, TmemAddr d, std::uint32_t first, std::uint32_t count) {
+  for (std::uint32_t kk = first; kk < first + count; ++kk) {
+    const SmemDescriptor op = encode(SmemDescriptorFields{.start_address = kStage.offset + 32 * kk,
+                                                          .leading_byte_offset = 16,
+                                                          .stride_byte_offset = 1024,
+                                                          .layout = UmmaLayout::Swizzle128B});
+    w.tcgen05_mma(MmaKind::F16, d, op, op, Rig::idesc(), kk > 0);
+  }
+}
+
+// Warp 0 loads the stage twice. Warp 1 reads it in all four k-steps and commits to kEmpty; then,
+// with `reads_after_the_release`, it reads k-steps 1-3 again before committing to kDone only (a
+// bug: the second load may land under those reads). Consecutive reads under one commit share a
+// record; reads after a commit must not join the earlier reads' record, which that commit orders.
+void k_step_reads(bool reads_after_the_release) {
+  Rig rig;
+  rig.run([&](Warp& w) -> Task {
+    co_await Rig::prologue(w, true);
+    const TmemAddr d{w.ld_shared_u32(kSlot)};
+    if (w.warp_idx() == 0) {
+      co_await load_twice(w, rig.map);
+    } else {
+      co_await w.mbarrier_wait(kFull, 0);
+      k_steps(w, d, 0, 4);
+      w.tcgen05_commit(kEmpty);
+      if (reads_after_the_release) k_steps(w, d, 1, 3);
+      w.tcgen05_commit(kDone);
+      co_await w.mbarrier_wait(kDone, 0);
+      w.tcgen05_dealloc(d, 128);
+    }
+  });
+}
+
+TEST(RaceTest, KStepReadsOfAStageAreOrderedByTheCommitAfterThemOnly) {
+  EXPECT_NO_THROW(k_step_reads(false));
+  EXPECT_SIM_MISUSE(k_step_reads(true), Rule::RaceStageReuse);
+}
+
 // The MMA warp waits on `wait_on` before the MMA: the stage's full barrier (correct) or a barrier
 // that has nothing to do with the load.
 void early_read(bool wait_for_the_load) {

@@ -46,6 +46,14 @@ std::span<AsyncAccess* const> RaceRecords::overlapping(std::initializer_list<Acc
   return found_;
 }
 
+void RaceRecords::widen(AccessKind kind, std::uint32_t position, std::uint32_t end) {
+  AsyncAccess& a = of(kind)[position];
+  a.end = end;
+  changed(kind);
+  std::uint32_t& longest = longest_[static_cast<std::size_t>(kind)];
+  longest = std::max(longest, end - a.begin);
+}
+
 void RaceRecords::grow() {
   std::vector<Slot> old(std::max<std::size_t>(64, 2 * slots_.size()));
   old.swap(slots_);
@@ -92,6 +100,7 @@ std::string by(const AsyncAccess& a) {
 // access to the same buffer keeps one record, the latest.
 AsyncAccess& record(Cta& cta, AccessKind kind, WarpState& issuer, std::uint32_t begin, std::uint32_t end) {
   RaceRecords& r = cta.race_record_table();
+  r.changed(kind);
   const HbClock seq = kind == AccessKind::MmaRead || kind == AccessKind::MmaWrite || kind == AccessKind::MmaTmemRead
                          ? issuer.hb.commits
                          : issuer.hb.releases;
@@ -215,9 +224,37 @@ void generic_read(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_
   record(cta, AccessKind::GenericRead, reader, begin, end);
 }
 
+namespace {
+// An operand read that starts inside one of the warp's last two operand-read records of this CTA,
+// with no tcgen05.commit of the warp in between, extends that record: every read it covers is
+// ordered by the same fact (a later commit of the warp observed), so their union stands for them
+// all. The k-steps of a stage (each the tile's span shifted by one k-slice) keep one record per
+// operand instead of one each, and a TMA load into the stage checks those two. Whether the record
+// is new or extended, the latest read is the one it names.
+bool extend_operand_read(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end) {
+  const WarpState::OperandRecords& last = mma.operand_records[cta.rank() % 2];
+  if (last.cta != &cta) return false;
+  std::vector<AsyncAccess>& reads = cta.race_records(AccessKind::MmaRead);
+  for (const std::uint32_t p : last.positions) {
+    if (p == 0 || p > reads.size()) continue;
+    AsyncAccess& a = reads[p - 1];
+    if (a.issuer != &mma || a.seq != mma.hb.commits || begin < a.begin || begin > a.end) continue;
+    if (end > a.end) cta.race_record_table().widen(AccessKind::MmaRead, p - 1, end);
+    a.cycle = mma.ready;
+    return true;
+  }
+  return false;
+}
+}  // namespace
+
 void mma_operand(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end, const char* which) {
   check_operand_written(cta, mma, begin, end, which, "tcgen05.mma");
-  record(cta, AccessKind::MmaRead, mma, begin, end);
+  if (extend_operand_read(cta, mma, begin, end)) return;
+  const AsyncAccess& r = record(cta, AccessKind::MmaRead, mma, begin, end);
+  const auto position = static_cast<std::uint32_t>(&r - cta.race_records(AccessKind::MmaRead).data());
+  WarpState::OperandRecords& last = mma.operand_records[cta.rank() % 2];
+  last.positions = {position + 1, last.cta == &cta ? last.positions[0] : 0};
+  last.cta = &cta;
 }
 
 void wgmma_operand(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end, const char* which,
@@ -237,6 +274,16 @@ void wgmma_retired(Cta& cta, WarpState& reader) {
 }
 
 void mma_accumulator(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end) {
+  // The k-steps of one accumulator check the same warps' accesses: while none was added or
+  // replaced, the check this warp passed last for these columns still passes.
+  const RaceRecords& table = cta.race_record_table();
+  const std::uint64_t generation = table.generation(AccessKind::TmemLoad) + table.generation(AccessKind::TmemStore);
+  WarpState::AccumulatorCheck& last = mma.accumulator_checked[cta.rank() % 2];
+  const WarpState::AccumulatorCheck now{&cta, begin, end, generation};
+  if (last == now) {
+    record(cta, AccessKind::MmaWrite, mma, begin, end);
+    return;
+  }
   for (AsyncAccess* p : overlapping(cta, {AccessKind::TmemLoad, AccessKind::TmemStore}, begin, end)) {
     AsyncAccess& a = *p;
     if (ordered_after_cached(a, mma)) continue;
@@ -259,6 +306,7 @@ void mma_accumulator(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_
                     "let the accumulator's readers release it (wait::ld, then arrive on its empty barrier) and "
                     "wait on that barrier before the next MMA into it");
   }
+  last = now;
   record(cta, AccessKind::MmaWrite, mma, begin, end);
 }
 

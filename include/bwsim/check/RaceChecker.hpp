@@ -64,6 +64,13 @@ class RaceRecords {
   // the caller appends it at that position).
   std::pair<std::uint32_t, bool> find_or_add(AccessKind kind, const WarpState* issuer, std::uint32_t begin,
                                              std::uint32_t end);
+  // Counts the changes to the records of `kind` that can make a check fail that passed (a record
+  // added or replaced by a newer access): a check that passed against the same records and range
+  // still passes, since ordering only ever becomes true.
+  std::uint64_t generation(AccessKind k) const { return generation_[static_cast<std::size_t>(k)]; }
+  void changed(AccessKind k) { ++generation_[static_cast<std::size_t>(k)]; }
+  // Record `position` of `kind` now ends at `end` (no earlier than before); it keeps its key.
+  void widen(AccessKind kind, std::uint32_t position, std::uint32_t end);
   // (kind, begin, end) in one word: a record's key with its issuer.
   static std::uint64_t range_key(AccessKind kind, std::uint32_t begin, std::uint32_t end) {
     return (static_cast<std::uint64_t>(kind) << 60) | (static_cast<std::uint64_t>(begin) << 30) | end;
@@ -90,6 +97,7 @@ class RaceRecords {
   std::array<std::vector<AsyncAccess>, kAccessKinds> of_;
   std::array<std::vector<ByBegin>, kAccessKinds> by_begin_;  // per kind, sorted by (begin, position)
   std::array<std::uint32_t, kAccessKinds> longest_{};        // per kind, the longest range
+  std::array<std::uint64_t, kAccessKinds> generation_{};
   std::vector<AsyncAccess*> found_;                          // overlapping()'s answer
   std::vector<Slot> slots_;  // a power of two, at most half full
   std::size_t used_ = 0;

@@ -80,6 +80,23 @@ struct WarpState {
   // Race checking: recent records of this warp, by key hash (kind << 28 | position + 1, 0: none),
   // checked against the record itself; this line is warm while the warp runs, the CTA's index is not.
   std::array<std::uint32_t, 64> race_record_cache{};
+  // Race checking: this warp's last two tcgen05.mma operand-read records in a CTA (position + 1
+  // in its records, 0: none), which the next operand reads may extend; one entry per CTA of a pair
+  // (by rank parity: a cta_group::2 MMA reads both).
+  struct OperandRecords {
+    const Cta* cta = nullptr;
+    std::array<std::uint32_t, 2> positions{};
+  };
+  std::array<OperandRecords, 2> operand_records{};
+  // Race checking: the accumulator columns whose tcgen05.mma check this warp passed last in a CTA
+  // (by rank parity), and the generation of that CTA's TMEM access records it passed against.
+  struct AccumulatorCheck {
+    const Cta* cta = nullptr;
+    std::uint32_t begin = 0, end = 0;
+    std::uint64_t generation = 0;
+    bool operator==(const AccumulatorCheck&) const = default;
+  };
+  std::array<AccumulatorCheck, 2> accumulator_checked{};
 
   BulkGroups bulk;
 
