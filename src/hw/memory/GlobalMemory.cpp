@@ -9,17 +9,15 @@
 namespace bwsim {
 
 GmemAddr GlobalMemory::alloc(std::uint64_t bytes) {
-  Buffer b{next_, bytes, {}};
   if (holds_data_) {
     held_ += bytes;
     if (held_ > kMaxHeldBytes)
       throw InputError(fmt::format("functional mode holds every tensor in host memory: {:.1f} GiB asked for, at most {} "
                                    "GiB; run full-size problems in timing mode (without --functional)",
                                    static_cast<double>(held_) / (1ull << 30), kMaxHeldBytes >> 30));
-    b.data.assign(bytes, std::byte{0});
   }
+  buffers_.push_back(Buffer{next_, bytes, ZeroedArray<std::byte>(holds_data_ ? bytes : 0)});
   next_ += (bytes + 255) / 256 * 256 + 256;  // a gap keeps overruns out of the next buffer
-  buffers_.push_back(std::move(b));
   return GmemAddr{buffers_.back().base};
 }
 

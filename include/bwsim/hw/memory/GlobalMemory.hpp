@@ -6,6 +6,8 @@
 #include <span>
 #include <vector>
 
+#include "bwsim/core/ZeroedArray.hpp"
+
 namespace bwsim {
 
 struct GmemAddr {
@@ -32,7 +34,7 @@ class GlobalMemory {
   struct Buffer {
     std::uint64_t base;
     std::uint64_t size;
-    std::vector<std::byte> data;
+    ZeroedArray<std::byte> data;  // functional mode: zero pages until written (no clearing pass)
   };
   const Buffer* find(std::uint64_t addr, std::uint64_t len) const;
 
