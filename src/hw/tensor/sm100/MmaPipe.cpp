@@ -225,6 +225,30 @@ float smem_element(Smem& smem, const SmemDescriptorFields& f, Major major, MmaKi
   return load_as_float(t, &container);
 }
 
+// Elements [0, K) of row `row` of a K-major SMEM operand of whole-byte elements, as floats: a
+// 16-byte chunk of K holds 16 / size consecutive elements in every layout (the swizzles permute
+// whole chunks), so each chunk is located once and converted in a run.
+void smem_k_row(Smem& smem, const SmemDescriptorFields& f, DataType t, std::uint32_t row, std::uint32_t K, float* out) {
+  const std::uint32_t size = size_of(t), per_chunk = 16 / size;
+  for (std::uint32_t k = 0; k < K; k += per_chunk) {
+    const std::uint32_t n = std::min(per_chunk, K - k);
+    const std::byte* p = smem.bytes(operand_address(f, Major::K, size, row, k), n * size).data();
+    if (t == DataType::BF16)
+      for (std::uint32_t j = 0; j < n; ++j) {
+        std::uint16_t bits;
+        std::memcpy(&bits, p + 2 * j, 2);
+        out[k + j] = std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16);
+      }
+    else
+      for (std::uint32_t j = 0; j < n; ++j) out[k + j] = load_as_float(t, p + j * size);
+  }
+}
+
+// Whether an operand's rows can be read by smem_k_row.
+bool whole_byte_k_major(MmaKind kind, DataType t, Major major) {
+  return major == Major::K && operand_element_bits(kind, t) == 8 * size_of(t);
+}
+
 // Element (m, k) of A held in TMEM: row m in its accumulator lane, K packed into 32-bit columns
 // from the low bytes up (kind::mxf4*: two FP4 per byte, the lower K in the low nibble).
 float tmem_element(Tmem& tmem, const MmaInstr& in, std::uint32_t rows, std::uint32_t m, std::uint32_t k) {
@@ -300,6 +324,11 @@ void for_each_cta_operands(const MmaInstr& in, Cta& cta, WarpState& ws, Fn fn) {
     if (c == 0 || in.block_scale)  // B is the same for both CTAs unless each scales it itself
       for (std::uint32_t n = 0; n < N; ++n) {
         Smem& smem = cta.cluster().cta(cta.rank() + n / b_rows).smem();
+        if (!in.block_scale && whole_byte_k_major(in.kind, in.f.b_type, in.f.b_major)) {
+          smem_k_row(smem, in.b, in.f.b_type, n % b_rows, K, &b[n * K]);
+          for (std::uint32_t k = 0; k < K; ++k) b[n * K + k] *= sb;
+          continue;
+        }
         for (std::uint32_t k = 0; k < K; ++k)
           b[n * K + k] = sb * smem_element(smem, in.b, in.f.b_major, in.kind, in.f.b_type, n % b_rows, k) *
                          (in.block_scale ? block_scale(tmem, in, false, n, k) : 1.0f);
@@ -308,9 +337,15 @@ void for_each_cta_operands(const MmaInstr& in, Cta& cta, WarpState& ws, Fn fn) {
       return sa * (in.a_from_tmem ? tmem_element(tmem, in, M, m, k)
                                   : smem_element(dc.smem(), in.a, in.f.a_major, in.kind, in.f.a_type, m, k));
     };
+    const bool a_rows = !in.a_from_tmem && !in.sp && !in.block_scale && whole_byte_k_major(in.kind, in.f.a_type, in.f.a_major);
     for (std::uint32_t m = 0; m < M; ++m) {
       if (in.sp) {
         expand_sparse_row(in, tmem, ws, dc, m, stored, &a[m * K]);
+        continue;
+      }
+      if (a_rows) {
+        smem_k_row(dc.smem(), in.a, in.f.a_type, m, K, &a[m * K]);
+        for (std::uint32_t k = 0; k < K; ++k) a[m * K + k] *= sa;
         continue;
       }
       for (std::uint32_t k = 0; k < K; ++k)
