@@ -2,6 +2,8 @@
 // fires on the broken ordering and stays silent on the correct one.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "TestSupport.hpp"
 #include "bwsim/testing/SimTesting.hpp"
 
@@ -51,10 +53,9 @@ Task load_twice(Warp& w, const TensorMap& map) {
   co_await w.mbarrier_wait(kFull, 1);
 }
 
-// Warp 0 loads the stage twice; warp 1 runs one MMA on the first load. `release_with_commit`:
-// the MMA warp frees the stage with tcgen05.commit (correct) or with a plain arrive right after
-// issuing the MMA (the MMA may still be reading when the second load lands).
-void stage_reuse(bool release_with_commit) {
+// Warp 0 loads the stage twice (load_twice); warp 1 waits for the first load, runs `reads` (its
+// MMAs on the stage and how it releases the stage on kEmpty), then drains its MMAs and frees TMEM.
+void reads_between_two_loads(const std::function<void(Warp&, TmemAddr)>& reads) {
   Rig rig;
   rig.run([&](Warp& w) -> Task {
     co_await Rig::prologue(w, true);
@@ -63,13 +64,22 @@ void stage_reuse(bool release_with_commit) {
       co_await load_twice(w, rig.map);
     } else {
       co_await w.mbarrier_wait(kFull, 0);
-      w.tcgen05_mma(MmaKind::F16, d, Rig::operand(), Rig::operand(), Rig::idesc(), false);
-      if (release_with_commit) w.tcgen05_commit(kEmpty);
-      else w.mbarrier_arrive(kEmpty);
+      reads(w, d);
       w.tcgen05_commit(kDone);
       co_await w.mbarrier_wait(kDone, 0);
       w.tcgen05_dealloc(d, 128);
     }
+  });
+}
+
+// One MMA on the first load. `release_with_commit`: the MMA warp frees the stage with
+// tcgen05.commit (correct) or with a plain arrive right after issuing the MMA (the MMA may still
+// be reading when the second load lands).
+void stage_reuse(bool release_with_commit) {
+  reads_between_two_loads([&](Warp& w, TmemAddr d) {
+    w.tcgen05_mma(MmaKind::F16, d, Rig::operand(), Rig::operand(), Rig::idesc(), false);
+    if (release_with_commit) w.tcgen05_commit(kEmpty);
+    else w.mbarrier_arrive(kEmpty);
   });
 }
 
@@ -90,26 +100,15 @@ void k_steps(Warp& w, TmemAddr d, std::uint32_t first, std::uint32_t count) {
   }
 }
 
-// Warp 0 loads the stage twice. Warp 1 reads it in all four k-steps and commits to kEmpty; then,
-// with `reads_after_the_release`, it reads k-steps 1-3 again before committing to kDone only (a
-// bug: the second load may land under those reads). Consecutive reads under one commit share a
+// The MMA warp reads the stage in all four k-steps and commits to kEmpty; then, with
+// `reads_after_the_release`, it reads k-steps 1-3 again with no commit to kEmpty after them (a bug:
+// the second load may land under those reads). Consecutive reads under one commit share a
 // record; reads after a commit must not join the earlier reads' record, which that commit orders.
 void k_step_reads(bool reads_after_the_release) {
-  Rig rig;
-  rig.run([&](Warp& w) -> Task {
-    co_await Rig::prologue(w, true);
-    const TmemAddr d{w.ld_shared_u32(kSlot)};
-    if (w.warp_idx() == 0) {
-      co_await load_twice(w, rig.map);
-    } else {
-      co_await w.mbarrier_wait(kFull, 0);
-      k_steps(w, d, 0, 4);
-      w.tcgen05_commit(kEmpty);
-      if (reads_after_the_release) k_steps(w, d, 1, 3);
-      w.tcgen05_commit(kDone);
-      co_await w.mbarrier_wait(kDone, 0);
-      w.tcgen05_dealloc(d, 128);
-    }
+  reads_between_two_loads([&](Warp& w, TmemAddr d) {
+    k_steps(w, d, 0, 4);
+    w.tcgen05_commit(kEmpty);
+    if (reads_after_the_release) k_steps(w, d, 1, 3);
   });
 }
 
