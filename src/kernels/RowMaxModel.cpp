@@ -14,6 +14,7 @@ RowMaxModel::RowMaxModel(const Params& p)
       threshold_z_(p.threshold / (std::numbers::log2e * p.score_std)),
       state_(0),
       m_ref_(p.rows),
+      exceed_(p.rows),
       next_(p.rows) {}
 
 void RowMaxModel::restart(std::uint64_t seed) {
@@ -43,7 +44,7 @@ double RowMaxModel::draw_above(double z, double q) {
 }
 
 void RowMaxModel::schedule(std::uint32_t row, std::uint32_t tile) {
-  const double q = exceed_probability(m_ref_[row] + threshold_z_);
+  const double q = exceed_[row] = exceed_probability(m_ref_[row] + threshold_z_);
   // Tiles until the first that exceeds: geometric, at least 1.
   const double wait = q > 0 ? std::ceil(std::log(uniform()) / std::log1p(-q)) : HUGE_VAL;
   next_[row] = wait < static_cast<double>(kNever - tile) ? tile + std::max(1u, static_cast<std::uint32_t>(wait)) : kNever;
@@ -56,8 +57,7 @@ bool RowMaxModel::rescales(std::uint32_t tile) {
   bool any = false;
   for (std::uint32_t r = 0; r < p_.rows; ++r) {
     if (next_[r] <= tile) {
-      const double above = m_ref_[r] + threshold_z_;
-      m_ref_[r] = draw_above(above, exceed_probability(above));
+      m_ref_[r] = draw_above(m_ref_[r] + threshold_z_, exceed_[r]);
       schedule(r, tile);
       any = true;
     } else {

@@ -48,6 +48,7 @@ class RowMaxModel {
   double threshold_z_;  // the threshold in standard units of the scores
   std::uint64_t state_;
   std::vector<double> m_ref_;          // each row's max in standard units
+  std::vector<double> exceed_;         // each row's q: P(a tile max > m_ref + threshold), set by schedule()
   std::vector<std::uint32_t> next_;    // the tile of each row's next rescale
   std::uint32_t soonest_ = kNever;
 };
