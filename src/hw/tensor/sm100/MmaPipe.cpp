@@ -225,22 +225,16 @@ float smem_element(Smem& smem, const SmemDescriptorFields& f, Major major, MmaKi
   return load_as_float(t, &container);
 }
 
-// Elements [0, K) of row `row` of a K-major SMEM operand of whole-byte elements, as floats: a
-// 16-byte chunk of K holds 16 / size consecutive elements in every layout (the swizzles permute
-// whole chunks), so each chunk is located once and converted in a run.
-void smem_k_row(Smem& smem, const SmemDescriptorFields& f, DataType t, std::uint32_t row, std::uint32_t K, float* out) {
+// Elements [0, K) of row `row` of a K-major SMEM operand of whole-byte elements, as floats times
+// `sign`: a 16-byte chunk of K holds 16 / size consecutive elements in every layout (the swizzles
+// permute whole chunks), so each chunk is located once and converted in a run.
+void smem_k_row(Smem& smem, const SmemDescriptorFields& f, DataType t, std::uint32_t row, std::uint32_t K, float sign,
+                float* out) {
   const std::uint32_t size = size_of(t), per_chunk = 16 / size;
   for (std::uint32_t k = 0; k < K; k += per_chunk) {
     const std::uint32_t n = std::min(per_chunk, K - k);
     const std::byte* p = smem.bytes(operand_address(f, Major::K, size, row, k), n * size).data();
-    if (t == DataType::BF16)
-      for (std::uint32_t j = 0; j < n; ++j) {
-        std::uint16_t bits;
-        std::memcpy(&bits, p + 2 * j, 2);
-        out[k + j] = std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16);
-      }
-    else
-      for (std::uint32_t j = 0; j < n; ++j) out[k + j] = load_as_float(t, p + j * size);
+    for (std::uint32_t j = 0; j < n; ++j) out[k + j] = sign * load_as_float(t, p + j * size);
   }
 }
 
@@ -325,8 +319,7 @@ void for_each_cta_operands(const MmaInstr& in, Cta& cta, WarpState& ws, Fn fn) {
       for (std::uint32_t n = 0; n < N; ++n) {
         Smem& smem = cta.cluster().cta(cta.rank() + n / b_rows).smem();
         if (!in.block_scale && whole_byte_k_major(in.kind, in.f.b_type, in.f.b_major)) {
-          smem_k_row(smem, in.b, in.f.b_type, n % b_rows, K, &b[n * K]);
-          for (std::uint32_t k = 0; k < K; ++k) b[n * K + k] *= sb;
+          smem_k_row(smem, in.b, in.f.b_type, n % b_rows, K, sb, &b[n * K]);
           continue;
         }
         for (std::uint32_t k = 0; k < K; ++k)
@@ -344,8 +337,7 @@ void for_each_cta_operands(const MmaInstr& in, Cta& cta, WarpState& ws, Fn fn) {
         continue;
       }
       if (a_rows) {
-        smem_k_row(dc.smem(), in.a, in.f.a_type, m, K, &a[m * K]);
-        for (std::uint32_t k = 0; k < K; ++k) a[m * K + k] *= sa;
+        smem_k_row(dc.smem(), in.a, in.f.a_type, m, K, sa, &a[m * K]);
         continue;
       }
       for (std::uint32_t k = 0; k < K; ++k)
