@@ -229,6 +229,7 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   sm.read<std::uint32_t>("max_ctas", c.sm.max_ctas, 1, 64);
   sm.read<std::uint32_t>("smem_reserved_per_cta", c.sm.smem_reserved_per_cta, 0, 1u << 20);
   sm.read<std::uint32_t>("gpcs", c.sm.gpcs, 1, 1024);
+  if (sm.has("tpcs_per_cpc")) sm.read<std::uint32_t>("tpcs_per_cpc", c.sm.tpcs_per_cpc, 0, 64);
   sm.finish();
   if (c.sm.gpcs > (c.sm.count + 1) / 2) top.fail("sm.gpcs", "more GPCs than TPCs (2 SMs each)");
 
@@ -272,7 +273,11 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   l2.read("store_link_cost", c.l2.store_link_cost, 1.0, 64.0);
   l2.read("reduce_link_cost", c.l2.reduce_link_cost, 1.0, 64.0);
   l2.read("fill_link_cost", c.l2.fill_link_cost, 1.0, 64.0);
+  if (l2.has("cpc_load_bytes_in_flight"))
+    l2.read<std::uint64_t>("cpc_load_bytes_in_flight", c.l2.cpc_load_bytes_in_flight, 0, 1ull << 32);
   l2.finish();
+  if (c.l2.cpc_load_bytes_in_flight && !c.sm.tpcs_per_cpc)
+    top.fail("l2.cpc_load_bytes_in_flight", "needs sm.tpcs_per_cpc (which SMs share a CPC)");
   if (c.l2.bytes / (c.l2.line_bytes * static_cast<std::uint64_t>(c.l2.block_rows)) >= (1ull << 31))
     top.fail("l2.bytes",
              "more than 2^31 residency blocks (l2.block_rows rows of one line each): a smaller L2, longer lines or "

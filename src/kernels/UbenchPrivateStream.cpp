@@ -3,12 +3,17 @@
 // S stages in flight and no consumer, 4 tiles of 64 k-blocks: either cycling through the first 4
 // k-blocks ("l2": hot in the L2 after a warm-up launch) or walking all 64 each tile ("hbm": from
 // HBM). The value is the rate all SMs together receive, sum over SMs of bytes / span, in bytes per
-// cycle x 100 (tools/calibration/h100_loads_private.csv: the same sum over the silicon tile logs).
+// cycle x 100 (tools/calibration/h100_loads_private.csv: the same sum over the silicon tile logs),
+// or ("fast_pace") the mean span of the SMs in CPCs short of TPCs over the median SM's, x 1000
+// (silicon: tile_drift.py --fast-set, the fast set's pace).
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <vector>
 
+#include "bwsim/hw/sm/ChipLayout.hpp"
 #include "bwsim/kernels/Ubench.hpp"
 #include "bwsim/kernels/UbenchPrograms.hpp"
 
@@ -18,7 +23,29 @@ namespace {
 constexpr std::uint32_t kBoxBytes = 16384, kKblocks = 256, kMaxStages = 6;  // 4 tiles of 64 k-blocks per CTA
 constexpr std::uint64_t kWidth = 8192;  // K = 4096 bf16
 
-std::int64_t private_stream_rate(const HardwareConfig& c, std::uint32_t ctas, std::uint32_t stages, bool hot) {
+enum class Value { Rate, FastPace };
+
+// The short CPCs' SMs' mean span over the median span, x 1000.
+std::int64_t short_cpc_pace(const HardwareConfig& c, const RunResult& r) {
+  const ChipLayout layout = chip_layout(c);
+  std::map<std::uint32_t, std::uint32_t> cpc_sms;
+  for (const std::uint32_t cpc : layout.cpc) ++cpc_sms[cpc];
+  std::uint32_t full = 0;
+  for (const auto& [cpc, n] : cpc_sms) full = std::max(full, n);
+  std::vector<double> spans;
+  double short_sum = 0;
+  std::uint32_t short_n = 0;
+  for (const WarpSummary& s : r.warps) {
+    const auto span = static_cast<double>(s.finish - s.start);
+    spans.push_back(span);
+    if (cpc_sms[layout.cpc[s.sm]] < full) short_sum += span, ++short_n;
+  }
+  if (!short_n || spans.empty()) return 1000;
+  std::nth_element(spans.begin(), spans.begin() + spans.size() / 2, spans.end());
+  return std::lround(1000.0 * short_sum / short_n / spans[spans.size() / 2]);
+}
+
+std::int64_t private_stream(const HardwareConfig& c, std::uint32_t ctas, std::uint32_t stages, bool hot, Value value) {
   Simulator sim(c, SimOptions{.mode = Mode::Timing});
   const std::uint64_t rows = static_cast<std::uint64_t>(ctas) * 128;
   const TensorMap a = ubench_strided_map(sim.gmem().alloc(kWidth * rows), kWidth, rows, 128, L2Promotion::B256);
@@ -42,6 +69,7 @@ std::int64_t private_stream_rate(const HardwareConfig& c, std::uint32_t ctas, st
   };
   if (hot) sim.launch("ubench", launch, program);  // warm-up: the hot boxes into the L2
   const RunResult r = sim.launch("ubench", launch, program);
+  if (value == Value::FastPace) return short_cpc_pace(c, r);
   double rate = 0;
   for (const WarpSummary& s : r.warps)
     rate += static_cast<double>(kKblocks) * kBoxBytes / static_cast<double>(s.finish - s.start);
@@ -54,10 +82,12 @@ std::vector<UbenchScenario> private_stream_scenarios() {
   std::vector<UbenchScenario> all;
   for (const bool hot : {true, false})
     for (std::uint32_t stages = 1; stages <= kMaxStages; ++stages)
-      all.push_back({fmt::format("loads_private_{}_s{}_bytes_per_cycle_x100", hot ? "l2" : "hbm", stages),
-                     UbenchParam::Ctas, [stages, hot](const HardwareConfig& c, std::uint32_t ctas) {
-                       return private_stream_rate(c, ctas, stages, hot);
-                     }});
+      for (const Value value : {Value::Rate, Value::FastPace})
+        all.push_back({fmt::format("loads_private_{}_s{}_{}", hot ? "l2" : "hbm", stages,
+                                   value == Value::Rate ? "bytes_per_cycle_x100" : "fast_pace_x1000"),
+                       UbenchParam::Ctas, [stages, hot, value](const HardwareConfig& c, std::uint32_t ctas) {
+                         return private_stream(c, ctas, stages, hot, value);
+                       }});
   return all;
 }
 

@@ -25,6 +25,7 @@ struct HardwareConfig {
     std::uint32_t max_ctas = 0;             // resident CTAs per SM
     std::uint32_t smem_reserved_per_cta = 0;  // shared memory the system reserves for each resident CTA
     std::uint32_t gpcs = 0;                 // GPCs; the SMs' TPCs (2 SMs each) spread over them evenly
+    std::uint32_t tpcs_per_cpc = 0;         // TPCs per CPC (a GPC's group of TPCs); 0: one CPC per GPC
   } sm;
 
   // The chip's dies (hw/sm/ChipLayout, hw/memory/MemorySystem). Each die has an equal share of
@@ -79,6 +80,8 @@ struct HardwareConfig {
     // Array bytes a line filled from HBM takes per byte (its write into the arrays; a read miss's
     // data reaches the SM with the fill, not read back out): read misses, promoted lines, prefetches.
     double fill_link_cost = 1;
+    // Bytes of TMA loads one CPC may have in flight (hw/memory/CpcLoadGate); 0: no limit.
+    std::uint64_t cpc_load_bytes_in_flight = 0;
   } l2;
 
   struct Hbm {

@@ -62,7 +62,9 @@ const StatGroup<MemoryStats>& MemoryStats::declared() {
   return group;
 }
 
-MemorySystem::MemorySystem(const HardwareConfig& config) : config_(config), sm_die_(chip_layout(config).die) {
+MemorySystem::MemorySystem(const HardwareConfig& config)
+    : config_(config), sm_die_(chip_layout(config).die),
+      load_gate_(chip_layout(config), config.l2.cpc_load_bytes_in_flight) {
   const std::uint32_t dies = config.dies.count;
   const double share = 1.0 / dies, clock = config.clock_ghz;
   const std::uint64_t blocks = std::max<std::uint64_t>(1, config.l2.bytes / (config.l2.line_bytes * config.l2.block_rows));
@@ -88,6 +90,7 @@ void MemorySystem::begin_launch(Tracer* tracer, int pid) {
     h.hbm->reset();
   }
   for (BandwidthLink& l : links_) l.reset();
+  load_gate_.reset();
   stats_ = {};
   tracer_ = tracer;
   pid_ = pid;

@@ -34,6 +34,10 @@ const StatGroup<TmaStats>& TmaStats::declared() {
         .counter("reduces", StatUnit::Count, "tensor reductions (cp.reduce.async.bulk .add) issued", &TmaStats::reduces)
         .counter("reduce_bytes", StatUnit::Bytes, "bytes the reductions added into GMEM (clipped to the tensor)",
                  &TmaStats::reduce_bytes)
+        .counter("gated_loads", StatUnit::Count, "loads that waited for room in their CPC's bytes in flight",
+                 &TmaStats::gated_loads)
+        .counter("gate_wait_cycles", StatUnit::Cycles, "cycles those loads waited (l2.cpc_load_bytes_in_flight)",
+                 &TmaStats::gate_wait_cycles)
         .counter("prefetches", StatUnit::Count, "L2 prefetches issued", &TmaStats::prefetches)
         .counter("prefetch_bytes", StatUnit::Bytes, "bytes of the prefetched boxes", &TmaStats::prefetch_bytes)
         .counter("busy_cycles", StatUnit::Cycles, "cycles the units spent streaming requests", &TmaStats::busy_cycles)
@@ -75,13 +79,32 @@ void TmaUnit::trace_request(const Request& r, const char* what, Cycle issue, Cyc
 
 void TmaUnit::load(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCoords& coords, std::uint32_t smem,
                    std::uint32_t barrier, TmaDestinations dests, Cycle at) {
+  const std::uint64_t slot = requests_.put(
+      Request{Kind::Load, &cta, &ws, &map, coords, smem, barrier, dests, 0, next_id_++, at, 0, start_of(map, at), GmemWrite::Copy});
+  cta.async_begin();
+  if (ctx_.memory.load_gate().admit(static_cast<std::uint32_t>(sm_), map.box_bytes(), &TmaUnit::on_admitted, this, slot))
+    send_load(slot, requests_[slot].unit_start);
+}
+
+// The CPC had room again for a load that waited: it goes once the unit is free too.
+void TmaUnit::on_admitted(void* unit, std::uint64_t slot) {
+  auto& self = *static_cast<TmaUnit*>(unit);
+  const Request& r = self.requests_[slot];
+  const Cycle start = std::max({r.unit_start, self.ctx_.now(), self.free_at_});
+  ++self.stats_.gated_loads;
+  self.stats_.gate_wait_cycles += start - r.unit_start;
+  self.send_load(slot, start);
+}
+
+void TmaUnit::send_load(std::uint64_t slot, Cycle start) {
+  const Request& r = requests_[slot];
+  const TensorMap& map = *r.map;
   const std::uint32_t bytes = map.box_bytes();
   // The box streams in as the L2 sends it: done once the unit and the L2 link (and the HBM link for
   // the bytes that missed) have moved it, plus the L2-hit latency. Bytes that missed reach the L2
   // hbm.latency after the request and stream on at the unit's slower miss rate; the unit itself
   // is held only for the streaming, so other requests overlap a miss's latency.
-  const Cycle start = start_of(map, at);
-  const MemoryRead from_memory = ctx_.memory.read(static_cast<std::uint32_t>(sm_), map, coords, start);
+  const MemoryRead from_memory = ctx_.memory.read(static_cast<std::uint32_t>(sm_), map, r.coords, start);
   const Cycle from_l2 = from_memory.ready;
   const std::uint64_t miss = std::min<std::uint64_t>(from_memory.miss_bytes, bytes);
   const double cycles = static_cast<double>(bytes - miss) / ctx_.config.tma.bytes_per_cycle +
@@ -96,16 +119,14 @@ void TmaUnit::load(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCo
     if (misses_done_) misses_in = std::max(misses_in, misses_done_ + ctx_.config.tma.miss_box_cycles);
     misses_done_ = misses_in;
   }
-  const bool multicast = dests.ranks != (1u << cta.rank());
+  const bool multicast = r.dests.ranks != (1u << r.cta->rank());
   const Cycle done = std::max({end, from_l2, misses_in}) + ctx_.config.tma.load_latency +
                      (multicast ? ctx_.config.tma.multicast_extra_latency : 0);
-  Request r{Kind::Load, &cta, &ws, &map, coords, smem, barrier, dests, 0, next_id_++, at, 0, GmemWrite::Copy};
-  if (ctx_.tracer_for(sm_)) trace_request(r, multicast ? "tma.load.multicast" : "tma.load", at, start, end, done, bytes);
+  if (ctx_.tracer_for(sm_)) trace_request(r, multicast ? "tma.load.multicast" : "tma.load", r.issued, start, end, done, bytes);
   ++stats_.loads;
   stats_.load_bytes += bytes;
-  stats_.delivered_bytes += static_cast<std::uint64_t>(bytes) * std::popcount(dests.ranks);
-  cta.async_begin();
-  ctx_.engine.schedule(done, &TmaUnit::on_load_done, this, requests_.put(r));
+  stats_.delivered_bytes += static_cast<std::uint64_t>(bytes) * std::popcount(r.dests.ranks);
+  ctx_.engine.schedule(done, &TmaUnit::on_load_done, this, slot);
 }
 
 // The box lands at the same offset in every destination CTA; each signals complete_tx with the
@@ -136,6 +157,7 @@ void TmaUnit::on_load_done(void* unit, std::uint64_t slot) {
                 static_cast<int>(signalled.sm().index()), kBarrierTrack, self.ctx_.now(), "tma.load -> phase");
   }
   r.cta->async_end();
+  self.ctx_.memory.load_gate().release(static_cast<std::uint32_t>(self.sm_), bytes);
 }
 
 void TmaUnit::store(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCoords& coords, std::uint32_t smem,
@@ -156,7 +178,7 @@ void TmaUnit::store(Cta& cta, WarpState& ws, const TensorMap& map, const TensorC
   const auto sm = static_cast<std::uint32_t>(sm_);
   const Cycle l2_done = add ? ctx_.memory.reduce(sm, map, coords, start) : ctx_.memory.write(sm, map, coords, start);
   Request r{Kind::Store, &cta, &ws, &map, coords, smem, 0, {}, ws.bulk.add_op(), next_id_++, at,
-            std::max(sent, l2_done), how};
+            std::max(sent, l2_done), 0, how};
   const Cycle read = sent + ctx_.config.tma.store_latency;
   if (ctx_.tracer_for(sm_))
     trace_request(r, add ? "tma.reduce.add" : "tma.store", at, start, end,

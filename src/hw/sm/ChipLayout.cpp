@@ -19,6 +19,13 @@ ChipLayout chip_layout(const HardwareConfig& config) {
     }
     std::fill(layout.die.begin() + die_first, layout.die.begin() + sm, static_cast<std::uint8_t>(d));
   }
+  layout.cpc.resize(n);
+  for (std::uint32_t g = 0, cpc = 0; g < layout.gpcs(); ++g) {
+    const std::uint32_t first = layout.gpc_first[g], sms = layout.gpc_sms(g);
+    const std::uint32_t per = config.sm.tpcs_per_cpc ? 2 * config.sm.tpcs_per_cpc : std::max(sms, 1u);
+    for (std::uint32_t s = 0; s < sms; ++s) layout.cpc[first + s] = cpc + s / per;
+    cpc += (sms + per - 1) / per;
+  }
   return layout;
 }
 

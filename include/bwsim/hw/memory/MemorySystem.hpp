@@ -20,6 +20,7 @@
 #include "bwsim/core/Stats.hpp"
 #include "bwsim/core/Trace.hpp"
 #include "bwsim/hw/memory/BandwidthLink.hpp"
+#include "bwsim/hw/memory/CpcLoadGate.hpp"
 #include "bwsim/hw/memory/HbmModel.hpp"
 #include "bwsim/hw/memory/L2Policy.hpp"
 #include "bwsim/hw/memory/TensorMap.hpp"
@@ -78,6 +79,9 @@ class MemorySystem {
   Cycle reduce(std::uint32_t sm, const TensorMap& map, const TensorCoords& coords, Cycle at);
 
   MemoryStats stats() const;
+  // The loads each CPC may have in flight (l2.cpc_load_bytes_in_flight): TMA units ask it before
+  // a load goes to the L2 and tell it when the load has landed.
+  CpcLoadGate& load_gate() { return load_gate_; }
 
  private:
   // Bytes a link delivered, summed per counter window (deliveries come in cycle order per link).
@@ -142,6 +146,7 @@ class MemorySystem {
   std::vector<Half> halves_;          // one per die
   std::vector<BandwidthLink> links_;  // the die-to-die link from die d to the other (two dies)
   std::vector<std::uint8_t> sm_die_;  // the die of each SM
+  CpcLoadGate load_gate_;
   MemoryStats stats_;
   std::vector<L2InFlight*> fresh_;  // a read's blocks that go over the link (reused, no allocation per read)
   // A box's block keys in touch order, whether each is a promotion block (1; kept only when the

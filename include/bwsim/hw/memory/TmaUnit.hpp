@@ -30,6 +30,8 @@ struct TmaStats {
   std::uint64_t delivered_bytes = 0;          // bytes written into SMEM (once per destination CTA)
   std::uint64_t stores = 0, store_bytes = 0;  // bytes actually written (clipped)
   std::uint64_t reduces = 0, reduce_bytes = 0;  // reductions (.add) and the bytes they added (clipped)
+  std::uint64_t gated_loads = 0;  // loads that waited for their CPC's room (l2.cpc_load_bytes_in_flight)
+  Cycle gate_wait_cycles = 0;
   std::uint64_t prefetches = 0, prefetch_bytes = 0;
   Cycle busy_cycles = 0;  // cycles the unit spent streaming
   static const StatGroup<TmaStats>& declared();  // "tma.*", per SM
@@ -65,6 +67,7 @@ class TmaUnit {
     std::uint64_t id;
     Cycle issued;
     Cycle l2_taken;  // stores: when the L2 has taken the bytes
+    Cycle unit_start;  // loads: when the unit can start it (its CPC's room aside)
     GmemWrite how;
   };
   // When a request issued at `at` can start: the unit free, and the tensor map's descriptor
@@ -73,6 +76,9 @@ class TmaUnit {
   // Reserves the unit for `cycles` from `start` (when it is free); returns the stream's end.
   Cycle stream(Cycle start, Cycle cycles);
   static void on_load_done(void* unit, std::uint64_t slot);
+  static void on_admitted(void* unit, std::uint64_t slot);
+  // Sends load `slot` to the L2 from cycle `start` (its CPC had room): schedules its landing.
+  void send_load(std::uint64_t slot, Cycle start);
   static void on_store_read(void* unit, std::uint64_t slot);
   static void on_store_written(void* unit, std::uint64_t slot);
   void trace_request(const Request& r, const char* what, Cycle issue, Cycle start, Cycle end, Cycle done,

@@ -1,8 +1,9 @@
 #pragma once
-// Where each SM sits on the chip: its die, its GPC and its TPC (2 SMs). SMs are numbered die by
-// die and, within a die, GPC by GPC. Each die has an equal share of the TPCs and of the GPCs;
-// within a die the TPCs spread over its GPCs as evenly as they go, the first GPCs taking one more
-// (floor-swept chips have GPCs of unequal size).
+// Where each SM sits on the chip: its die, its GPC, its CPC and its TPC (2 SMs). SMs are numbered
+// die by die and, within a die, GPC by GPC. Each die has an equal share of the TPCs and of the
+// GPCs; within a die the TPCs spread over its GPCs as evenly as they go, the first GPCs taking one
+// more (floor-swept chips have GPCs of unequal size). A GPC's TPCs form CPCs of sm.tpcs_per_cpc in
+// order, so a GPC short of TPCs has its last CPC short (0: one CPC per GPC).
 #include <cstdint>
 #include <vector>
 
@@ -13,6 +14,7 @@ namespace bwsim {
 struct ChipLayout {
   std::vector<std::uint32_t> gpc_first;  // the first SM of each GPC
   std::vector<std::uint8_t> die;         // the die of each SM
+  std::vector<std::uint32_t> cpc;        // the CPC of each SM (numbered over the chip; its SMs consecutive)
   std::uint32_t gpcs() const { return static_cast<std::uint32_t>(gpc_first.size()); }
   std::uint32_t gpc_end(std::uint32_t gpc) const {  // one past the GPC's last SM
     return gpc + 1 < gpc_first.size() ? gpc_first[gpc + 1] : static_cast<std::uint32_t>(die.size());

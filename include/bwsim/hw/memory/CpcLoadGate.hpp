@@ -1,0 +1,59 @@
+#pragma once
+// The bytes of TMA loads that one CPC (a group of TPCs of a GPC that share one port towards the
+// L2, hw/sm/ChipLayout) may have in flight: l2.cpc_load_bytes_in_flight. A load that would take
+// its CPC past it waits, in a queue of its own SM, until earlier loads of the CPC have landed;
+// the SMs of a CPC take turns (round robin) as room frees. With every SM asking for more than its
+// share, an SM gets the CPC's room over the SMs it shares it with: the SMs of a CPC that lost a
+// TPC to floor-sweeping (2 TPCs, 4 SMs, where the others have 6) hold 1.5x the bytes in flight and,
+// at the same latency, get up to 1.5x the bandwidth (our H100 tile logs, README "Calibration").
+// 0: no gate (every load goes at once).
+#include <cstdint>
+#include <vector>
+
+#include "bwsim/hw/sm/ChipLayout.hpp"
+
+namespace bwsim {
+
+class CpcLoadGate {
+ public:
+  // What to call when a waiting load may go: `admitted(object, slot)` (the TMA unit's request).
+  using Admitted = void (*)(void* object, std::uint64_t slot);
+
+  CpcLoadGate(const ChipLayout& layout, std::uint64_t bytes_in_flight);
+  // A new launch: nothing in flight.
+  void reset();
+  // SM `sm` asks to send a load of `bytes`: true if it may go now (its bytes are counted in flight);
+  // otherwise it waits and `admitted(object, slot)` is called once it may.
+  bool admit(std::uint32_t sm, std::uint32_t bytes, Admitted admitted, void* object, std::uint64_t slot);
+  // A load of `bytes` by SM `sm` landed: its room goes to the CPC's waiting loads, SM by SM in turn.
+  void release(std::uint32_t sm, std::uint32_t bytes);
+  bool enabled() const { return limit_ != 0; }
+
+ private:
+  struct Waiting {
+    Admitted admitted;
+    void* object;
+    std::uint64_t slot;
+    std::uint32_t bytes;
+  };
+  struct SmQueue {  // one SM's waiting loads, in issue order (head: the next to go)
+    std::vector<Waiting> loads;
+    std::size_t head = 0;
+    bool empty() const { return head == loads.size(); }
+  };
+  struct Cpc {
+    std::uint64_t bytes = 0;      // in flight
+    std::uint32_t first_sm = 0;   // its SMs are first_sm .. first_sm + sms - 1
+    std::uint32_t sms = 0;
+    std::uint32_t next = 0;       // the SM (offset) whose turn is next
+    std::uint32_t waiting = 0;    // loads waiting over its SMs
+  };
+  bool fits(const Cpc& c, std::uint32_t bytes) const { return c.bytes == 0 || c.bytes + bytes <= limit_; }
+
+  std::uint64_t limit_;
+  std::vector<Cpc> cpcs_;
+  std::vector<std::uint32_t> sm_cpc_;
+  std::vector<SmQueue> queues_;  // per SM
+};
+
+}  // namespace bwsim

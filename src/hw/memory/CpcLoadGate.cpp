@@ -1,0 +1,59 @@
+#include "bwsim/hw/memory/CpcLoadGate.hpp"
+
+namespace bwsim {
+
+CpcLoadGate::CpcLoadGate(const ChipLayout& layout, std::uint64_t bytes_in_flight)
+    : limit_(bytes_in_flight), sm_cpc_(layout.cpc), queues_(layout.cpc.size()) {
+  for (std::uint32_t sm = 0; sm < sm_cpc_.size(); ++sm) {
+    const std::uint32_t c = sm_cpc_[sm];
+    if (c >= cpcs_.size()) cpcs_.resize(c + 1, Cpc{0, sm, 0, 0, 0});
+    ++cpcs_[c].sms;
+  }
+}
+
+void CpcLoadGate::reset() {
+  for (Cpc& c : cpcs_) c.bytes = c.next = c.waiting = 0;
+  for (SmQueue& q : queues_) {
+    q.loads.clear();
+    q.head = 0;
+  }
+}
+
+bool CpcLoadGate::admit(std::uint32_t sm, std::uint32_t bytes, Admitted admitted, void* object, std::uint64_t slot) {
+  if (!limit_) return true;
+  Cpc& c = cpcs_[sm_cpc_[sm]];
+  SmQueue& q = queues_[sm];
+  // An SM's loads go in issue order, so one behind a waiting load of its own SM waits too.
+  if (q.empty() && fits(c, bytes)) {
+    c.bytes += bytes;
+    return true;
+  }
+  q.loads.push_back(Waiting{admitted, object, slot, bytes});
+  ++c.waiting;
+  return false;
+}
+
+void CpcLoadGate::release(std::uint32_t sm, std::uint32_t bytes) {
+  if (!limit_) return;
+  Cpc& c = cpcs_[sm_cpc_[sm]];
+  c.bytes -= bytes;
+  // The SMs' turns go round; an SM whose next load does not fit ends the round (no overtaking
+  // by smaller loads of later SMs).
+  while (c.waiting) {
+    while (queues_[c.first_sm + c.next].empty()) c.next = (c.next + 1) % c.sms;
+    SmQueue& q = queues_[c.first_sm + c.next];
+    const Waiting w = q.loads[q.head];
+    if (!fits(c, w.bytes)) return;
+    ++q.head;
+    if (q.empty()) {
+      q.loads.clear();
+      q.head = 0;
+    }
+    --c.waiting;
+    c.bytes += w.bytes;
+    c.next = (c.next + 1) % c.sms;
+    w.admitted(w.object, w.slot);
+  }
+}
+
+}  // namespace bwsim

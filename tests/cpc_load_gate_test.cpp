@@ -1,0 +1,107 @@
+// The CPC load gate (l2.cpc_load_bytes_in_flight): which SMs share a CPC, the order in which
+// waiting loads go, and the exact cycles of a gated load on the unit-test config (TMA issue 2,
+// 64 B/cycle, load latency 100, wakeup 10; an L2 so fast that a load's time is the unit's).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+
+#include "TestSupport.hpp"
+#include "bwsim/core/Error.hpp"
+#include "bwsim/hw/memory/CpcLoadGate.hpp"
+#include "bwsim/hw/memory/TensorCopy.hpp"
+
+namespace bwsim {
+namespace {
+
+std::map<std::uint32_t, std::uint32_t> sms_per_cpc(const ChipLayout& layout) {
+  std::map<std::uint32_t, std::uint32_t> n;
+  for (const std::uint32_t c : layout.cpc) ++n[c];
+  return n;
+}
+
+TEST(CpcLoadGateTest, TheH100HasSixCpcsShortOfATpc) {
+  // 66 TPCs over two halves of 4 GPCs: 9, 8, 8, 8 each. CPCs of 3 TPCs: a GPC of 9 has three of 6
+  // SMs, one of 8 two of 6 and one of 4, so 18 CPCs of 6 SMs and 6 of 4 (24 SMs).
+  const ChipLayout layout = chip_layout(load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml"));
+  std::map<std::uint32_t, std::uint32_t> sizes;
+  for (const auto& [cpc, n] : sms_per_cpc(layout)) ++sizes[n];
+  EXPECT_EQ(sizes, (std::map<std::uint32_t, std::uint32_t>{{4, 6}, {6, 18}}));
+  // A CPC's SMs are consecutive and inside one GPC: the short one ends GPC 1 (SMs 18..33).
+  EXPECT_EQ(layout.cpc[30], layout.cpc[33]);
+  EXPECT_NE(layout.cpc[29], layout.cpc[30]);
+  EXPECT_NE(layout.cpc[33], layout.cpc[34]);
+}
+
+TEST(CpcLoadGateTest, WithoutTpcsPerCpcEachGpcIsOneCpc) {
+  const ChipLayout layout = chip_layout(test::b200_config());
+  EXPECT_EQ(sms_per_cpc(layout).size(), layout.gpcs());
+  EXPECT_EQ(test::b200_config().l2.cpc_load_bytes_in_flight, 0u);
+}
+
+TEST(CpcLoadGateTest, TheLimitNeedsTheCpcs) {
+  EXPECT_THROW(load_config(BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml", {"l2.cpc_load_bytes_in_flight=4096"}),
+               ConfigError);
+}
+
+// Records the order in which waiting loads are let go.
+struct Recorder {
+  std::vector<std::uint64_t> admitted;
+  static void on_admitted(void* self, std::uint64_t slot) { static_cast<Recorder*>(self)->admitted.push_back(slot); }
+};
+
+TEST(CpcLoadGateTest, WaitingLoadsGoSmBySmInTurnAndInIssueOrderWithinAnSm) {
+  // 4 SMs, one TPC per CPC: SMs {0, 1} and {2, 3}; 3000 bytes each.
+  const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml",
+                                         {"sm.tpcs_per_cpc=1", "l2.cpc_load_bytes_in_flight=3000"});
+  CpcLoadGate gate(chip_layout(cfg), cfg.l2.cpc_load_bytes_in_flight);
+  Recorder rec;
+  auto admit = [&](std::uint32_t sm, std::uint32_t bytes, std::uint64_t slot) {
+    return gate.admit(sm, bytes, &Recorder::on_admitted, &rec, slot);
+  };
+  EXPECT_TRUE(admit(0, 2000, 1));
+  EXPECT_TRUE(admit(1, 1000, 2));   // 3000 in flight: full
+  EXPECT_FALSE(admit(0, 1000, 3));  // SM 0 waits
+  EXPECT_FALSE(admit(0, 500, 4));   // behind its own waiting load, though it would not fit either
+  EXPECT_FALSE(admit(1, 1000, 5));
+  EXPECT_TRUE(admit(2, 3000, 6));   // the other CPC is empty
+  EXPECT_FALSE(admit(3, 5000, 7));  // larger than the limit: waits until its CPC is empty
+  gate.release(1, 1000);            // room for 1000: SM 0's turn first
+  EXPECT_EQ(rec.admitted, (std::vector<std::uint64_t>{3}));
+  gate.release(0, 2000);            // 2000 free: SM 1's turn (1000), then SM 0's 500
+  EXPECT_EQ(rec.admitted, (std::vector<std::uint64_t>{3, 5, 4}));
+  gate.release(2, 3000);            // CPC {2, 3} empty: the oversized load goes alone
+  EXPECT_EQ(rec.admitted, (std::vector<std::uint64_t>{3, 5, 4, 7}));
+  EXPECT_FALSE(admit(2, 1, 8));
+}
+
+TEST(CpcLoadGateTest, AGatedLoadGoesWhenTheLoadAheadOfItLands) {
+  // Each of 4 CTAs (one per SM) loads one 4096-byte box at cycle 2; each CPC (one TPC, 2 SMs) may
+  // hold one box in flight. The first of a CPC streams 4 .. 68 and lands at 168 (its waiter
+  // resumes at 178); the other starts at 168, streams to 232 and lands at 332 (resumes at 342).
+  const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml",
+                                         {"sm.tpcs_per_cpc=1", "l2.cpc_load_bytes_in_flight=4096"});
+  Simulator sim(cfg, SimOptions{.mode = Mode::Timing});
+  const GmemAddr a = sim.gmem().alloc(4 * 4096);
+  const TensorMap map = TensorMap::tiled({.dtype = DataType::U8, .address = a, .dims = {128, 128}, .strides = {128},
+                                          .box = {128, 32}, .elem_strides = {}, .swizzle = Swizzle::B128,
+                                          .oob_fill = OobFill::Zero});
+  constexpr MBarrierRef kBar{0};
+  std::vector<Cycle> resumed(4);
+  const RunResult r = sim.launch("gate", LaunchConfig{.grid_ctas = 4, .block_threads = 32, .dynamic_smem_bytes = 8192},
+                                 [&](Warp& w) -> Task {
+                                   w.mbarrier_init(kBar, 1);
+                                   w.mbarrier_arrive_expect_tx(kBar, map.box_bytes());
+                                   w.tma_load(map, SmemAddr{1024}, kBar, {0, static_cast<std::int32_t>(32 * w.cta_idx())});
+                                   co_await w.mbarrier_wait(kBar, 0);
+                                   resumed[w.cta_idx()] = w.now();
+                                 });
+  std::sort(resumed.begin(), resumed.end());
+  EXPECT_EQ(resumed, (std::vector<Cycle>{178, 178, 342, 342}));
+  EXPECT_EQ(r.cycles, 342u);
+  EXPECT_EQ(r.tma.gated_loads, 2u);
+  EXPECT_EQ(r.tma.gate_wait_cycles, 2u * (168 - 4));
+}
+
+}  // namespace
+}  // namespace bwsim
