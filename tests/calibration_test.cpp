@@ -110,6 +110,15 @@ TEST(CalibrationTest, PrivateStreamsGetTheArraysRateNotTheirOwnInFlightReads) {
   expect_both_chips("_loads_private.csv", "loads_private_tolerances.csv", 13, {1, 2});
 }
 
+// The CPC load gate's depth sweep (run_cpc_depth.sh, both chips): the short CPCs' SMs keep the
+// median pace up to 64 KiB in flight per SM and fall to 0.72-0.76 of it by 128 KiB with 16 and 32
+// KiB boxes, which one limit per chip (l2.cpc_load_bytes_in_flight) holds within 8% on every such
+// row; outside: the 8 KiB boxes that silicon streams at one pace at every depth, and the H100's
+// private HBM stream at 96-128 KiB (cpc_depth_tolerances.csv). Without the gate every row is ~1.00.
+TEST(CalibrationTest, ShortCpcsStreamFasterOnlyPastTheirShareOfTheLimit) {
+  expect_both_chips("_cpc_depth.csv", "cpc_depth_tolerances.csv", 23, {5, 3});
+}
+
 // The 2-stage scaling series' loads without math (h100_gemm_loads.cu, run_loads_scaling.sh, both
 // chips): 7 of 12 rows within 10% on each; the others have their reasons and bounds in
 // gemm_loads_tolerances.csv (the model too fast: the cold shared B beside HBM A, as in the stage

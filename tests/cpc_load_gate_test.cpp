@@ -66,7 +66,7 @@ TEST(CpcLoadGateTest, WaitingLoadsGoSmBySmInTurnAndInIssueOrderWithinAnSm) {
   EXPECT_FALSE(admit(1, 1000, 5));
   EXPECT_TRUE(admit(2, 3000, 6));   // the other CPC is empty
   EXPECT_FALSE(admit(3, 5000, 7));  // larger than the limit: waits until its CPC is empty
-  gate.release(1, 1000);            // room for 1000: SM 0's turn first
+  gate.release(1, 1000);            // room for 1000: SM 0's turn (its 1000); SM 1's 1000 and SM 0's 500 wait
   EXPECT_EQ(rec.admitted, (std::vector<std::uint64_t>{3}));
   gate.release(0, 2000);            // 2000 free: SM 1's turn (1000), then SM 0's 500
   EXPECT_EQ(rec.admitted, (std::vector<std::uint64_t>{3, 5, 4}));

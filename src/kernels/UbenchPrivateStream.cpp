@@ -20,7 +20,9 @@
 namespace bwsim {
 namespace {
 
-constexpr std::uint32_t kBoxBytes = 16384, kKblocks = 256, kMaxStages = 6;  // 4 tiles of 64 k-blocks per CTA
+// 4 MiB per CTA: 4 tiles of 64 k-blocks of 16 KiB boxes (128 rows of 128 B); other box heights
+// (loads_depth_*) keep the bytes. At most 192 KiB of stages in flight.
+constexpr std::uint32_t kRowBytes = 128, kCtaBytes = 4u << 20, kMaxStageBytes = 192u << 10;
 constexpr std::uint64_t kWidth = 8192;  // K = 4096 bf16
 
 enum class Value { Rate, FastPace };
@@ -45,26 +47,27 @@ std::int64_t short_cpc_pace(const HardwareConfig& c, const RunResult& r) {
   return std::lround(1000.0 * short_sum / short_n / spans[spans.size() / 2]);
 }
 
-std::int64_t private_stream(const HardwareConfig& c, std::uint32_t ctas, std::uint32_t stages, bool hot, Value value) {
+std::int64_t private_stream(const HardwareConfig& c, std::uint32_t ctas, std::uint32_t stages, bool hot, Value value,
+                            std::uint32_t box_rows = 128) {
   Simulator sim(c, SimOptions{.mode = Mode::Timing});
-  const std::uint64_t rows = static_cast<std::uint64_t>(ctas) * 128;
-  const TensorMap a = ubench_strided_map(sim.gmem().alloc(kWidth * rows), kWidth, rows, 128, L2Promotion::B256);
-  const LaunchConfig launch{
-      .grid_ctas = ctas, .block_threads = 32, .dynamic_smem_bytes = kMaxStages * kBoxBytes + 2048};
+  const std::uint32_t box_bytes = box_rows * kRowBytes, kblocks = kCtaBytes / box_bytes;
+  const std::uint64_t rows = static_cast<std::uint64_t>(ctas) * box_rows;
+  const TensorMap a = ubench_strided_map(sim.gmem().alloc(kWidth * rows), kWidth, rows, box_rows, L2Promotion::B256);
+  const LaunchConfig launch{.grid_ctas = ctas, .block_threads = 32, .dynamic_smem_bytes = kMaxStageBytes + 2048};
   auto program = [&](Warp& w) -> Task {
-    const std::uint32_t base = 1024, bars = base + kMaxStages * kBoxBytes;
+    const std::uint32_t base = 1024, bars = base + kMaxStageBytes;
     auto bar = [&](std::uint32_t s) { return MBarrierRef{bars + 8 * s}; };
     for (std::uint32_t s = 0; s < stages; ++s) w.mbarrier_init(bar(s), 1);
     w.fence_mbarrier_init();
-    const auto band = static_cast<std::int32_t>(128 * w.cta_idx());
-    for (std::uint32_t k = 0; k < kKblocks; ++k) {
+    const auto band = static_cast<std::int32_t>(box_rows * w.cta_idx());
+    for (std::uint32_t k = 0; k < kblocks; ++k) {
       const std::uint32_t s = k % stages;
       if (k >= stages) co_await w.mbarrier_wait(bar(s), ((k - stages) / stages) & 1u);
-      w.mbarrier_arrive_expect_tx(bar(s), kBoxBytes);
+      w.mbarrier_arrive_expect_tx(bar(s), box_bytes);
       const std::uint32_t kb = hot ? k % 4 : k % 64;  // hbm: a tile's 64 k-blocks, again each tile
-      w.tma_load(a, SmemAddr{base + s * kBoxBytes}, bar(s), {static_cast<std::int32_t>(128 * kb), band});
+      w.tma_load(a, SmemAddr{base + s * box_bytes}, bar(s), {static_cast<std::int32_t>(128 * kb), band});
     }
-    for (std::uint32_t k = kKblocks - std::min(kKblocks, stages); k < kKblocks; ++k)
+    for (std::uint32_t k = kblocks - std::min(kblocks, stages); k < kblocks; ++k)
       co_await w.mbarrier_wait(bar(k % stages), (k / stages) & 1u);
   };
   if (hot) sim.launch("ubench", launch, program);  // warm-up: the hot boxes into the L2
@@ -72,7 +75,7 @@ std::int64_t private_stream(const HardwareConfig& c, std::uint32_t ctas, std::ui
   if (value == Value::FastPace) return short_cpc_pace(c, r);
   double rate = 0;
   for (const WarpSummary& s : r.warps)
-    rate += static_cast<double>(kKblocks) * kBoxBytes / static_cast<double>(s.finish - s.start);
+    rate += static_cast<double>(kCtaBytes) / static_cast<double>(s.finish - s.start);
   return static_cast<std::int64_t>(std::lround(100.0 * rate));
 }
 
@@ -81,12 +84,20 @@ std::int64_t private_stream(const HardwareConfig& c, std::uint32_t ctas, std::ui
 std::vector<UbenchScenario> private_stream_scenarios() {
   std::vector<UbenchScenario> all;
   for (const bool hot : {true, false})
-    for (std::uint32_t stages = 1; stages <= kMaxStages; ++stages)
+    for (std::uint32_t stages = 1; stages <= 6; ++stages)
       for (const Value value : {Value::Rate, Value::FastPace})
         all.push_back({fmt::format("loads_private_{}_s{}_{}", hot ? "l2" : "hbm", stages,
                                    value == Value::Rate ? "bytes_per_cycle_x100" : "fast_pace_x1000"),
                        UbenchParam::Ctas, [stages, hot, value](const HardwareConfig& c, std::uint32_t ctas) {
                          return private_stream(c, ctas, stages, hot, value);
+                       }});
+  // run_cpc_depth.sh's sweep: the short CPCs' pace by box height and stages in flight.
+  for (const bool hot : {true, false})
+    for (const std::uint32_t box_rows : {64u, 128u, 256u})
+      for (std::uint32_t stages = 1; stages * box_rows * kRowBytes <= kMaxStageBytes; ++stages)
+        all.push_back({fmt::format("loads_depth_{}_r{}_s{}_fast_pace_x1000", hot ? "l2" : "hbm", box_rows, stages),
+                       UbenchParam::Ctas, [stages, hot, box_rows](const HardwareConfig& c, std::uint32_t ctas) {
+                         return private_stream(c, ctas, stages, hot, Value::FastPace, box_rows);
                        }});
   return all;
 }

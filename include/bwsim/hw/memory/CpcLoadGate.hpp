@@ -2,11 +2,11 @@
 // The bytes of TMA loads that one CPC (a group of TPCs of a GPC that share one port towards the
 // L2, hw/sm/ChipLayout) may have in flight: l2.cpc_load_bytes_in_flight. A load that would take
 // its CPC past it waits, in a queue of its own SM, until earlier loads of the CPC have landed;
-// the SMs of a CPC take turns (round robin) as room frees. With every SM asking for more than its
-// share, an SM gets the CPC's room over the SMs it shares it with: the SMs of a CPC that lost a
-// TPC to floor-sweeping (2 TPCs, 4 SMs, where the others have 6) hold 1.5x the bytes in flight and,
-// at the same latency, get up to 1.5x the bandwidth (our H100 tile logs, README "Calibration").
-// 0: no gate (every load goes at once).
+// the SMs of a CPC take turns (strict round robin: the SM whose turn it is waits for room, later
+// SMs behind it) as room frees. With every SM asking for more than its share, an SM gets the
+// CPC's room over the SMs it shares it with: the SMs of a CPC that lost a TPC to floor-sweeping
+// (2 TPCs, 4 SMs, where the others have 6) hold more bytes in flight and, at the same latency, get
+// more bandwidth (our H100/H200 tile logs, README "Calibration"). 0: no gate.
 #include <cstdint>
 #include <vector>
 
@@ -27,7 +27,6 @@ class CpcLoadGate {
   bool admit(std::uint32_t sm, std::uint32_t bytes, Admitted admitted, void* object, std::uint64_t slot);
   // A load of `bytes` by SM `sm` landed: its room goes to the CPC's waiting loads, SM by SM in turn.
   void release(std::uint32_t sm, std::uint32_t bytes);
-  bool enabled() const { return limit_ != 0; }
 
  private:
   struct Waiting {
