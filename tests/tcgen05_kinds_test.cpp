@@ -362,6 +362,32 @@ void expect_mma_misuse(MmaKind kind, InstrDescriptor idesc, std::optional<Warp::
   EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
 }
 
+// A warp keeps the last descriptor it decoded (WarpState::last_mma_decoded): a valid MMA first
+// must not let a second one with other bits, or the same bits under another kind, skip decoding.
+TEST(KindMisuseTest, AnInvalidDescriptorAfterAValidOneOfTheSameWarpIsStillCaught) {
+  const InstrDescriptor good = encode(MmaKind::F16, {.n = 64});
+  const SmemDescriptor op =
+      encode(SmemDescriptorFields{.start_address = 1024, .leading_byte_offset = 128, .stride_byte_offset = 256});
+  const auto after_good = [&](MmaKind kind, InstrDescriptor second) {
+    return expect_misuse(
+        [&] {
+          run_cta(
+              [&](Warp& w) -> Task {
+                const TmemAddr t = co_await w.tcgen05_alloc(kSlot, 512);
+                w.tcgen05_mma(MmaKind::F16, t, op, op, good, false);
+                w.tcgen05_mma(kind, t, op, op, second, true);
+              },
+              32, 32768);
+        },
+        Rule::MmaInvalid);
+  };
+  EXPECT_NE(std::string(after_good(MmaKind::F16, InstrDescriptor{good.raw | 1u << 6}).what()).find("reserved bits"),
+            std::string::npos);
+  // bf16 A and B (format code 1) are no kind::i8 operands.
+  const std::string i8 = after_good(MmaKind::I8, good).what();
+  EXPECT_NE(i8.find("kind::i8"), std::string::npos) << i8;
+}
+
 TEST(KindMisuseTest, AWrongScaleFactorIdNamesTheField) {
   const InstrDescriptorFields f{.a_type = DataType::E2M1, .b_type = DataType::E2M1, .n = 64, .b_sf_id = 1};
   expect_mma_misuse(MmaKind::MXF4, encode(MmaKind::MXF4, f),

@@ -228,7 +228,13 @@ void Warp::check_block_scale(const MmaInstr& in, const char* op) {
 
 void Warp::issue_mma(MmaInstr in, InstrDescriptor idesc, const char* op) {
   require_tcgen05(op);
-  if (auto err = decode(in.kind, idesc, in.f)) cta_.fail(Rule::MmaInvalid, ws_, op, *err, "");
+  WarpState::DecodedMma& memo = ws_.last_mma_decoded;
+  if (memo.valid && memo.kind == in.kind && memo.raw == idesc.raw) {
+    in.f = memo.fields;
+  } else {
+    if (auto err = decode(in.kind, idesc, in.f)) cta_.fail(Rule::MmaInvalid, ws_, op, *err, "");
+    memo = {in.kind, idesc.raw, true, in.f};
+  }
   check_mma_kind(in, op);
   const std::uint32_t M = in.f.m, N = in.f.n;
   const std::uint32_t K = mma_k(in.kind);

@@ -11,6 +11,7 @@
 #include "bwsim/core/Cycle.hpp"
 #include "bwsim/check/HappensBefore.hpp"
 #include "bwsim/hw/sm/BulkGroups.hpp"
+#include "bwsim/hw/tensor/sm100/UmmaDescriptor.hpp"
 
 namespace bwsim {
 
@@ -108,6 +109,14 @@ struct WarpState {
   // tcgen05: completion of this warp's async MMA/cp (what tcgen05.commit waits for) and of its
   // outstanding tcgen05.ld / st (what wait::ld / wait::st wait for).
   Cycle tcgen05_done = 0;
+  // The last instruction descriptor this warp's tcgen05.mma decoded without error, and its fields:
+  // a kernel issues the same few descriptors over and over.
+  struct DecodedMma {
+    MmaKind kind = MmaKind::F16;
+    std::uint32_t raw = 0;
+    bool valid = false;
+    InstrDescriptorFields fields;
+  } last_mma_decoded;
   Cycle tmem_ld_done = 0;
   Cycle tmem_st_done = 0;
   bool pair_alloc = false;  // the pending tcgen05.alloc is cta_group::2

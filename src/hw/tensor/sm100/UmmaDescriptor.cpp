@@ -119,39 +119,45 @@ UmmaLayout umma_layout_of(Swizzle s) {
   return UmmaLayout::SwizzleNone;
 }
 
-std::uint32_t operand_address(const SmemDescriptorFields& f, Major major, std::uint32_t elem_bytes, std::uint32_t mn,
-                              std::uint32_t k) {
-  const Swizzle sw = swizzle_of(f.layout);
+namespace {
+// Element (mn, k)'s byte offset from the start address before the swizzle, for swizzle `sw`.
+std::uint32_t unswizzled_offset(const SmemDescriptorFields& f, Swizzle sw, Major major, std::uint32_t elem_bytes,
+                                std::uint32_t mn, std::uint32_t k) {
   const std::uint32_t span = swizzle_span(sw);  // bytes per swizzle row; 0 without swizzle
-  std::uint32_t offset = 0;
   if (major == Major::K) {
     // ((8,m),(T,2k)) : ((span or 1T, SBO), (1, LBO or contiguous)): rows of an 8-row group are
     // one swizzle row (or one 16-byte core-matrix row) apart; 8-row groups are SBO apart.
     const std::uint32_t kb = k * elem_bytes;
     if (sw == Swizzle::None)
-      offset = (mn % 8) * 16 + (mn / 8) * f.stride_byte_offset + kb % 16 + (kb / 16) * f.leading_byte_offset;
-    else
-      offset = (mn % 8) * span + (mn / 8) * f.stride_byte_offset + kb;
-  } else {
-    // ((T,n,m),(8,k)) : ((1,T,LBO or SBO),(row,…)): M/N contiguous within one swizzle row (16 bytes
-    // without swizzle); 8 K-rows form the atom; atoms repeat along M/N and along K.
-    const std::uint32_t mb = mn * elem_bytes;
-    if (sw == Swizzle::None)
-      offset = mb % 16 + (mb / 16) * f.stride_byte_offset + (k % 8) * 16 + (k / 8) * f.leading_byte_offset;
-    else
-      offset = mb % span + (mb / span) * f.leading_byte_offset + (k % 8) * span + (k / 8) * f.stride_byte_offset;
+      return (mn % 8) * 16 + (mn / 8) * f.stride_byte_offset + kb % 16 + (kb / 16) * f.leading_byte_offset;
+    return (mn % 8) * span + (mn / 8) * f.stride_byte_offset + kb;
   }
+  // ((T,n,m),(8,k)) : ((1,T,LBO or SBO),(row,…)): M/N contiguous within one swizzle row (16 bytes
+  // without swizzle); 8 K-rows form the atom; atoms repeat along M/N and along K.
+  const std::uint32_t mb = mn * elem_bytes;
+  if (sw == Swizzle::None)
+    return mb % 16 + (mb / 16) * f.stride_byte_offset + (k % 8) * 16 + (k / 8) * f.leading_byte_offset;
+  return mb % span + (mb / span) * f.leading_byte_offset + (k % 8) * span + (k / 8) * f.stride_byte_offset;
+}
+}  // namespace
+
+std::uint32_t operand_address(const SmemDescriptorFields& f, Major major, std::uint32_t elem_bytes, std::uint32_t mn,
+                              std::uint32_t k) {
   // The swizzle permutes 16-byte chunks by address bits 7.. of the absolute SMEM address, so
   // a start address advanced inside an atom (the K sub-blocks of a 128B row) reads the right bytes.
-  return swizzle_offset(sw, f.start_address + offset);
+  const Swizzle sw = swizzle_of(f.layout);
+  return swizzle_offset(sw, f.start_address + unswizzled_offset(f, sw, major, elem_bytes, mn, k));
 }
 
 SmemSpan operand_span(const SmemDescriptorFields& f, Major major, std::uint32_t elem_bytes, std::uint32_t rows,
                       std::uint32_t k) {
+  // Every swizzle changes address bits 4-6 only, so a corner's 128-byte row is that of its
+  // unswizzled address: the swizzle need not be applied here.
+  const Swizzle sw = swizzle_of(f.layout);
   SmemSpan s{~0u, 0};
   for (std::uint32_t r : {0u, rows - 1})
     for (std::uint32_t kk : {0u, k - 1}) {
-      const std::uint32_t a = operand_address(f, major, elem_bytes, r, kk);
+      const std::uint32_t a = f.start_address + unswizzled_offset(f, sw, major, elem_bytes, r, kk);
       s.begin = std::min(s.begin, a & ~127u);
       s.end = std::max(s.end, (a | 127u) + 1);
     }
