@@ -74,15 +74,17 @@ TEST(CalibrationTest, L2LatencyUnderLoadStaysWithinItsStatedBounds) {
 }
 
 // HBM operand boxes by 1..132 SMs (h100_hbm_boxes.cu on each chip): the latency under load is
-// hbm.loaded, fitted on these rows of each chip; the contiguous rows are within 14%, and what the
-// wider bounds cover is an idle strided box (hbm_boxes_tolerances.csv).
+// hbm.loaded, fitted on these rows of each chip; the contiguous rows are within 12% but 16 SMs with
+// 4 boxes in flight each (+21% / +15%), and what the wider bounds cover is an idle strided box
+// (hbm_boxes_tolerances.csv).
 TEST(CalibrationTest, HbmBoxRowsOfBothChipsStayWithinTheirStatedBounds) {
   for (const char* chip : {"h100", "h200"}) {
     const auto rows = expect_rows_within(chip, calibration((std::string(chip) + "_hbm_boxes.csv").c_str()),
                                          calibration("hbm_boxes_tolerances.csv"), 72);
     for (const UbenchComparison& r : rows) {
       if (r.scenario.find("_w128") == std::string::npos) continue;
-      EXPECT_LE(std::abs(r.error), 0.14) << chip << " " << r.scenario;
+      EXPECT_LE(std::abs(r.error), r.param == 16 && r.scenario.find("_s4_") != std::string::npos ? 0.21 : 0.12)
+          << chip << " " << r.scenario << " " << r.param;
     }
   }
 }
@@ -120,12 +122,11 @@ TEST(CalibrationTest, ShortCpcsStreamFasterOnlyPastTheirShareOfTheLimit) {
 }
 
 // The 2-stage scaling series' loads without math (h100_gemm_loads.cu, run_loads_scaling.sh, both
-// chips): 7 of 12 rows within 10% on each; the others have their reasons and bounds in
-// gemm_loads_tolerances.csv (the model too fast: the cold shared B beside HBM A, as in the stage
-// ring; the shared hot B at 64 KiB in flight per SM; too slow: the H200's 4-stage row at 132 SMs,
-// whose longest CTA the CPC limit holds back).
+// chips): 8 of 12 rows within 10% on the H100 and 10 on the H200; the others have their reasons and
+// bounds in gemm_loads_tolerances.csv (the model too fast: the shared hot B at 64 KiB in flight per
+// SM, 4 stages at 16 SMs; too slow: the H100's 2-stage A + cold B at 132 SMs).
 TEST(CalibrationTest, GemmLoadsRowsStayWithinTheirStatedBounds) {
-  expect_both_chips("_gemm_loads_scaling.csv", "gemm_loads_tolerances.csv", 12, {5, 5});
+  expect_both_chips("_gemm_loads_scaling.csv", "gemm_loads_tolerances.csv", 12, {4, 2});
 }
 
 // All-SM streams of 32 KiB L2-resident boxes at 1-6 in flight (h100_units2.cu --stream-depths,
@@ -137,12 +138,12 @@ TEST(CalibrationTest, StreamDepthRowsStayWithinTheirStatedBounds) {
 }
 
 // A GEMM mainloop's memory side (h100_stage_ring.cu, both chips: 2 or 4 stages of an HBM A box and/or
-// an L2-resident B box every SM reads, a 1024-cycle MMA clock): every row within 10% but the 2-stage
-// A+B ring at 66 and 132 SMs, where silicon's misses slow down beside requests that wait on another
-// SM's miss of the shared B (stage_ring_tolerances.csv, h100_stage_parts.csv); the test pins those
-// two rows' bounds.
+// an L2-resident B box every SM reads, a 1024-cycle MMA clock): every row within 10% but the H200's
+// 2-stage A+B ring at 132 SMs (-14.5%), where the first reader's miss of the cold shared B queues
+// behind the SMs' A misses (stage_ring_tolerances.csv, h100_stage_parts.csv). Those rows were -41%
+// (132 SMs) while a TMA request reached the L2 when it was issued rather than when the unit started it.
 TEST(CalibrationTest, StageRingRowsStayWithinTheirStatedBounds) {
-  expect_both_chips("_stage_ring.csv", "stage_ring_tolerances.csv", 24, {2, 2});
+  expect_both_chips("_stage_ring.csv", "stage_ring_tolerances.csv", 24, {0, 1});
 }
 
 // L2 hits of one SM on an idle chip (h100_hit_boxes.csv): the row stride of a box changes nothing
@@ -192,22 +193,29 @@ TEST(CalibrationTest, HitBoxRowsStayWithinTheirStatedBounds) {
 }
 
 // h100_stage_parts.csv at 132 SMs: a stage of two HBM boxes (aa) is bandwidth-bound and one box
-// (a) nearly so, and the model holds both within 10%; an HBM A box followed by a B box every SM
-// reads cold (ab1_quiet: 3405 cycles per k-block) is where the model is 50% fast: it charges
-// nothing for the 131 requests waiting on one SM's miss. The test pins that gap (it fails once a
-// mechanism closes it, so the bound gets revisited with it).
-// The stage-parts twin's cycles per k-block for `variant` at 132 SMs.
-std::int64_t stage_parts_per_kblock(const HardwareConfig& cfg, const char* variant) {
-  return run_ubench(cfg, *find_ubench(std::string("stage_parts_") + variant + "_cycles_per_kblock"), 132);
+// (a) nearly so, and the model holds both within 10%. An HBM A box followed by a 32 KiB B box every
+// SM reads cold (one SM misses, the rest wait on its miss): on silicon B completes after A (4502 and
+// 3997 cycles after the stage's issue); issued first (ba), B completes long before A (883 and
+// 2173). The first reader's B request reaches the L2 when its TMA unit has streamed A out, after
+// most SMs' A requests, so its fill queues behind their misses. While the model placed a request
+// at the link when it was issued, B went ahead of them (966 cycles) and the stage was 50% fast.
+// The stage-parts twin's `row` (cycles per k-block or a barrier's latency) for `variant` at 132 SMs.
+std::int64_t stage_parts_at_132(const HardwareConfig& cfg, const char* variant, const char* row = "cycles_per_kblock") {
+  return run_ubench(cfg, *find_ubench(std::string("stage_parts_") + variant + "_" + row), 132);
 }
 
-TEST(CalibrationTest, StagePartsShowTheColdSharedBoxGap) {
+TEST(CalibrationTest, AColdSharedBoxIssuedAfterTheMissesQueuesBehindThem) {
   const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml");
-  EXPECT_NEAR(stage_parts_per_kblock(cfg, "aa"), 2891, 289);
-  EXPECT_NEAR(stage_parts_per_kblock(cfg, "a"), 1724, 172);
-  const std::int64_t ab = stage_parts_per_kblock(cfg, "ab1_quiet");
-  EXPECT_LT(ab, 3405 * 6 / 10);
-  EXPECT_GT(ab, 3405 * 4 / 10);
+  EXPECT_NEAR(stage_parts_at_132(cfg, "aa"), 2891, 289);
+  EXPECT_NEAR(stage_parts_at_132(cfg, "a"), 1724, 172);
+  const std::int64_t a_then_b = stage_parts_at_132(cfg, "ab", "bar1_even_latency");
+  EXPECT_NEAR(a_then_b, 4502, 450);
+  EXPECT_GT(a_then_b, stage_parts_at_132(cfg, "ab", "bar0_even_latency"));
+  EXPECT_LT(stage_parts_at_132(cfg, "ba", "bar0_even_latency"), stage_parts_at_132(cfg, "ba", "bar1_even_latency") / 2);
+  // The stage on one barrier (3405 cycles per k-block on silicon): -23%; what is left is the A
+  // misses themselves, which take twice their lone latency beside the cold B on silicon (3997
+  // against 2071) and not in the model (2916).
+  EXPECT_NEAR(stage_parts_at_132(cfg, "ab1_quiet"), 3405, 3405 / 4);
 }
 
 // A line filled from HBM takes l2.fill_link_cost array bytes per byte (the store rows' cost of a
@@ -221,9 +229,9 @@ TEST(CalibrationTest, FilledLinesTakeTheL2ArraysBandwidth) {
                                                                         {"h200", {2226, 2174, 2175}}};
   for (const auto& [chip, measured] : chips) {
     const HardwareConfig cfg = load_config(std::string(BWSIM_SOURCE_DIR "/sim_configs/") + chip + ".yaml");
-    EXPECT_NEAR(stage_parts_per_kblock(cfg, "abp"), measured[0], measured[0] / 10) << chip;
-    EXPECT_NEAR(stage_parts_per_kblock(cfg, "abp1"), measured[1], measured[1] / 10) << chip;
-    EXPECT_NEAR(stage_parts_per_kblock(cfg, "aa"), measured[2], measured[2] / 10) << chip;
+    EXPECT_NEAR(stage_parts_at_132(cfg, "abp"), measured[0], measured[0] / 10) << chip;
+    EXPECT_NEAR(stage_parts_at_132(cfg, "abp1"), measured[1], measured[1] / 10) << chip;
+    EXPECT_NEAR(stage_parts_at_132(cfg, "aa"), measured[2], measured[2] / 10) << chip;
   }
 }
 
@@ -313,7 +321,7 @@ TEST(CalibrationTest, TheH100L2HoldsDataEverySmReadsOnlyUpToOnePartition) {
   const UbenchScenario& shared = *find_ubench("l2_footprint_shared_hbm_per_pass_x100");
   const UbenchScenario& split = *find_ubench("l2_footprint_split_hbm_per_pass_x100");
   EXPECT_EQ(run_ubench(h100, shared, 20), 0);      // silicon 20
-  EXPECT_GE(run_ubench(h100, shared, 28), 90);     // silicon 119
+  EXPECT_GE(run_ubench(h100, shared, 28), 80);     // silicon 119
   EXPECT_GE(run_ubench(h100, shared, 32), 100);    // silicon 182
   EXPECT_LT(run_ubench(h100, split, 32), 40);      // silicon 34
   EXPECT_GE(run_ubench(h100, split, 48), 85);      // silicon 91
@@ -332,8 +340,9 @@ TEST(CalibrationTest, CudaCoreUnitsAndTheSoftmaxTwinAreWithinTenPercent) {
 
 // The B200 from published B200 rows (SemiAnalysis): UMMA latencies exact to the cycle but one
 // (2-CTA SS M=128 N=64, +8), the all-SM HBM TMA stream within 3% at saturation and within stated
-// bounds below it, and the multicast/sharing sweep's iterations, 40 of 48 within 10% (the rest
-// within the bounds b200_published_tolerances.csv states).
+// bounds below it, and the multicast/sharing sweep's iterations, 39 of 48 within 10% (the rest
+// within the bounds b200_published_tolerances.csv states; 40 before each TMA request reached the L2
+// in the unit's turn, with the sweep's mean error 6.8% -> 5.3%).
 TEST(CalibrationTest, TheB200ConfigReproducesThePublishedB200Rows) {
   const auto rows = expect_rows_within("b200", calibration("b200_published.csv"),
                                        calibration("b200_published_tolerances.csv"), 81);
@@ -344,7 +353,7 @@ TEST(CalibrationTest, TheB200ConfigReproducesThePublishedB200Rows) {
                           [](const UbenchComparison& r) {
                             return r.scenario.starts_with("sa_tma2dmcast") && std::fabs(r.error) <= 0.10;
                           }),
-            40);
+            39);
 }
 
 TEST(CalibrationTest, AWrongConfigValueIsCaught) {
@@ -405,8 +414,8 @@ void expect_gemm_rows(const char* chip, double mean_bound) {
   EXPECT_LE(mean_absolute_error(rows), mean_bound) << chip;
 }
 
-TEST(KernelValidationTest, GemmSm90OnTheH100StaysWithinItsStatedBounds) { expect_gemm_rows("h100", 0.061); }
-TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.050); }
+TEST(KernelValidationTest, GemmSm90OnTheH100StaysWithinItsStatedBounds) { expect_gemm_rows("h100", 0.047); }
+TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.047); }
 
 // The twin's DRAM traffic on its timed launch (ncu, h100_gemm_traffic.csv) against the model's HBM
 // reads after one warm-up launch, for the 4096^3 rows: five of six within 10% (they were 42-89% short

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -97,6 +98,41 @@ TEST(MemorySystemTest, OneSmsBoxesWithMissesCompleteAtMostOnePerMissBoxInterval)
                });
     EXPECT_EQ(done, interval ? 1678u : 742u) << interval;
   }
+}
+
+// A request reaches the L2 (and the HBM behind it) when the TMA unit starts streaming it, not when
+// it was issued: the links serve requests in the order they arrive there. HBM at 64 B/cycle, no
+// latency (unit-test machine); every box 4 KiB and a miss, streamed in at 64 B/cycle. SM 0 issues
+// A at 2 and B at 3: A streams 4 .. 68 and takes the HBM 4 .. 68; B waits for the unit and starts at
+// 68. SM 1 issues C at 20 (unit 22 .. 86), which reaches the HBM at 22, before B: C takes it 68 ..
+// 132 and B 132 .. 196. C lands at 132 + load latency 100 = 232 and its waiter wakes at 242; SM 0's
+// phase needs A (68 + 100) and B (196 + 100 = 296) and wakes at 306. (Had B taken its place at its
+// issue, it would have gone first and the two SMs' times would be swapped: 242 and 306.)
+TEST(MemorySystemTest, ATmaRequestTakesItsPlaceAtTheLinksWhenTheUnitStartsIt) {
+  const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml", {"hbm.gbytes_per_second=64"});
+  Simulator sim(cfg, SimOptions{.mode = Mode::Timing});
+  const TensorMap map = TensorMap::tiled({.dtype = DataType::U8, .address = sim.gmem().alloc(3 * 4096),
+                                          .dims = {128, 96}, .strides = {128}, .box = {128, 32},
+                                          .swizzle = Swizzle::B128});
+  std::array<Cycle, 2> woke{};
+  sim.launch("turns", LaunchConfig{.grid_ctas = 2, .block_threads = 32, .dynamic_smem_bytes = 16384},
+             [&](Warp& w) -> Task {
+               const MBarrierRef bar{0};
+               w.mbarrier_init(bar, 1);  // 0
+               if (w.cta_idx() == 0) {
+                 w.mbarrier_arrive_expect_tx(bar, 8192);         // 1
+                 w.tma_load(map, SmemAddr{1024}, bar, {0, 0});   // 2: A
+                 w.tma_load(map, SmemAddr{5120}, bar, {0, 32});  // 3: B
+               } else {
+                 co_await w.sleep(18);                           // 1 .. 19
+                 w.mbarrier_arrive_expect_tx(bar, 4096);         // 19
+                 w.tma_load(map, SmemAddr{1024}, bar, {0, 64});  // 20: C
+               }
+               co_await w.mbarrier_wait(bar, 0);
+               woke[w.cta_idx()] = w.now();
+             });
+  EXPECT_EQ(woke[0], 306u);
+  EXPECT_EQ(woke[1], 242u);
 }
 
 // cuTensorMapEncodeTiled's L2 promotion: with 256B, a miss of a 128-byte-wide box on rows 1 KiB

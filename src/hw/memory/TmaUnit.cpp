@@ -52,14 +52,39 @@ const StatGroup<TmaStats>& TmaStats::declared() {
 TmaUnit::TmaUnit(SimContext& ctx, int sm_index)
     : ctx_(ctx), sm_(sm_index), store_path_(ctx.config.tma.store_bytes_per_cycle) {}
 
-Cycle TmaUnit::start_of(const TensorMap& map, Cycle at) {
-  Cycle start = std::max(at + ctx_.config.tma.issue_cycles, free_at_);
+Cycle TmaUnit::ready_at(const TensorMap& map, Cycle at) {
+  Cycle ready = at + ctx_.config.tma.issue_cycles;
   if (std::find(known_maps_.begin(), known_maps_.end(), &map) == known_maps_.end()) {
     known_maps_.push_back(&map);
-    start += ctx_.config.tma.descriptor_fetch_latency;
+    ready += ctx_.config.tma.descriptor_fetch_latency;
   }
-  return start;
+  return ready;
 }
+
+void TmaUnit::take_turn(std::uint64_t slot) {
+  waiting_.push_back(slot);
+  if (waiting_.size() - waiting_head_ == 1) serve();  // otherwise a turn is already scheduled
+}
+
+void TmaUnit::serve() {
+  while (waiting_head_ < waiting_.size()) {
+    const std::uint64_t slot = waiting_[waiting_head_];
+    const Cycle start = std::max(requests_[slot].unit_start, free_at_);
+    if (start > ctx_.now() + ctx_.config.tma.issue_cycles) {
+      ctx_.engine.schedule(start, &TmaUnit::on_turn, this, 0);
+      return;
+    }
+    ++waiting_head_;
+    if (requests_[slot].kind == Kind::Load)
+      send_load(slot, start);
+    else
+      send_store(slot, start);
+  }
+  waiting_.clear();
+  waiting_head_ = 0;
+}
+
+void TmaUnit::on_turn(void* unit, std::uint64_t) { static_cast<TmaUnit*>(unit)->serve(); }
 
 Cycle TmaUnit::stream(Cycle start, Cycle cycles) {
   free_at_ = start + cycles;
@@ -80,20 +105,21 @@ void TmaUnit::trace_request(const Request& r, const char* what, Cycle issue, Cyc
 void TmaUnit::load(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCoords& coords, std::uint32_t smem,
                    std::uint32_t barrier, TmaDestinations dests, Cycle at) {
   const std::uint64_t slot = requests_.put(
-      Request{Kind::Load, &cta, &ws, &map, coords, smem, barrier, dests, 0, next_id_++, at, 0, start_of(map, at), GmemWrite::Copy});
+      Request{Kind::Load, &cta, &ws, &map, coords, smem, barrier, dests, 0, next_id_++, at, 0, ready_at(map, at), GmemWrite::Copy});
   cta.async_begin();
   if (ctx_.memory.load_gate().admit(static_cast<std::uint32_t>(sm_), map.box_bytes(), &TmaUnit::on_admitted, this, slot))
-    send_load(slot, requests_[slot].unit_start);
+    take_turn(slot);
 }
 
 // The CPC had room again for a load that waited: it goes once the unit is free too.
 void TmaUnit::on_admitted(void* unit, std::uint64_t slot) {
   auto& self = *static_cast<TmaUnit*>(unit);
-  const Request& r = self.requests_[slot];
-  const Cycle start = std::max({r.unit_start, self.ctx_.now(), self.free_at_});
+  Request& r = self.requests_[slot];
+  const Cycle admitted = std::max({r.unit_start, self.ctx_.now(), self.free_at_});
   ++self.stats_.gated_loads;
-  self.stats_.gate_wait_cycles += start - r.unit_start;
-  self.send_load(slot, start);
+  self.stats_.gate_wait_cycles += admitted - r.unit_start;
+  r.unit_start = admitted;
+  self.take_turn(slot);
 }
 
 void TmaUnit::send_load(std::uint64_t slot, Cycle start) {
@@ -162,10 +188,17 @@ void TmaUnit::on_load_done(void* unit, std::uint64_t slot) {
 
 void TmaUnit::store(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCoords& coords, std::uint32_t smem,
                     Cycle at, GmemWrite how) {
-  const bool add = how == GmemWrite::AddF32;
+  cta.async_begin();
+  take_turn(requests_.put(Request{Kind::Store, &cta, &ws, &map, coords, smem, 0, {}, ws.bulk.add_op(), next_id_++, at,
+                                  0, ready_at(map, at), how}));
+}
+
+void TmaUnit::send_store(std::uint64_t slot, Cycle start) {
+  Request& r = requests_[slot];
+  const TensorMap& map = *r.map;
+  const bool add = r.how == GmemWrite::AddF32;
   const std::uint32_t bytes = map.box_bytes();
   const std::uint32_t bpc = ctx_.config.tma.bytes_per_cycle;
-  const Cycle start = start_of(map, at);
   const Cycle end = stream(start, (bytes + bpc - 1) / bpc);
   // The bytes leave the SM through its write path, slower than the unit reads SMEM (a stream of
   // stores is paced by it, the unit is not), and the L2 takes them as they arrive; the SMEM read
@@ -176,18 +209,16 @@ void TmaUnit::store(Cta& cta, WarpState& ws, const TensorMap& map, const TensorC
                                 : bytes;
   const Cycle sent = std::max(end, store_path_.transfer(start, static_cast<std::uint64_t>(path_bytes)));
   const auto sm = static_cast<std::uint32_t>(sm_);
-  const Cycle l2_done = add ? ctx_.memory.reduce(sm, map, coords, start) : ctx_.memory.write(sm, map, coords, start);
-  Request r{Kind::Store, &cta, &ws, &map, coords, smem, 0, {}, ws.bulk.add_op(), next_id_++, at,
-            std::max(sent, l2_done), 0, how};
+  const Cycle l2_done = add ? ctx_.memory.reduce(sm, map, r.coords, start) : ctx_.memory.write(sm, map, r.coords, start);
+  r.l2_taken = std::max(sent, l2_done);
   const Cycle read = sent + ctx_.config.tma.store_latency;
   if (ctx_.tracer_for(sm_))
-    trace_request(r, add ? "tma.reduce.add" : "tma.store", at, start, end,
+    trace_request(r, add ? "tma.reduce.add" : "tma.store", r.issued, start, end,
                   std::max(read, r.l2_taken + ctx_.config.tma.store_latency), bytes);
-  const std::uint64_t written = map.gmem_bytes(in_bounds_elements(map, coords));
+  const std::uint64_t written = map.gmem_bytes(in_bounds_elements(map, r.coords));
   ++(add ? stats_.reduces : stats_.stores);
   (add ? stats_.reduce_bytes : stats_.store_bytes) += written;
-  cta.async_begin();
-  ctx_.engine.schedule(read, &TmaUnit::on_store_read, this, requests_.put(r));
+  ctx_.engine.schedule(read, &TmaUnit::on_store_read, this, slot);
 }
 
 void TmaUnit::on_store_read(void* unit, std::uint64_t slot) {

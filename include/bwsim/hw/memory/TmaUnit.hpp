@@ -2,7 +2,10 @@
 // One SM's TMA unit: tiled tensor loads (GMEM -> SMEM, completing through complete_tx on an
 // mbarrier; multicast into several CTAs of a cluster), stores (SMEM -> GMEM, tracked by the issuing warp's bulk async-groups) and L2
 // prefetches. Requests stream through the unit one after another at tma.bytes_per_cycle, then
-// take tma.load_latency / tma.store_latency to complete.
+// take tma.load_latency / tma.store_latency to complete. A request waits for the unit in issue
+// order (a load also for its CPC's room) and reaches the L2 when the unit starts it: the L2 and
+// HBM links serve requests in the order they arrive there, so a request the unit starts later
+// must not take its place among other SMs' requests at the cycle it was issued.
 #include <cstdint>
 #include <vector>
 
@@ -67,18 +70,27 @@ class TmaUnit {
     std::uint64_t id;
     Cycle issued;
     Cycle l2_taken;  // stores: when the L2 has taken the bytes
-    Cycle unit_start;  // loads: when the unit can start it (its CPC's room aside)
+    Cycle unit_start;  // when the unit can start it if free (a load: once its CPC has room too)
     GmemWrite how;
   };
-  // When a request issued at `at` can start: the unit free, and the tensor map's descriptor
-  // fetched (tma.descriptor_fetch_latency, the first time this launch uses it on this SM).
-  Cycle start_of(const TensorMap& map, Cycle at);
+  // When a request issued at `at` can start if the unit is free: issued, and the tensor map's
+  // descriptor fetched (tma.descriptor_fetch_latency, the first time this launch uses it on this SM).
+  Cycle ready_at(const TensorMap& map, Cycle at);
+  // Request `slot` waits for the unit behind those before it.
+  void take_turn(std::uint64_t slot);
+  // Starts the waiting requests in order while each can start within tma.issue_cycles of now (a
+  // request the unit takes at once, as when it is idle, goes without an event); for a later one
+  // it schedules on_turn at the cycle the unit starts it.
+  void serve();
+  static void on_turn(void* unit, std::uint64_t);
   // Reserves the unit for `cycles` from `start` (when it is free); returns the stream's end.
   Cycle stream(Cycle start, Cycle cycles);
   static void on_load_done(void* unit, std::uint64_t slot);
   static void on_admitted(void* unit, std::uint64_t slot);
-  // Sends load `slot` to the L2 from cycle `start` (its CPC had room): schedules its landing.
+  // Sends load `slot` to the L2 from cycle `start` (the unit took it): schedules its landing.
   void send_load(std::uint64_t slot, Cycle start);
+  // Sends store `slot` out from cycle `start` (the unit took it): schedules its SMEM read's end.
+  void send_store(std::uint64_t slot, Cycle start);
   static void on_store_read(void* unit, std::uint64_t slot);
   static void on_store_written(void* unit, std::uint64_t slot);
   void trace_request(const Request& r, const char* what, Cycle issue, Cycle start, Cycle end, Cycle done,
@@ -87,6 +99,9 @@ class TmaUnit {
   SimContext& ctx_;
   int sm_;
   Cycle free_at_ = 0;
+  // Requests waiting for the unit, oldest first from waiting_head_ (reused: no allocation per request).
+  std::vector<std::uint64_t> waiting_;
+  std::size_t waiting_head_ = 0;
   Cycle misses_done_ = 0;  // when the last box with L2 misses had its missed bytes in (0: none yet)
   std::uint64_t next_id_ = 0;
   std::vector<const TensorMap*> known_maps_;  // descriptors fetched this launch
