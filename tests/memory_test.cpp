@@ -102,10 +102,10 @@ TEST(MemorySystemTest, OneSmsBoxesWithMissesCompleteAtMostOnePerMissBoxInterval)
 
 // A request reaches the L2 (and the HBM behind it) when the TMA unit starts streaming it, not when
 // it was issued: the links serve requests in the order they arrive there. HBM at 64 B/cycle, no
-// latency (unit-test machine); every box 4 KiB and a miss, streamed in at 64 B/cycle. SM 0 issues
-// A at 2 and B at 3: A streams 4 .. 68 and takes the HBM 4 .. 68; B waits for the unit and starts at
-// 68. SM 1 issues C at 20 (unit 22 .. 86), which reaches the HBM at 22, before B: C takes it 68 ..
-// 132 and B 132 .. 196. C lands at 132 + load latency 100 = 232 and its waiter wakes at 242; SM 0's
+// latency (unit-test machine); every box 4 KiB and a miss, streamed in at 64 B/cycle. CTA 0 issues
+// A at 2 and B at 4 (a tma_load issues in 2 cycles): A streams 4 .. 68 and takes the HBM 4 .. 68; B
+// waits for the unit and starts at 68. CTA 1, on another SM, issues C at 20 (unit 22 .. 86), which
+// reaches the HBM at 22, before B: C takes it 68 .. 132 and B 132 .. 196. C lands at 132 + load latency 100 = 232 and its waiter wakes at 242; SM 0's
 // phase needs A (68 + 100) and B (196 + 100 = 296) and wakes at 306. (Had B taken its place at its
 // issue, it would have gone first and the two SMs' times would be swapped: 242 and 306.)
 TEST(MemorySystemTest, ATmaRequestTakesItsPlaceAtTheLinksWhenTheUnitStartsIt) {
@@ -122,7 +122,7 @@ TEST(MemorySystemTest, ATmaRequestTakesItsPlaceAtTheLinksWhenTheUnitStartsIt) {
                if (w.cta_idx() == 0) {
                  w.mbarrier_arrive_expect_tx(bar, 8192);         // 1
                  w.tma_load(map, SmemAddr{1024}, bar, {0, 0});   // 2: A
-                 w.tma_load(map, SmemAddr{5120}, bar, {0, 32});  // 3: B
+                 w.tma_load(map, SmemAddr{5120}, bar, {0, 32});  // 4: B
                } else {
                  co_await w.sleep(18);                           // 1 .. 19
                  w.mbarrier_arrive_expect_tx(bar, 4096);         // 19

@@ -74,7 +74,10 @@ void TmaUnit::serve() {
       ctx_.engine.schedule(start, &TmaUnit::on_turn, this, 0);
       return;
     }
-    ++waiting_head_;
+    if (++waiting_head_ >= kCompactWaiting) {  // a unit that never drains keeps the queue short
+      waiting_.erase(waiting_.begin(), waiting_.begin() + static_cast<std::ptrdiff_t>(waiting_head_));
+      waiting_head_ = 0;
+    }
     if (requests_[slot].kind == Kind::Load)
       send_load(slot, start);
     else
@@ -111,11 +114,11 @@ void TmaUnit::load(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCo
     take_turn(slot);
 }
 
-// The CPC had room again for a load that waited: it goes once the unit is free too.
+// The CPC had room again for a load that waited: it takes its turn at the unit from now.
 void TmaUnit::on_admitted(void* unit, std::uint64_t slot) {
   auto& self = *static_cast<TmaUnit*>(unit);
   Request& r = self.requests_[slot];
-  const Cycle admitted = std::max({r.unit_start, self.ctx_.now(), self.free_at_});
+  const Cycle admitted = std::max(r.unit_start, self.ctx_.now());
   ++self.stats_.gated_loads;
   self.stats_.gate_wait_cycles += admitted - r.unit_start;
   r.unit_start = admitted;

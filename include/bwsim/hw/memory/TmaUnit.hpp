@@ -2,10 +2,11 @@
 // One SM's TMA unit: tiled tensor loads (GMEM -> SMEM, completing through complete_tx on an
 // mbarrier; multicast into several CTAs of a cluster), stores (SMEM -> GMEM, tracked by the issuing warp's bulk async-groups) and L2
 // prefetches. Requests stream through the unit one after another at tma.bytes_per_cycle, then
-// take tma.load_latency / tma.store_latency to complete. A request waits for the unit in issue
-// order (a load also for its CPC's room) and reaches the L2 when the unit starts it: the L2 and
-// HBM links serve requests in the order they arrive there, so a request the unit starts later
-// must not take its place among other SMs' requests at the cycle it was issued.
+// take tma.load_latency / tma.store_latency to complete. Loads and stores wait for the unit in
+// the order they reach it (a load once its CPC has room, so a store may pass a load the gate holds)
+// and reach the L2 when the unit starts them: the L2 and HBM links serve requests in the order they
+// arrive there, so a request the unit starts later must not take its place among other SMs'
+// requests at the cycle it was issued. A prefetch takes no unit time and goes to the L2 at its issue.
 #include <cstdint>
 #include <vector>
 
@@ -70,7 +71,7 @@ class TmaUnit {
     std::uint64_t id;
     Cycle issued;
     Cycle l2_taken;  // stores: when the L2 has taken the bytes
-    Cycle unit_start;  // when the unit can start it if free (a load: once its CPC has room too)
+    Cycle unit_start;  // when the unit can start it if free (a load the CPC gate held: its admission)
     GmemWrite how;
   };
   // When a request issued at `at` can start if the unit is free: issued, and the tensor map's
@@ -99,7 +100,9 @@ class TmaUnit {
   SimContext& ctx_;
   int sm_;
   Cycle free_at_ = 0;
-  // Requests waiting for the unit, oldest first from waiting_head_ (reused: no allocation per request).
+  // Requests waiting for the unit, oldest first from waiting_head_ (reused: no allocation per
+  // request; the started ones are dropped when the queue drains or kCompactWaiting have gathered).
+  static constexpr std::size_t kCompactWaiting = 256;
   std::vector<std::uint64_t> waiting_;
   std::size_t waiting_head_ = 0;
   Cycle misses_done_ = 0;  // when the last box with L2 misses had its missed bytes in (0: none yet)
