@@ -399,10 +399,12 @@ namespace {
 
 constexpr const char* kGemmTolerances = BWSIM_SOURCE_DIR "/tools/calibration/gemm_sm90_tolerances.csv";
 
-void expect_gemm_rows(const char* chip, double mean_bound) {
+// `csv` (default <chip>_gemm_sm90.csv) against sim_configs/<chip>.yaml.
+void expect_gemm_rows(const char* chip, double mean_bound, const std::string& csv = "") {
   const HardwareConfig cfg = load_config(std::string(BWSIM_SOURCE_DIR "/sim_configs/") + chip + ".yaml");
   const auto rows = compare_gemm_sm90_with_hardware(
-      cfg, std::string(BWSIM_SOURCE_DIR "/tools/calibration/") + chip + "_gemm_sm90.csv", kGemmTolerances);
+      cfg, std::string(BWSIM_SOURCE_DIR "/tools/calibration/") + (csv.empty() ? std::string(chip) + "_gemm_sm90.csv" : csv),
+      kGemmTolerances);
   EXPECT_EQ(rows.size(), 14u);
   for (const KernelComparison& r : rows) {
     EXPECT_TRUE(r.within()) << chip << " " << r.shape << " " << r.variant << ": measured " << r.measured
@@ -416,6 +418,13 @@ void expect_gemm_rows(const char* chip, double mean_bound) {
 
 TEST(KernelValidationTest, GemmSm90OnTheH100StaysWithinItsStatedBounds) { expect_gemm_rows("h100", 0.047); }
 TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.047); }
+// The same program on two more H100s, measured after the model last changed (2026-11-26): mean
+// errors 4.8% and 5.1%; the ping-pong 128x128 rows vary most from machine to machine (4096^3:
+// 336,388 / 329,927 / 309,881 cycles on the three).
+TEST(KernelValidationTest, GemmSm90OnTwoMoreH100sStaysWithinItsStatedBounds) {
+  expect_gemm_rows("h100", 0.049, "h100_gemm_sm90_rerun.csv");
+  expect_gemm_rows("h100", 0.052, "h100_gemm_sm90_rerun2.csv");
+}
 
 // The twin's DRAM traffic on its timed launch (ncu, h100_gemm_traffic.csv) against the model's HBM
 // reads after one warm-up launch, for the 4096^3 rows: five of six within 10% (they were 42-89% short
