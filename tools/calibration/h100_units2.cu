@@ -26,6 +26,9 @@
 //   delta gives the SM clock. Value: 132 * 512 * 32768 bytes / (span_ns * clock GHz) * 100.
 //   The distinct and shared rows of one param run back to back (distinct first).
 //   With --stream-depths the program prints only these two rows, at 1..6 boxes in flight.
+// - tma_stream_all_sms_l2_shared_offset_bytes_per_cycle_x100 (param STEP = 0, 1, 2, 4, 8, 16; only
+//   with --shared-offsets): every SM streams one 4 MiB region of 128 boxes of 32 KiB, 4 in flight,
+//   CTA c starting at box c x STEP, so SMs read each line STEP boxes apart in time.
 // - tma_stream_all_sms_l2_shared_half_bytes_per_cycle_x100 (param 131072): the same with
 //   first_row = (c % 2) * 2048: CTAs of even blockIdx share region 0, odd ones region 1.
 // - tma_first_load_latency (param 16384 = box bytes): one CTA, a fresh launch; thread 0 reads
@@ -86,10 +89,11 @@ __device__ __forceinline__ void bulk_wait_read_0() { asm volatile("cp.async.bulk
 
 // TMA streaming into every SM (h100_ubench.cu's k_tma_stream_grid with the region choice
 // generalized): CTA c streams `loads` boxes from region c % regions of `region_rows` rows
-// (regions = grid size: every CTA its own, as in h100_ubench.cu; 1: all the same; 2: halves).
+// (regions = grid size: every CTA its own, as in h100_ubench.cu; 1: all the same; 2: halves),
+// starting at box c x first_box_step of its region (0: every CTA at the region's first box).
 __global__ void k_tma_stream_grid(const __grid_constant__ CUtensorMap map, unsigned box_bytes, unsigned box_rows,
                                   unsigned region_rows, unsigned regions, unsigned stages, unsigned loads,
-                                  long long* out) {
+                                  long long* out, unsigned first_box_step) {
   extern __shared__ unsigned char smem[];
   if (threadIdx.x != 0) return;
   const unsigned base = (smem_addr(smem) + 1023) & ~1023u;
@@ -99,7 +103,8 @@ __global__ void k_tma_stream_grid(const __grid_constant__ CUtensorMap map, unsig
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns0));
   const long long c0 = clock64();
   const unsigned first_row = (blockIdx.x % regions) * region_rows;
-  tma_stream_loop(&map, base, bar(0), box_bytes, box_rows, first_row, region_rows, stages, loads);
+  tma_stream_loop(&map, base, bar(0), box_bytes, box_rows, first_row, region_rows, stages, loads,
+                  blockIdx.x * first_box_step);
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns1));
   atomicMin(reinterpret_cast<unsigned long long*>(&out[0]), static_cast<unsigned long long>(ns0));
   atomicMax(reinterpret_cast<unsigned long long*>(&out[1]), static_cast<unsigned long long>(ns1));
@@ -168,10 +173,11 @@ struct StreamLaunch {
     bytes = total_bytes;
   }
   void enqueue(const CUtensorMap& map, unsigned ctas, unsigned box_bytes, unsigned box_rows, unsigned region_rows,
-               unsigned regions, unsigned stages, unsigned loads) {
+               unsigned regions, unsigned stages, unsigned loads, unsigned first_box_step = 0) {
     const unsigned smem = stages * box_bytes + 2048;
     CHECK(cudaFuncSetAttribute(k_tma_stream_grid, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    k_tma_stream_grid<<<ctas, 32, smem>>>(map, box_bytes, box_rows, region_rows, regions, stages, loads, out);
+    k_tma_stream_grid<<<ctas, 32, smem>>>(map, box_bytes, box_rows, region_rows, regions, stages, loads, out,
+                                          first_box_step);
     CHECK(cudaGetLastError());
   }
   // After the launch is done: span_ns, CTA 0's clock in GHz.
@@ -186,10 +192,11 @@ struct StreamLaunch {
 
 // Aggregate bytes per SM clock x100 of one k_tma_stream_grid launch (h100_ubench.cu's stream_grid).
 long long stream_grid(const CUtensorMap& map, unsigned ctas, unsigned box_bytes, unsigned box_rows,
-                      unsigned region_rows, unsigned regions, unsigned stages, unsigned loads) {
+                      unsigned region_rows, unsigned regions, unsigned stages, unsigned loads,
+                      unsigned first_box_step = 0) {
   StreamLaunch l;
   l.init(static_cast<double>(ctas) * loads * box_bytes);
-  l.enqueue(map, ctas, box_bytes, box_rows, region_rows, regions, stages, loads);
+  l.enqueue(map, ctas, box_bytes, box_rows, region_rows, regions, stages, loads, first_box_step);
   double span, ghz;
   l.read(span, ghz);
   CHECK(cudaFree(l.out));
@@ -298,6 +305,26 @@ void stream_depths(unsigned sms) {
   CHECK(cudaFree(big));
 }
 
+// --shared-offsets: every SM streams the same 4 MiB region of 128 boxes of 32 KiB (4 in flight), CTA
+// c starting at box c x STEP: SMs read the same lines STEP boxes apart in time instead of in step
+// (STEP 0: all together; the region's 132-box distinct twin for reference). Does a line that
+// another SM read a little earlier cost the L2 what a distinct line does?
+void shared_offsets(unsigned sms) {
+  const unsigned big_rows = 16u * 1024 * 1024;
+  void* big;
+  CHECK(cudaMalloc(&big, 128ull * big_rows));
+  CHECK(cudaMemset(big, 1, 128ull * big_rows));
+  const CUtensorMap m = make_map(big, big_rows, 256);
+  constexpr unsigned kRegionRows = 128 * 256;  // 128 boxes
+  stream_grid(m, sms, 32768, 256, kRegionRows, 1, 4, 128);  // warm-up: the region into the L2
+  for (const unsigned step : {0u, 1u, 2u, 4u, 8u, 16u}) {
+    std::printf("tma_stream_all_sms_l2_shared_offset_bytes_per_cycle_x100,%u,%lld\n", step,
+                stream_grid(m, sms, 32768, 256, kRegionRows, 1, 4, 512, step));
+    std::fflush(stdout);
+  }
+  CHECK(cudaFree(big));
+}
+
 int main(int argc, char** argv) {
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
@@ -307,6 +334,10 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
   if (argc > 1 && std::string(argv[1]) == "--stream-depths") {
     stream_depths(sms);
+    return 0;
+  }
+  if (argc > 1 && std::string(argv[1]) == "--shared-offsets") {
+    shared_offsets(sms);
     return 0;
   }
 
