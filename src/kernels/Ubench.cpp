@@ -187,7 +187,7 @@ std::int64_t tma_latency(const HardwareConfig& c, std::uint32_t box_bytes, std::
 // (the one-SM stream starts its clock after four completions).
 std::int64_t tma_stream(const HardwareConfig& c, std::uint32_t ctas, std::uint32_t stages, std::uint32_t loads,
                         std::uint32_t region_rows, std::uint32_t buffer_rows, std::uint32_t warmup_loads,
-                        std::uint32_t skip, std::uint32_t shared_regions = 0) {
+                        std::uint32_t skip, std::uint32_t shared_regions = 0, std::uint32_t first_box_step = 0) {
   Simulator sim = timing_sim(c);
   constexpr std::uint32_t kBox = 32768, kBoxRows = kBox / kRowBytes;
   const TensorMap map = ubench_box_map(sim.gmem().alloc(static_cast<std::uint64_t>(buffer_rows) * kRowBytes), buffer_rows,
@@ -198,9 +198,10 @@ std::int64_t tma_stream(const HardwareConfig& c, std::uint32_t ctas, std::uint32
     return [&, n](Warp& w) -> Task {
       staged.init_barriers(w);
       const std::uint32_t first = (shared_regions ? w.cta_idx() % shared_regions : w.cta_idx()) * region_rows;
+      const std::uint32_t first_box = w.cta_idx() * first_box_step;
       co_await staged.run(w, n, [&](std::uint32_t i) {
         if (skip && i == skip && w.cta_idx() == 0) skipped_at = w.now();
-        return TensorCoords{0, static_cast<std::int32_t>(first + (i * kBoxRows) % region_rows)};
+        return TensorCoords{0, static_cast<std::int32_t>(first + ((first_box + i) * kBoxRows) % region_rows)};
       });
     };
   };
@@ -305,6 +306,11 @@ std::vector<UbenchScenario> make_scenarios() {
       {"tma_stream_all_sms_l2_shared_bytes_per_cycle_x100", UbenchParam::InFlight,
        [](const HardwareConfig& c, std::uint32_t in_flight) {
          return tma_stream(c, c.sm.count, in_flight / 32768, 512, 2048, 2048, 8, 0, 1);
+       }},
+      {"tma_stream_all_sms_l2_shared_offset_bytes_per_cycle_x100", UbenchParam::BoxStep,
+       [](const HardwareConfig& c, std::uint32_t step) {  // h100_units2.cu --shared-offsets
+         constexpr std::uint32_t kRegionRows = 128 * 256;      // 128 boxes of 32 KiB
+         return tma_stream(c, c.sm.count, 4, 512, kRegionRows, kRegionRows, 128, 0, 1, step);
        }},
       {"tma_stream_all_sms_l2_shared_half_bytes_per_cycle_x100", UbenchParam::InFlight,
        [](const HardwareConfig& c, std::uint32_t in_flight) {
@@ -417,6 +423,9 @@ std::int64_t run_ubench(const HardwareConfig& config, const UbenchScenario& s, s
       break;
     case UbenchParam::BoxRows:
       if (param == 0 || param > 256) throw InputError(fmt::format("{}: box rows, 1..256, got {}", s.name, param));
+      break;
+    case UbenchParam::BoxStep:
+      if (param > 127) throw InputError(fmt::format("{}: boxes between two SMs' first boxes, 0..127, got {}", s.name, param));
       break;
     case UbenchParam::DelayCycles:
       if (param > 100000) throw InputError(fmt::format("{}: a delay in cycles, 0..100000, got {}", s.name, param));

@@ -28,6 +28,7 @@ enum class UbenchParam : std::uint8_t {
   FootprintMib,  // MiB of data all SMs read: 3..1024 (at least a 16 KiB box per SM)
   BoxRows,       // rows of 128 bytes in a box: 1..256
   DelayCycles,   // cycles a program waits between two steps: 0..100000
+  BoxStep,       // boxes between consecutive SMs' first boxes in a shared ring of 128: 0..127
 };
 
 struct UbenchScenario {
