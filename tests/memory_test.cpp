@@ -105,8 +105,9 @@ TEST(MemorySystemTest, OneSmsBoxesWithMissesCompleteAtMostOnePerMissBoxInterval)
 // latency (unit-test machine); every box 4 KiB and a miss, streamed in at 64 B/cycle. CTA 0 issues
 // A at 2 and B at 4 (a tma_load issues in 2 cycles): A streams 4 .. 68 and takes the HBM 4 .. 68; B
 // waits for the unit and starts at 68. CTA 1, on another SM, issues C at 20 (unit 22 .. 86), which
-// reaches the HBM at 22, before B: C takes it 68 .. 132 and B 132 .. 196. C lands at 132 + load latency 100 = 232 and its waiter wakes at 242; SM 0's
-// phase needs A (68 + 100) and B (196 + 100 = 296) and wakes at 306. (Had B taken its place at its
+// reaches the HBM at 22, before B: C takes it 68 .. 132 and B 132 .. 196. C lands at 132 + load
+// latency 100 = 232 and its waiter wakes at 242; CTA 0's phase needs A (68 + 100) and B (196 + 100
+// = 296) and wakes at 306. (Had B taken its place at its
 // issue, it would have gone first and the two SMs' times would be swapped: 242 and 306.)
 TEST(MemorySystemTest, ATmaRequestTakesItsPlaceAtTheLinksWhenTheUnitStartsIt) {
   const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml", {"hbm.gbytes_per_second=64"});

@@ -13,22 +13,19 @@ CpcLoadGate::CpcLoadGate(const ChipLayout& layout, std::uint64_t bytes_in_flight
 
 void CpcLoadGate::reset() {
   for (Cpc& c : cpcs_) c.bytes = c.next = c.waiting = 0;
-  for (SmQueue& q : queues_) {
-    q.loads.clear();
-    q.head = 0;
-  }
+  for (ReusedFifo<Waiting>& q : queues_) q.clear();
 }
 
 bool CpcLoadGate::admit(std::uint32_t sm, std::uint32_t bytes, Admitted admitted, void* object, std::uint64_t slot) {
   if (!limit_) return true;
   Cpc& c = cpcs_[sm_cpc_[sm]];
-  SmQueue& q = queues_[sm];
+  ReusedFifo<Waiting>& q = queues_[sm];
   // An SM's loads go in issue order, so one behind a waiting load of its own SM waits too.
   if (q.empty() && fits(c, bytes)) {
     c.bytes += bytes;
     return true;
   }
-  q.loads.push_back(Waiting{admitted, object, slot, bytes});
+  q.push(Waiting{admitted, object, slot, bytes});
   ++c.waiting;
   return false;
 }
@@ -41,14 +38,10 @@ void CpcLoadGate::release(std::uint32_t sm, std::uint32_t bytes) {
   // by smaller loads of later SMs).
   while (c.waiting) {
     while (queues_[c.first_sm + c.next].empty()) c.next = (c.next + 1) % c.sms;
-    SmQueue& q = queues_[c.first_sm + c.next];
-    const Waiting w = q.loads[q.head];
+    ReusedFifo<Waiting>& q = queues_[c.first_sm + c.next];
+    const Waiting w = q.front();
     if (!fits(c, w.bytes)) return;
-    ++q.head;
-    if (q.empty()) {
-      q.loads.clear();
-      q.head = 0;
-    }
+    q.pop();
     --c.waiting;
     c.bytes += w.bytes;
     c.next = (c.next + 1) % c.sms;

@@ -62,29 +62,24 @@ Cycle TmaUnit::ready_at(const TensorMap& map, Cycle at) {
 }
 
 void TmaUnit::take_turn(std::uint64_t slot) {
-  waiting_.push_back(slot);
-  if (waiting_.size() - waiting_head_ == 1) serve();  // otherwise a turn is already scheduled
+  waiting_.push(slot);
+  if (waiting_.size() == 1) serve();  // otherwise a turn is already scheduled
 }
 
 void TmaUnit::serve() {
-  while (waiting_head_ < waiting_.size()) {
-    const std::uint64_t slot = waiting_[waiting_head_];
+  while (!waiting_.empty()) {
+    const std::uint64_t slot = waiting_.front();
     const Cycle start = std::max(requests_[slot].unit_start, free_at_);
     if (start > ctx_.now() + ctx_.config.tma.issue_cycles) {
       ctx_.engine.schedule(start, &TmaUnit::on_turn, this, 0);
       return;
     }
-    if (++waiting_head_ >= kCompactWaiting) {  // a unit that never drains keeps the queue short
-      waiting_.erase(waiting_.begin(), waiting_.begin() + static_cast<std::ptrdiff_t>(waiting_head_));
-      waiting_head_ = 0;
-    }
+    waiting_.pop();
     if (requests_[slot].kind == Kind::Load)
       send_load(slot, start);
     else
       send_store(slot, start);
   }
-  waiting_.clear();
-  waiting_head_ = 0;
 }
 
 void TmaUnit::on_turn(void* unit, std::uint64_t) { static_cast<TmaUnit*>(unit)->serve(); }

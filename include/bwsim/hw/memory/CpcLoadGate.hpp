@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "bwsim/core/ReusedFifo.hpp"
 #include "bwsim/hw/sm/ChipLayout.hpp"
 
 namespace bwsim {
@@ -35,11 +36,6 @@ class CpcLoadGate {
     std::uint64_t slot;
     std::uint32_t bytes;
   };
-  struct SmQueue {  // one SM's waiting loads, in issue order (head: the next to go)
-    std::vector<Waiting> loads;
-    std::size_t head = 0;
-    bool empty() const { return head == loads.size(); }
-  };
   struct Cpc {
     std::uint64_t bytes = 0;      // in flight
     std::uint32_t first_sm = 0;   // its SMs are first_sm .. first_sm + sms - 1
@@ -52,7 +48,7 @@ class CpcLoadGate {
   std::uint64_t limit_;
   std::vector<Cpc> cpcs_;
   std::vector<std::uint32_t> sm_cpc_;
-  std::vector<SmQueue> queues_;  // per SM
+  std::vector<ReusedFifo<Waiting>> queues_;  // per SM: its waiting loads, in issue order
 };
 
 }  // namespace bwsim

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "bwsim/core/ReusedFifo.hpp"
 #include "bwsim/core/SlotPool.hpp"
 #include "bwsim/hw/memory/BandwidthLink.hpp"
 #include "bwsim/core/Stats.hpp"
@@ -100,11 +101,7 @@ class TmaUnit {
   SimContext& ctx_;
   int sm_;
   Cycle free_at_ = 0;
-  // Requests waiting for the unit, oldest first from waiting_head_ (reused: no allocation per
-  // request; the started ones are dropped when the queue drains or kCompactWaiting have gathered).
-  static constexpr std::size_t kCompactWaiting = 256;
-  std::vector<std::uint64_t> waiting_;
-  std::size_t waiting_head_ = 0;
+  ReusedFifo<std::uint64_t> waiting_;  // requests waiting for the unit, oldest first
   Cycle misses_done_ = 0;  // when the last box with L2 misses had its missed bytes in (0: none yet)
   std::uint64_t next_id_ = 0;
   std::vector<const TensorMap*> known_maps_;  // descriptors fetched this launch
