@@ -13,11 +13,14 @@
 // tma_stream_shared_paced<P>_step8_gpc_delta_bytes_per_ns_x100 (param DELTA cycles); writes the
 // per-load log to $TRACE (cta,smid,step,pace,pace_cycles,delta_cycles,j,t_ns: t from the launch's
 // first start, or from the pacing's start).
+// With an argument STEP it runs one warm-up launch and one unpaced launch at STEP (for ncu:
+// run_l2_merge_ncu.sh).
 // Build: nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a h100_shared_drift.cu -lcuda
 #include "calibration_ptx.cuh"
 
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <vector>
 
 constexpr unsigned kBoxBytes = 32768, kBoxRows = 256, kRingBoxes = 128, kStages = 4, kLoads = 256;
@@ -69,7 +72,7 @@ __global__ void k_stream_logged(const __grid_constant__ CUtensorMap map, unsigne
 
 __global__ void k_now(unsigned long long* t) { *t = globaltimer(); }
 
-int main() {
+int main(int argc, char** argv) {
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
   const unsigned sms = static_cast<unsigned>(prop.multiProcessorCount);
@@ -96,12 +99,18 @@ int main() {
   struct Run {
     unsigned step, pace_ns, pace_cycles = 0, delta_cycles = 0;
   };
-  const Run runs[] = {{0, 0},       {1, 0},         {2, 0},         {8, 0},         {16, 0},
+  const Run all_runs[] = {{0, 0},       {1, 0},         {2, 0},         {8, 0},         {16, 0},
                       {8, 0},  // again, warm
                       {8, 300},     {8, 450},       {8, 700},       {2, 300},       {2, 700},
                       {0, 300},     {8, 0, 900, 0}, {8, 0, 900, 8}, {8, 0, 900, 16}, {8, 0, 900, 32},
                       {8, 0, 900, 64}, {8, 0, 900, 128}, {8, 0, 900, 256}, {8, 0, 900, 512}, {8, 0, 900, 0},
                       {8, 0, 1400, 0}};
+  // With an argument STEP: a warm-up launch, then one unpaced launch at STEP (for ncu).
+  std::vector<Run> runs(std::begin(all_runs), std::end(all_runs));
+  if (argc > 1) {
+    const unsigned step = static_cast<unsigned>(std::atoi(argv[1]));
+    runs = {{step, 0}, {step, 0}};
+  }
   for (const Run& r : runs) {
     const unsigned long long init[2] = {~0ull, 0};
     CHECK(cudaMemcpy(span, init, sizeof(init), cudaMemcpyHostToDevice));
