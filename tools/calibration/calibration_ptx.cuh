@@ -139,6 +139,15 @@ __device__ __forceinline__ unsigned long long globaltimer() {
   return t;
 }
 
+// The 1024-aligned base of `stages` SMEM boxes of `box_bytes` in the dynamic SMEM `smem`, with one
+// mbarrier (count 1) per stage right after them, initialized and fenced: stage s's box at base +
+// s * box_bytes, its barrier at base + stages * box_bytes + 8 s.
+__device__ __forceinline__ unsigned init_stage_ring(unsigned char* smem, unsigned stages, unsigned box_bytes) {
+  const unsigned base = (smem_addr(smem) + 1023) & ~1023u;
+  for (unsigned s = 0; s < stages; ++s) mbar_init(base + stages * box_bytes + 8 * s, 1);
+  fence_mbar_init();
+  return base;
+}
 // ---- TMA and bulk groups -----------------------------------------------------------------------
 // cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes: load the box at
 // (x, y) of *map to SMEM dst, completing on mbarrier bar.

@@ -35,10 +35,8 @@ __global__ void k_stream_logged(const __grid_constant__ CUtensorMap map, unsigne
                                 unsigned long long* log, unsigned* smids, unsigned long long* span) {
   extern __shared__ unsigned char smem[];
   if (threadIdx.x != 0) return;
-  const unsigned base = (smem_addr(smem) + 1023) & ~1023u;
+  const unsigned base = init_stage_ring(smem, kStages, kBoxBytes);
   const unsigned bars = base + kStages * kBoxBytes;
-  for (unsigned s = 0; s < kStages; ++s) mbar_init(bars + 8 * s, 1);
-  fence_mbar_init();
   smids[blockIdx.x] = sm_id();
   const unsigned long long t0 = globaltimer();
   atomicMin(&span[0], t0);

@@ -29,10 +29,8 @@ __global__ void k_stream(const __grid_constant__ CUtensorMap map, unsigned box_b
                          unsigned long long* span) {
   extern __shared__ unsigned char smem[];
   if (threadIdx.x != 0) return;
-  const unsigned base = (smem_addr(smem) + 1023) & ~1023u;
+  const unsigned base = init_stage_ring(smem, stages, box_bytes);
   const unsigned bars = base + stages * box_bytes;
-  for (unsigned s = 0; s < stages; ++s) mbar_init(bars + 8 * s, 1);
-  fence_mbar_init();
   atomicMin(&span[0], globaltimer());
   const unsigned c = blockIdx.x;
   for (unsigned i = 0; i < loads + stages; ++i) {
