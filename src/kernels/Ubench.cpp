@@ -345,6 +345,7 @@ std::vector<UbenchScenario> make_scenarios() {
   for (UbenchScenario& s : stage_ring_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : private_stream_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : hit_box_scenarios()) all.push_back(std::move(s));
+  for (UbenchScenario& s : hit_miss_mix_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : bulk_write_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : hbm_burst_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : b200_published_scenarios()) all.push_back(std::move(s));

@@ -54,6 +54,8 @@ std::vector<UbenchScenario> cuda_core_scenarios();
 std::vector<UbenchScenario> l2_footprint_scenarios();
 // The L2-hit latency of strided and promoted boxes (UbenchHitBoxes.cpp), part of ubench_scenarios().
 std::vector<UbenchScenario> hit_box_scenarios();
+// All-SM streams with a share of boxes from HBM (UbenchHitMissMix.cpp), part of ubench_scenarios().
+std::vector<UbenchScenario> hit_miss_mix_scenarios();
 // Streams of TMA stores and reduce-adds from 1..132 SMs (UbenchBulkWrites.cpp), part of ubench_scenarios().
 std::vector<UbenchScenario> bulk_write_scenarios();
 // A synchronized burst of HBM boxes from G SMs (UbenchHbmBurst.cpp), part of ubench_scenarios().
