@@ -158,25 +158,33 @@ __device__ __forceinline__ void tma_load_2d(unsigned dst, const CUtensorMap* map
       "l"(map), "r"(x), "r"(y), "r"(bar)
       : "memory");
 }
-// The all-SM stream program's loop (h100_units2.cu's k_tma_stream_grid, h100_loaded.cu's streaming
-// CTAs, h100_l2_footprint.cu): `loads` boxes of box_bytes (box_rows rows) of *map through `stages`
-// stages, stage s at SMEM base + s * box_bytes with its mbarrier at bars + 8 * s (initialized with
-// count 1 by the caller). Load i reads rows first_row + ((first_box + i) * box_rows) % region_rows
-// into stage i % stages, which is reused once its previous box has arrived (try_wait parity
-// ((i - stages) / stages) & 1); returns when the last box has arrived.
-__device__ __forceinline__ void tma_stream_loop(const CUtensorMap* map, unsigned base, unsigned bars,
-                                                unsigned box_bytes, unsigned box_rows, unsigned first_row,
-                                                unsigned region_rows, unsigned stages, unsigned loads,
-                                                unsigned first_box = 0) {
+// `loads` boxes of box_bytes of *map through `stages` stages, stage s at SMEM base + s * box_bytes
+// with its mbarrier at bars + 8 * s (initialized with count 1: init_stage_ring). Load i reads the
+// box at coords(i) (an int2 {x, y}) into stage i % stages, which is reused once its previous box
+// has arrived (try_wait parity ((i - stages) / stages) & 1); returns when the last box has arrived.
+template <class Coords>
+__device__ __forceinline__ void tma_staged_loop(const CUtensorMap* map, unsigned base, unsigned bars,
+                                                unsigned box_bytes, unsigned stages, unsigned loads, Coords coords) {
   for (unsigned i = 0; i < loads + stages; ++i) {
     const unsigned s = i % stages;
     if (i >= stages) mbar_wait(bars + 8 * s, ((i - stages) / stages) & 1);
     if (i < loads) {
       mbar_arrive_expect_tx(bars + 8 * s, box_bytes);
-      const int row = static_cast<int>(first_row + ((first_box + i) * box_rows) % region_rows);
-      tma_load_2d(base + s * box_bytes, map, 0, row, bars + 8 * s);
+      const int2 xy = coords(i);
+      tma_load_2d(base + s * box_bytes, map, xy.x, xy.y, bars + 8 * s);
     }
   }
+}
+// The all-SM stream program's loop (h100_units2.cu's k_tma_stream_grid, h100_loaded.cu's streaming
+// CTAs, h100_l2_footprint.cu): load i reads rows first_row + ((first_box + i) * box_rows) %
+// region_rows (box_rows rows per box).
+__device__ __forceinline__ void tma_stream_loop(const CUtensorMap* map, unsigned base, unsigned bars,
+                                                unsigned box_bytes, unsigned box_rows, unsigned first_row,
+                                                unsigned region_rows, unsigned stages, unsigned loads,
+                                                unsigned first_box = 0) {
+  tma_staged_loop(map, base, bars, box_bytes, stages, loads, [&](unsigned i) {
+    return make_int2(0, static_cast<int>(first_row + ((first_box + i) * box_rows) % region_rows));
+  });
 }
 // cp.async.bulk.tensor.2d.global.shared::cta.bulk_group: store SMEM src to the box at (x, y) of *map.
 __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, unsigned src, int x, int y) {

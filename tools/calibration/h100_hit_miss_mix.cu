@@ -25,11 +25,7 @@ __global__ void k_mix(const __grid_constant__ CUtensorMap map, unsigned misses, 
   atomicMin(&span[0], globaltimer());
   const unsigned c = blockIdx.x;
   unsigned hot = 0, cold = (launch * kLoads) % cold_boxes_per_sm;  // each launch its own cold boxes
-  for (unsigned i = 0; i < kLoads + kStages; ++i) {
-    const unsigned s = i % kStages;
-    if (i >= kStages) mbar_wait(bars + 8 * s, ((i - kStages) / kStages) & 1);
-    if (i >= kLoads) continue;
-    mbar_arrive_expect_tx(bars + 8 * s, kBoxBytes);
+  tma_staged_loop(&map, base, bars, kBoxBytes, kStages, kLoads, [&](unsigned i) {
     unsigned row;
     if (i % period < misses) {
       row = cold_first_row + (c * cold_boxes_per_sm + cold) * kBoxRows;
@@ -38,8 +34,8 @@ __global__ void k_mix(const __grid_constant__ CUtensorMap map, unsigned misses, 
       row = (c * kHotBoxes + hot) * kBoxRows;
       hot = (hot + 1) % kHotBoxes;
     }
-    tma_load_2d(base + s * kBoxBytes, &map, 0, static_cast<int>(row), bars + 8 * s);
-  }
+    return make_int2(0, static_cast<int>(row));
+  });
   atomicMax(&span[1], globaltimer());
 }
 

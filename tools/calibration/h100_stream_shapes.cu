@@ -33,20 +33,12 @@ __global__ void k_stream(const __grid_constant__ CUtensorMap map, unsigned box_b
   const unsigned bars = base + stages * box_bytes;
   atomicMin(&span[0], globaltimer());
   const unsigned c = blockIdx.x;
-  for (unsigned i = 0; i < loads + stages; ++i) {
-    const unsigned s = i % stages;
-    if (i >= stages) mbar_wait(bars + 8 * s, ((i - stages) / stages) & 1);
-    if (i >= loads) continue;
-    mbar_arrive_expect_tx(bars + 8 * s, box_bytes);
-    int x = 0, y = 0;
-    if (walk == Walk::Rows) {  // own region: region_boxes boxes of consecutive rows
-      y = static_cast<int>((c * region_boxes + i % region_boxes) * box_rows);
-    } else {  // row block c % 16, k-block (8 (c / 16) + i) % region_boxes
-      y = static_cast<int>((c % 16) * box_rows);
-      x = static_cast<int>(((8 * (c / 16) + i) % region_boxes) * 128);
-    }
-    tma_load_2d(base + s * box_bytes, &map, x, y, bars + 8 * s);
-  }
+  tma_staged_loop(&map, base, bars, box_bytes, stages, loads, [&](unsigned i) {
+    if (walk == Walk::Rows)  // own region: region_boxes boxes of consecutive rows
+      return make_int2(0, static_cast<int>((c * region_boxes + i % region_boxes) * box_rows));
+    // row block c % 16, k-block (8 (c / 16) + i) % region_boxes
+    return make_int2(static_cast<int>(((8 * (c / 16) + i) % region_boxes) * 128), static_cast<int>((c % 16) * box_rows));
+  });
   atomicMax(&span[1], globaltimer());
 }
 
