@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <fstream>
 #include <cmath>
-#include <limits>
 #include <map>
 #include <sstream>
 
@@ -205,17 +204,12 @@ std::int64_t tma_stream(const HardwareConfig& c, std::uint32_t ctas, std::uint32
       });
     };
   };
-  const std::uint32_t smem = 1024 + stages * kBox + 8 * stages;
+  const std::uint32_t smem = staged.smem_bytes();
   if (warmup_loads) launch(sim, ctas, 32, smem, 1, program(warmup_loads));
-  const RunResult r = launch(sim, ctas, 32, smem, 1, program(loads));
-  Cycle begin = std::numeric_limits<Cycle>::max(), end = 0;
-  for (const WarpSummary& s : r.warps) {
-    begin = std::min(begin, s.start);
-    end = std::max(end, s.finish);
-  }
-  if (skip) begin = skipped_at;
+  const WarpSpan span = warp_span(launch(sim, ctas, 32, smem, 1, program(loads)));
+  const Cycle begin = skip ? skipped_at : span.begin;
   const double bytes = static_cast<double>(ctas) * (loads - skip) * kBox;
-  return static_cast<std::int64_t>(bytes / static_cast<double>(end - begin) * 100);
+  return static_cast<std::int64_t>(bytes / static_cast<double>(span.end - begin) * 100);
 }
 
 // 11. A fresh launch's first TMA load (a 16 KiB box), from the thread's first instruction (its

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <limits>
 
 #include "bwsim/kernel/Simulator.hpp"
 #include "bwsim/kernels/Ubench.hpp"
@@ -43,17 +42,12 @@ std::int64_t hit_miss_mix(const HardwareConfig& c, std::uint32_t in_flight, std:
       return TensorCoords{0, static_cast<std::int32_t>(row)};
     });
   };
-  const LaunchConfig lc{.grid_ctas = sms, .block_threads = 32, .dynamic_smem_bytes = 1024 + stages * kBox + 8 * stages};
+  const LaunchConfig lc{.grid_ctas = sms, .block_threads = 32, .dynamic_smem_bytes = staged.smem_bytes()};
   double best = 0;
   for (std::uint32_t rep = 0; rep < 3; ++rep, ++launch) {
-    const RunResult r = sim.launch("ubench", lc, program);
+    const WarpSpan span = warp_span(sim.launch("ubench", lc, program));
     if (rep == 0) continue;  // the warm-up: the hot regions into the L2
-    Cycle begin = std::numeric_limits<Cycle>::max(), end = 0;
-    for (const WarpSummary& s : r.warps) {
-      begin = std::min(begin, s.start);
-      end = std::max(end, s.finish);
-    }
-    best = std::max(best, static_cast<double>(sms) * kLoads * kBox / static_cast<double>(end - begin));
+    best = std::max(best, static_cast<double>(sms) * kLoads * kBox / static_cast<double>(span.end - span.begin));
   }
   return static_cast<std::int64_t>(best * c.clock_ghz * 100);
 }

@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <limits>
 #include <vector>
 
 #include "bwsim/kernels/Ubench.hpp"
@@ -97,15 +96,14 @@ std::int64_t hbm_boxes(const HardwareConfig& c, std::uint32_t ctas, std::uint64_
           return TensorCoords{static_cast<std::int32_t>(128 * (k % n)), static_cast<std::int32_t>(128 * (band + k / n))};
         });
       });
-  Cycle begin = std::numeric_limits<Cycle>::max(), end = 0;
-  std::vector<Cycle> spans;
-  for (const WarpSummary& s : r.warps) {
-    begin = std::min(begin, s.start);
-    end = std::max(end, s.finish);
-    spans.push_back(s.finish - s.start);
+  if (stages == 1) {
+    std::vector<Cycle> spans;
+    for (const WarpSummary& s : r.warps) spans.push_back(s.finish - s.start);
+    return static_cast<std::int64_t>(upper_median(spans) / kLoads);
   }
-  if (stages == 1) return static_cast<std::int64_t>(upper_median(spans) / kLoads);
-  return static_cast<std::int64_t>(static_cast<double>(ctas) * kLoads * kBox / static_cast<double>(end - begin) * 100);
+  const WarpSpan span = warp_span(r);
+  return static_cast<std::int64_t>(static_cast<double>(ctas) * kLoads * kBox / static_cast<double>(span.end - span.begin) *
+                                   100);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // calibration programs, and the staged TMA load loop that every stream of them runs.
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "bwsim/kernel/Simulator.hpp"
@@ -32,6 +33,20 @@ T upper_median(std::vector<T> v) {
   return v[v.size() / 2];
 }
 
+// The first warp's start and the last warp's finish of a launch: the span the hardware programs
+// bracket with %globaltimer (the first CTA's start, the last CTA's end).
+struct WarpSpan {
+  Cycle begin = std::numeric_limits<Cycle>::max(), end = 0;
+};
+inline WarpSpan warp_span(const RunResult& r) {
+  WarpSpan span;
+  for (const WarpSummary& s : r.warps) {
+    span.begin = std::min(span.begin, s.start);
+    span.end = std::max(span.end, s.finish);
+  }
+  return span;
+}
+
 // `stages` SMEM buffers of `box_bytes` from `base` on, their mbarriers right after them; load k
 // goes to buffer k % stages once that buffer's previous box has arrived (tma_stream_loop of
 // calibration_ptx.cuh). The caller initialises the barriers (init_barriers) and fences as its
@@ -41,6 +56,8 @@ struct StagedLoads {
   std::uint32_t base, box_bytes, stages;
 
   MBarrierRef barrier(std::uint32_t s) const { return MBarrierRef{base + stages * box_bytes + 8 * s}; }
+  // The dynamic SMEM the buffers and their barriers take, from address 0.
+  std::uint32_t smem_bytes() const { return base + stages * box_bytes + 8 * stages; }
   void init_barriers(Warp& w) const {
     for (std::uint32_t s = 0; s < stages; ++s) w.mbarrier_init(barrier(s), 1);
   }
