@@ -21,3 +21,15 @@ silicon_header() {
   echo "# nvidia-smi,$(nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,driver_version --format=csv,noheader)"
   nvidia-smi --query-gpu=serial,uuid --format=csv,noheader | sed 's/^/# gpu,/'
 }
+
+# ncu_values KERNEL_REGEX SKIP PROGRAM [ARG...]: the $metrics (comma-separated) of PROGRAM's launch
+# of a kernel matching KERNEL_REGEX after SKIP such launches (ncu at the GPU's own clock, the L2 as
+# the earlier launches left it), printed comma-separated; non-zero exit if ncu profiled nothing
+# (its output stays in $bin/ncu.txt).
+ncu_values() {
+  local kernel=$1 skip=$2
+  shift 2
+  timeout 300 ncu --clock-control none --cache-control none -k "regex:$kernel" --launch-skip "$skip" --launch-count 1 \
+    --metrics "$metrics" --csv --page raw --print-units base "$@" > "$bin/ncu.txt" 2>&1
+  python3 ncu_metrics.py "$bin/ncu.txt" ${metrics//,/ }
+}

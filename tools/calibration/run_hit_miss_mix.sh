@@ -13,10 +13,6 @@ metrics+=,dram__bytes_read.sum,gpu__time_duration.sum
   silicon_header
   "$bin/h100_hit_miss_mix"
   echo "# ncu (one timed launch of each mix after its warm-up): variant,$metrics"
-  for v in 0 1 2 3 4 5; do
-    timeout 120 ncu --clock-control none --cache-control none -k regex:k_mix --launch-skip 1 --launch-count 1 \
-      --metrics "$metrics" --csv --page raw --print-units base "$bin/h100_hit_miss_mix" "$v" > "$bin/ncu.txt" 2>&1 || true
-    echo "# $v,$(python3 ncu_metrics.py "$bin/ncu.txt" ${metrics//,/ } || echo FAILED)"
-  done
+  for v in 0 1 2 3 4 5; do echo "# $v,$(ncu_values k_mix 1 "$bin/h100_hit_miss_mix" "$v" || echo FAILED)"; done
 } > "$csv"
 cat "$csv"

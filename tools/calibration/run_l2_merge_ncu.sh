@@ -12,12 +12,10 @@ metrics=lts__t_sectors_op_read.sum,lts__t_requests_srcunit_tex_op_read.sum,lts__
 metrics+=,lts__d_sectors_fill_device.sum,lts__t_sectors_op_write.sum,lts__t_sectors_srcunit_ltcfabric.sum
 metrics+=,gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second
 csv="$out/${tag}_l2_merge_ncu.csv"
-profile() {  # profile RUN KERNEL_REGEX SKIP PROGRAM ARGS...
-  local run=$1 kernel=$2 skip=$3
-  shift 3
-  timeout 300 ncu --clock-control none --cache-control none -k "regex:$kernel" --launch-skip "$skip" --launch-count 1 \
-    --metrics "$metrics" --csv --page raw --print-units base "$@" > "$bin/ncu.txt" 2> "$bin/ncu.err" || true
-  if values=$(python3 ncu_metrics.py "$bin/ncu.txt" ${metrics//,/ }); then
+profile() {  # profile RUN KERNEL_REGEX SKIP PROGRAM ARGS...: one run,metric,value row per metric
+  local run=$1
+  shift
+  if values=$(ncu_values "$@"); then
     paste -d, <(tr ',' '\n' <<< "$metrics") <(tr ',' '\n' <<< "$values") | sed "s/^/$run,/"
   else
     echo "# FAILED $run"
