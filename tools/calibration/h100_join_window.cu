@@ -1,0 +1,241 @@
+// How long after one SM's read of an L2 line does a second SM's read of it still join the first
+// (reach the L2 slices once)? h100_l2_merge_ncu.csv shows reads are joined before the slices, only
+// within a GPC; this measures the window, for lines the L2 holds (hits) and lines it must fetch
+// from HBM (misses).
+//
+// The SMs work in pairs that read the same boxes: PAIRING tpc pairs SM 2t with 2t + 1 (one TPC);
+// PAIRING gpc pairs SM s with s ^ 16 for s < 64 (the same GPC on the H100s we measured,
+// h100_gpc_map.csv: GPC g holds SMs 2g, 2g + 1, 2g + 16, 2g + 17, ...; a different TPC), the SMs
+// from 64 on idle. Each pair has its own data, so no read is shared beyond the pair. Both SMs of a
+// pair issue load j of 16 KiB boxes at the same clock64 offset j x PACE from one common
+// %globaltimer tick, the partner (the higher SM) DELAY cycles later; 4 boxes in flight. The pace
+// keeps the whole chip at a fraction of the L2's and HBM's rates, so loads issue on schedule.
+// MODE hit: each pair cycles over 8 boxes (128 KiB) that a warm-up launch left in the L2.
+// MODE miss: each pair reads 64 boxes never read before (the L2 flushed by a 256 MiB memset).
+//
+// Usage: h100_join_window arrivals: the arrivals variant (k_pair_arrivals, below), gpc pairing,
+// with and without background load, printing its rows (run_join_window.sh). Or
+// h100_join_window MODE PAIRING DELAY: one launch (after a warm-up launch in hit mode), for
+// ncu (run_join_window.sh counts the sectors that reach the slices). Prints one row
+// mode,pairing,delay_cycles,sms,loads,box_bytes (sms: the SMs that read; the sectors they ask for
+// are sms x loads x box_bytes / 32).
+// Build: nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a h100_join_window.cu -lcuda
+#include "calibration_ptx.cuh"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+constexpr unsigned kBoxBytes = 16384, kBoxRows = 128, kStages = 4, kLoads = 64, kPace = 2000;
+constexpr unsigned kHitBoxes = 8, kPairs = 80;  // pair index < 80 for either pairing (132 SMs)
+
+// One CTA per SM; role[smid]: 0 idle, 1 leader, 2 partner.
+__global__ void k_pair_stream(const __grid_constant__ CUtensorMap map, bool hit, bool gpc_pairs, unsigned delay,
+                              unsigned long long start, unsigned* role) {
+  extern __shared__ unsigned char smem[];
+  if (threadIdx.x != 0) return;
+  const unsigned s = sm_id();
+  if (gpc_pairs && s >= 64) {
+    role[s] = 0;
+    return;
+  }
+  const unsigned pair = gpc_pairs ? s & ~16u : s >> 1;
+  const bool partner = gpc_pairs ? (s & 16u) != 0 : (s & 1u) != 0;
+  role[s] = partner ? 2 : 1;
+  const unsigned base = init_stage_ring(smem, kStages, kBoxBytes);
+  const unsigned bars = base + kStages * kBoxBytes;
+  const unsigned boxes = hit ? kHitBoxes : kLoads;
+  while (globaltimer() < start) {
+  }
+  const long long c0 = clock64() + (partner ? delay : 0);
+  for (unsigned i = 0; i < kLoads + kStages; ++i) {
+    const unsigned st = i % kStages;
+    if (i >= kStages) mbar_wait(bars + 8 * st, ((i - kStages) / kStages) & 1);
+    if (i < kLoads) {
+      while (clock64() < c0 + static_cast<long long>(i) * kPace) {
+      }
+      mbar_arrive_expect_tx(bars + 8 * st, kBoxBytes);
+      tma_load_2d(base + st * kBoxBytes, &map, 0, static_cast<int>((pair * boxes + i % boxes) * kBoxRows),
+                  bars + 8 * st);
+    }
+  }
+}
+
+// The arrivals variant (ARRIVALS mode): the pairs issue one box at a time, load j at the pace
+// kArrivalPace from the common tick (the partner DELAY cycles later), and log when it arrives
+// (%globaltimer, common to all SMs): a partner's load that joined arrives with its leader's. With
+// `background`, the SMs from 64 on (idle in gpc pairing) stream their own L2-resident 128 KiB
+// rings unpaced, 4 x 32 KiB in flight, to load the L2 while the pairs run.
+constexpr unsigned kArrivalPace = 4000, kBackgroundLoads = 600;
+__global__ void k_pair_arrivals(const __grid_constant__ CUtensorMap map, const __grid_constant__ CUtensorMap bg_map,
+                                unsigned delay, bool background, unsigned long long start,
+                                unsigned long long* arrival, unsigned* lat, unsigned* role,
+                                unsigned long long* clk) {
+  extern __shared__ unsigned char smem[];
+  if (threadIdx.x != 0) return;
+  const unsigned s = sm_id();
+  if (s >= 64) {
+    role[s] = 0;
+    if (!background) return;
+    const unsigned base = init_stage_ring(smem, kStages, 2 * kBoxBytes);
+    while (globaltimer() < start) {
+    }
+    tma_stream_loop(&bg_map, base, base + kStages * 2 * kBoxBytes, 2 * kBoxBytes, 2 * kBoxRows,
+                    (s - 64) * 8 * kBoxRows, 8 * kBoxRows, kStages, kBackgroundLoads);
+    return;
+  }
+  const unsigned pair = s & ~16u;
+  const bool partner = (s & 16u) != 0;
+  role[s] = partner ? 2 : 1;
+  const unsigned base = init_stage_ring(smem, 1, kBoxBytes);
+  const unsigned bar = base + kBoxBytes;
+  while (globaltimer() < start) {
+  }
+  const long long c0 = clock64() + (partner ? delay : 0);
+  if (s == 0) {
+    clk[0] = clock64();
+    clk[1] = globaltimer();
+  }
+  for (unsigned j = 0; j < kLoads; ++j) {
+    while (clock64() < c0 + static_cast<long long>(j) * kArrivalPace) {
+    }
+    mbar_arrive_expect_tx(bar, kBoxBytes);
+    const long long issued = clock64();
+    tma_load_2d(base, &map, 0, static_cast<int>((pair * kHitBoxes + j % kHitBoxes) * kBoxRows), bar);
+    mbar_wait(bar, j & 1);
+    arrival[s * kLoads + j] = globaltimer();
+    lat[s * kLoads + j] = static_cast<unsigned>(clock64() - issued);
+  }
+  if (s == 0) {
+    clk[2] = clock64();
+    clk[3] = globaltimer();
+  }
+}
+
+__global__ void k_now(unsigned long long* t) { *t = globaltimer(); }
+
+static unsigned median_of(std::vector<unsigned> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+// ARRIVALS mode: for the background off and on and each delay, a warm-up launch and a logged one;
+// one row each: arrivals,background,delay_cycles,cycles_per_ns,lead_latency_cycles,
+// partner_latency_cycles (medians, issue to arrival), partner_minus_lead_ns (median of load j's
+// arrival difference) and joined (the share of partner loads arriving less than DELAY / 2 after
+// their leader's: a joined load arrives with it, one served on its own about DELAY later).
+static int arrivals(unsigned sms) {
+  const unsigned rows = kPairs * kHitBoxes * kBoxRows, bg_rows = 80 * 8 * 2 * kBoxRows;
+  void *data, *bg;
+  CHECK(cudaMalloc(&data, static_cast<size_t>(rows) * 128));
+  CHECK(cudaMemset(data, 1, static_cast<size_t>(rows) * 128));
+  CHECK(cudaMalloc(&bg, static_cast<size_t>(bg_rows) * 128));
+  CHECK(cudaMemset(bg, 1, static_cast<size_t>(bg_rows) * 128));
+  const CUtensorMap map = make_map(data, rows, kBoxRows), bg_map = make_map(bg, bg_rows, 2 * kBoxRows);
+  unsigned long long *arrival, *now, *clk;
+  unsigned *lat, *role;
+  CHECK(cudaMalloc(&arrival, sizeof(unsigned long long) * 256 * kLoads));
+  CHECK(cudaMalloc(&lat, sizeof(unsigned) * 256 * kLoads));
+  CHECK(cudaMalloc(&role, sizeof(unsigned) * 256));
+  CHECK(cudaMalloc(&now, sizeof(unsigned long long)));
+  CHECK(cudaMalloc(&clk, 4 * sizeof(unsigned long long)));
+  const unsigned smem = kStages * 2 * kBoxBytes + 2048;
+  CHECK(cudaFuncSetAttribute(k_pair_arrivals, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  std::vector<unsigned long long> h_arr(256 * kLoads);
+  std::vector<unsigned> h_lat(256 * kLoads), h_role(256);
+  std::printf("mode,background,delay_cycles,cycles_per_ns,lead_latency_cycles,partner_latency_cycles,"
+              "partner_minus_lead_ns,joined\n");
+  for (unsigned background = 0; background < 2; ++background)
+    for (unsigned delay : {0u, 32u, 64u, 128u, 256u, 512u, 1024u, 2048u}) {
+      for (int rep = 0; rep < 2; ++rep) {  // warm-up, then the logged launch
+        CHECK(cudaMemset(role, 0, sizeof(unsigned) * 256));
+        k_now<<<1, 1>>>(now);
+        unsigned long long start;
+        CHECK(cudaMemcpy(&start, now, sizeof(start), cudaMemcpyDeviceToHost));
+        start += 200000;
+        k_pair_arrivals<<<sms, 32, smem>>>(map, bg_map, delay, background != 0, start, arrival, lat, role, clk);
+        CHECK(cudaGetLastError());
+        CHECK(cudaDeviceSynchronize());
+      }
+      unsigned long long h_clk[4];
+      CHECK(cudaMemcpy(h_clk, clk, sizeof(h_clk), cudaMemcpyDeviceToHost));
+      CHECK(cudaMemcpy(h_arr.data(), arrival, sizeof(unsigned long long) * h_arr.size(), cudaMemcpyDeviceToHost));
+      CHECK(cudaMemcpy(h_lat.data(), lat, sizeof(unsigned) * h_lat.size(), cudaMemcpyDeviceToHost));
+      CHECK(cudaMemcpy(h_role.data(), role, sizeof(unsigned) * h_role.size(), cudaMemcpyDeviceToHost));
+      const double per_ns = static_cast<double>(h_clk[2] - h_clk[0]) / static_cast<double>(h_clk[3] - h_clk[1]);
+      std::vector<unsigned> lead, part, diff;
+      unsigned joined = 0, partner_loads = 0;
+      for (unsigned s = 0; s < 64 && s < sms; ++s) {
+        if (h_role[s] != 2 || h_role[s & ~16u] != 1) continue;
+        for (unsigned j = 1; j < kLoads; ++j) {
+          const long long d = static_cast<long long>(h_arr[s * kLoads + j]) -
+                              static_cast<long long>(h_arr[(s & ~16u) * kLoads + j]);
+          diff.push_back(static_cast<unsigned>(std::max(0ll, d)));
+          ++partner_loads;
+          if (static_cast<double>(d) * per_ns < delay / 2.0) ++joined;
+          lead.push_back(h_lat[(s & ~16u) * kLoads + j]);
+          part.push_back(h_lat[s * kLoads + j]);
+        }
+      }
+      std::printf("arrivals,%u,%u,%.3f,%u,%u,%u,%.3f\n", background, delay, per_ns, median_of(lead), median_of(part),
+                  median_of(diff), partner_loads ? static_cast<double>(joined) / partner_loads : 0.0);
+      std::fflush(stdout);
+    }
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc == 2 && !std::strcmp(argv[1], "arrivals")) {
+    cudaDeviceProp prop;
+    CHECK(cudaGetDeviceProperties(&prop, 0));
+    return arrivals(static_cast<unsigned>(prop.multiProcessorCount));
+  }
+  if (argc != 4 || (std::strcmp(argv[1], "hit") && std::strcmp(argv[1], "miss")) ||
+      (std::strcmp(argv[2], "tpc") && std::strcmp(argv[2], "gpc"))) {
+    std::fprintf(stderr, "usage: h100_join_window hit|miss tpc|gpc DELAY_CYCLES, or h100_join_window arrivals\n");
+    return 2;
+  }
+  const bool hit = !std::strcmp(argv[1], "hit"), gpc = !std::strcmp(argv[2], "gpc");
+  const unsigned delay = static_cast<unsigned>(std::atoi(argv[3]));
+  cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  const unsigned sms = static_cast<unsigned>(prop.multiProcessorCount);
+  const unsigned boxes = hit ? kHitBoxes : kLoads;
+  const unsigned rows = kPairs * boxes * kBoxRows;
+  void* data;
+  CHECK(cudaMalloc(&data, static_cast<size_t>(rows) * 128));
+  CHECK(cudaMemset(data, 1, static_cast<size_t>(rows) * 128));
+  const CUtensorMap map = make_map(data, rows, kBoxRows);
+  unsigned* role;
+  unsigned long long* now;
+  CHECK(cudaMalloc(&role, sizeof(unsigned) * 256));
+  CHECK(cudaMemset(role, 0, sizeof(unsigned) * 256));
+  CHECK(cudaMalloc(&now, sizeof(unsigned long long)));
+  const unsigned smem = kStages * kBoxBytes + 2048;
+  CHECK(cudaFuncSetAttribute(k_pair_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  const size_t flush_bytes = 256ull << 20;
+  void* flush;
+  CHECK(cudaMalloc(&flush, flush_bytes));
+  auto launch = [&] {
+    k_now<<<1, 1>>>(now);
+    unsigned long long start;
+    CHECK(cudaMemcpy(&start, now, sizeof(start), cudaMemcpyDeviceToHost));
+    start += 200000;  // 200 us: every CTA has started before the schedule's first load
+    k_pair_stream<<<sms, 32, smem>>>(map, hit, gpc, delay, start, role);
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+  };
+  if (hit) launch();  // warm-up: the pairs' rings into the L2
+  else CHECK(cudaMemset(flush, 2, flush_bytes));  // the data out of the L2
+  CHECK(cudaDeviceSynchronize());
+  launch();
+  std::vector<unsigned> h_role(256);
+  CHECK(cudaMemcpy(h_role.data(), role, sizeof(unsigned) * h_role.size(), cudaMemcpyDeviceToHost));
+  const auto active = static_cast<unsigned>(std::count_if(h_role.begin(), h_role.end(), [](unsigned r) { return r != 0; }));
+  std::printf("mode,pairing,delay_cycles,sms,loads,box_bytes\n");
+  std::printf("%s,%s,%u,%u,%u,%u\n", argv[1], argv[2], delay, active, kLoads, kBoxBytes);
+  return 0;
+}
