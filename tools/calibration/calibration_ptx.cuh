@@ -139,6 +139,23 @@ __device__ __forceinline__ unsigned long long globaltimer() {
   return t;
 }
 
+// Spins until %globaltimer reaches `start` (ns): the moment every SM of a paced launch sees together.
+__device__ __forceinline__ void wait_globaltimer(unsigned long long start) {
+  while (globaltimer() < start) {
+  }
+}
+__global__ void k_globaltimer_now(unsigned long long* t) { *t = globaltimer(); }
+// The common start of a paced launch (h100_shared_drift.cu, h100_join_window.cu): %globaltimer now,
+// read on the device, + 200 us, so every CTA of the launch that follows has started before it.
+inline unsigned long long paced_launch_start() {
+  static unsigned long long* now = nullptr;
+  if (!now) CHECK(cudaMalloc(&now, sizeof(unsigned long long)));
+  k_globaltimer_now<<<1, 1>>>(now);
+  unsigned long long start;
+  CHECK(cudaMemcpy(&start, now, sizeof(start), cudaMemcpyDeviceToHost));
+  return start + 200000;
+}
+
 // The 1024-aligned base of `stages` SMEM boxes of `box_bytes` in the dynamic SMEM `smem`, with one
 // mbarrier (count 1) per stage right after them, initialized and fenced: stage s's box at base +
 // s * box_bytes, its barrier at base + stages * box_bytes + 8 s.

@@ -47,8 +47,7 @@ __global__ void k_pair_stream(const __grid_constant__ CUtensorMap map, bool hit,
   const unsigned base = init_stage_ring(smem, kStages, kBoxBytes);
   const unsigned bars = base + kStages * kBoxBytes;
   const unsigned boxes = hit ? kHitBoxes : kLoads;
-  while (globaltimer() < start) {
-  }
+  wait_globaltimer(start);
   const long long c0 = clock64() + (partner ? delay : 0);
   for (unsigned i = 0; i < kLoads + kStages; ++i) {
     const unsigned st = i % kStages;
@@ -80,8 +79,7 @@ __global__ void k_pair_arrivals(const __grid_constant__ CUtensorMap map, const _
     role[s] = 0;
     if (!background) return;
     const unsigned base = init_stage_ring(smem, kStages, 2 * kBoxBytes);
-    while (globaltimer() < start) {
-    }
+    wait_globaltimer(start);
     tma_stream_loop(&bg_map, base, base + kStages * 2 * kBoxBytes, 2 * kBoxBytes, 2 * kBoxRows,
                     (s - 64) * 8 * kBoxRows, 8 * kBoxRows, kStages, kBackgroundLoads);
     return;
@@ -91,8 +89,7 @@ __global__ void k_pair_arrivals(const __grid_constant__ CUtensorMap map, const _
   role[s] = partner ? 2 : 1;
   const unsigned base = init_stage_ring(smem, 1, kBoxBytes);
   const unsigned bar = base + kBoxBytes;
-  while (globaltimer() < start) {
-  }
+  wait_globaltimer(start);
   const long long c0 = clock64() + (partner ? delay : 0);
   if (s == 0) {
     clk[0] = clock64();
@@ -114,8 +111,6 @@ __global__ void k_pair_arrivals(const __grid_constant__ CUtensorMap map, const _
   }
 }
 
-__global__ void k_now(unsigned long long* t) { *t = globaltimer(); }
-
 static unsigned median_of(std::vector<unsigned> v) {
   if (v.empty()) return 0;
   std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
@@ -135,12 +130,11 @@ static int arrivals(unsigned sms) {
   CHECK(cudaMalloc(&bg, static_cast<size_t>(bg_rows) * 128));
   CHECK(cudaMemset(bg, 1, static_cast<size_t>(bg_rows) * 128));
   const CUtensorMap map = make_map(data, rows, kBoxRows), bg_map = make_map(bg, bg_rows, 2 * kBoxRows);
-  unsigned long long *arrival, *now, *clk;
+  unsigned long long *arrival, *clk;
   unsigned *lat, *role;
   CHECK(cudaMalloc(&arrival, sizeof(unsigned long long) * 256 * kLoads));
   CHECK(cudaMalloc(&lat, sizeof(unsigned) * 256 * kLoads));
   CHECK(cudaMalloc(&role, sizeof(unsigned) * 256));
-  CHECK(cudaMalloc(&now, sizeof(unsigned long long)));
   CHECK(cudaMalloc(&clk, 4 * sizeof(unsigned long long)));
   const unsigned smem = kStages * 2 * kBoxBytes + 2048;
   CHECK(cudaFuncSetAttribute(k_pair_arrivals, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
@@ -152,10 +146,7 @@ static int arrivals(unsigned sms) {
     for (unsigned delay : {0u, 32u, 64u, 128u, 256u, 512u, 1024u, 2048u}) {
       for (int rep = 0; rep < 2; ++rep) {  // warm-up, then the logged launch
         CHECK(cudaMemset(role, 0, sizeof(unsigned) * 256));
-        k_now<<<1, 1>>>(now);
-        unsigned long long start;
-        CHECK(cudaMemcpy(&start, now, sizeof(start), cudaMemcpyDeviceToHost));
-        start += 200000;
+        const unsigned long long start = paced_launch_start();
         k_pair_arrivals<<<sms, 32, smem>>>(map, bg_map, delay, background != 0, start, arrival, lat, role, clk);
         CHECK(cudaGetLastError());
         CHECK(cudaDeviceSynchronize());
@@ -210,20 +201,15 @@ int main(int argc, char** argv) {
   CHECK(cudaMemset(data, 1, static_cast<size_t>(rows) * 128));
   const CUtensorMap map = make_map(data, rows, kBoxRows);
   unsigned* role;
-  unsigned long long* now;
   CHECK(cudaMalloc(&role, sizeof(unsigned) * 256));
   CHECK(cudaMemset(role, 0, sizeof(unsigned) * 256));
-  CHECK(cudaMalloc(&now, sizeof(unsigned long long)));
   const unsigned smem = kStages * kBoxBytes + 2048;
   CHECK(cudaFuncSetAttribute(k_pair_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   const size_t flush_bytes = 256ull << 20;
   void* flush;
   CHECK(cudaMalloc(&flush, flush_bytes));
   auto launch = [&] {
-    k_now<<<1, 1>>>(now);
-    unsigned long long start;
-    CHECK(cudaMemcpy(&start, now, sizeof(start), cudaMemcpyDeviceToHost));
-    start += 200000;  // 200 us: every CTA has started before the schedule's first load
+    const unsigned long long start = paced_launch_start();
     k_pair_stream<<<sms, 32, smem>>>(map, hit, gpc, delay, start, role);
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());

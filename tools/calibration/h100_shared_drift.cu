@@ -43,8 +43,7 @@ __global__ void k_stream_logged(const __grid_constant__ CUtensorMap map, unsigne
   const unsigned first_box = blockIdx.x * step;
   long long c_start = 0;
   if (pace_cycles) {
-    while (globaltimer() < start) {
-    }
+    wait_globaltimer(start);
     c_start = clock64() + static_cast<long long>(blockIdx.x / 16) * delta_cycles;
   }
   for (unsigned i = 0; i < kLoads + kStages; ++i) {
@@ -68,8 +67,6 @@ __global__ void k_stream_logged(const __grid_constant__ CUtensorMap map, unsigne
   atomicMax(&span[1], globaltimer());
 }
 
-__global__ void k_now(unsigned long long* t) { *t = globaltimer(); }
-
 int main(int argc, char** argv) {
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
@@ -83,11 +80,10 @@ int main(int argc, char** argv) {
   CHECK(cudaMalloc(&ring, kRingBoxes * kBoxBytes));
   CHECK(cudaMemset(ring, 1, kRingBoxes * kBoxBytes));
   const CUtensorMap map = make_map(ring, kRingBoxes * kBoxRows, kBoxRows);
-  unsigned long long *log, *span, *now;
+  unsigned long long *log, *span;
   unsigned* smids;
   CHECK(cudaMalloc(&log, sizeof(unsigned long long) * sms * kLoads));
   CHECK(cudaMalloc(&span, 2 * sizeof(unsigned long long)));
-  CHECK(cudaMalloc(&now, sizeof(unsigned long long)));
   CHECK(cudaMalloc(&smids, sizeof(unsigned) * sms));
   const unsigned smem = kStages * kBoxBytes + 2048;
   CHECK(cudaFuncSetAttribute(k_stream_logged, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
@@ -112,10 +108,7 @@ int main(int argc, char** argv) {
   for (const Run& r : runs) {
     const unsigned long long init[2] = {~0ull, 0};
     CHECK(cudaMemcpy(span, init, sizeof(init), cudaMemcpyHostToDevice));
-    k_now<<<1, 1>>>(now);
-    unsigned long long start;
-    CHECK(cudaMemcpy(&start, now, sizeof(start), cudaMemcpyDeviceToHost));
-    start += 200000;  // 200 us: every CTA has started before the schedule's first load
+    const unsigned long long start = paced_launch_start();
     k_stream_logged<<<sms, 32, smem>>>(map, r.step, start, r.pace_ns, r.pace_cycles, r.delta_cycles, log, smids,
                                        span);
     CHECK(cudaGetLastError());
