@@ -58,6 +58,14 @@ void print_summary(const bwsim::KernelReport& r, const std::vector<bwsim::StatSa
       fmt::print("  {:<24} {}\n", k, v.dump());
   }
   fmt::print("{}", bwsim::power_text(power));
+  if (run.cross_sm) {
+    const nlohmann::json c = bwsim::cross_sm_json(*run.cross_sm, run.events);
+    fmt::print("cross-SM  {:.1f}% of {} events touch one SM only; per coupling: operations, events, least lead\n",
+               100 * c["single_sm_share"].get<double>(), run.events);
+    for (const auto& [name, k] : c["kinds"].items())
+      fmt::print("  {:<24} {:>10} {:>10} {:>8}\n", name, k["operations"].get<std::uint64_t>(), k["events"].get<std::uint64_t>(),
+                 k["min_lead"].dump());
+  }
   fmt::print("\n{}\n", bwsim::stall_table(run));
   if (r.checked) fmt::print("check     {}: {}\n", r.check_passed ? "PASSED" : "FAILED", r.check_detail);
   if (!f.report.empty()) fmt::print("report    {} (a self-contained HTML page)\n", f.report);
@@ -304,6 +312,9 @@ int bwsim::cli_main(int argc, char** argv) {
     sub->add_option("--report", flags.report,
                     "write a self-contained HTML report: summary, stalls, SM 0 timeline (--trace-window, default the "
                     "first 40000 cycles), utilisation and bandwidth plots");
+    sub->add_flag("--cross-sm", flags.cross_sm,
+                "count how the run's events couple the SMs (memory system, CPC load gate, cluster, grid "
+                "scheduler) and each coupling's lead in cycles: the figures of docs/parallel-simulation.md");
     sub->add_flag("--no-check-races", flags.no_check_races,
                   "skip async race detection (TMA/MMA/wgmma/tcgen05.ld ordering, proxy fences) and the "
                   "stale-parity check that needs its arrival record, for speed");

@@ -43,6 +43,7 @@ KernelRequest make_request(const KernelInfo& k, const HardwareConfig& cfg, const
   }
   req.options.watchdog_cycles = f.watchdog;
   req.options.check_races = !f.no_check_races;
+  req.options.cross_sm_census = f.cross_sm;
   if (cfg.power.limit_w > 0 && f.power_window_us > 0)
     req.options.snapshot_cycles = std::max<Cycle>(1, static_cast<Cycle>(f.power_window_us * cfg.clock_ghz * 1e3));
   if (f.progress)
@@ -65,6 +66,24 @@ nlohmann::json run_metadata(const KernelReport& r, const HardwareConfig& cfg, co
   j["check"] = r.checked ? nlohmann::json{{"passed", r.check_passed}, {"detail", r.check_detail}} : nlohmann::json(nullptr);
   if (!f.trace.empty()) j["trace"] = f.trace;
   if (!power.is_null()) j["power"] = power;
+  if (r.run.cross_sm) j["cross_sm"] = cross_sm_json(*r.run.cross_sm, r.run.events);
+  return j;
+}
+
+nlohmann::json cross_sm_json(const CrossSmCensus& c, std::uint64_t events) {
+  const auto share = [&](std::uint64_t n) { return events ? static_cast<double>(n) / static_cast<double>(events) : 0.0; };
+  nlohmann::json j{{"events", events}, {"coupled_events", c.coupled_events}, {"single_sm_share", 1.0 - share(c.coupled_events)}};
+  for (std::size_t k = 0; k < c.kinds.size(); ++k) {
+    const CouplingCount& n = c.kinds[k];
+    nlohmann::json lead = nlohmann::json::object();  // "<2^i": operations with lead below 2^i (and not below 2^(i-1))
+    for (std::size_t b = 0; b < n.lead_log2.size(); ++b)
+      if (n.lead_log2[b]) lead[b == 0 ? "0" : fmt::format("<{}", std::uint64_t{1} << b)] = n.lead_log2[b];
+    j["kinds"][kCouplingNames[k]] = {{"operations", n.operations},
+                                     {"events", n.events},
+                                     {"event_share", share(n.events)},
+                                     {"min_lead", n.operations ? nlohmann::json(n.min_lead) : nlohmann::json(nullptr)},
+                                     {"lead_histogram", lead}};
+  }
   return j;
 }
 

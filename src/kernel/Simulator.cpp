@@ -183,6 +183,7 @@ struct Simulator::Launch {
     if (!cta.cluster().finished()) return;
     Cycle at = l.ctx.now();
     for (std::uint32_t r = 0; r < cta.cluster().size(); ++r) at = std::max(at, cta.cluster().cta(r).finish_cycle());
+    l.ctx.couple_at(Coupling::Launch, at);
     l.ctx.engine.schedule(at, &Launch::retire, self, l.group_of[cta.cluster().id()]);
   }
 
@@ -298,6 +299,8 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
   std::vector<PhaseFlip> flips;
   if (options_.record_phase_flips) l.ctx.phase_flips = &flips;
   l.ctx.check_races = options_.check_races;
+  CrossSmCensus census;
+  if (options_.cross_sm_census) l.ctx.cross_sm = &census;
   if (options_.perturb_seed) {
     l.ctx.engine.shuffle_ties(options_.perturb_seed);
     std::uint64_t x = options_.perturb_seed;
@@ -350,6 +353,7 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
   r.snapshots.push_back(r.counters());
   r.warps = std::move(l.warps);
   r.phase_flips = std::move(flips);
+  if (options_.cross_sm_census) r.cross_sm = census;
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return r;
 }

@@ -160,6 +160,7 @@ void Warp::ld_shared_cluster(ClusterSmemAddr src, std::span<std::byte> out) {
   const auto len = static_cast<std::uint32_t>(out.size());
   target.check_smem(ws_, op, src.offset, len, 1);
   std::memcpy(out.data(), target.smem().bytes(src.offset, len).data(), len);
+  if (&target != &cta_) cta_.ctx().couple(Coupling::Cluster, 0);  // the peer's SMEM as it is now
   const std::uint32_t bw = config().smem.bytes_per_cycle;
   const Cycle t = issue((len + bw - 1) / bw);
   // The value is usable a round trip later: the warp's next instruction waits for it.

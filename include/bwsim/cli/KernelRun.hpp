@@ -30,6 +30,7 @@ struct RunFlags {
   std::string trace_kinds;
   std::uint64_t watchdog = 10'000'000'000ull;
   bool no_check_races = false;
+  bool cross_sm = false;  // --cross-sm: how the events coupled the SMs (docs/parallel-simulation.md)
   std::string stats;  // --stats FILE: stall analysis as JSON
   std::vector<std::string> sweep_params;  // bwsim sweep: name=v1,v2,...
   std::string measured_csv, tolerances;   // bwsim compare
@@ -50,6 +51,9 @@ struct RunFlags {
 
 // The kernel's request: its mode, trace and checks from `f`, its parameters from f.params[k.name].
 KernelRequest make_request(const KernelInfo& k, const HardwareConfig& cfg, const RunFlags& f);
+
+// --cross-sm: the census as JSON, with shares of the run's `events`.
+nlohmann::json cross_sm_json(const CrossSmCensus& c, std::uint64_t events);
 
 // What ran, where and how, and the check: the summary's lines that are not statistics.
 // `power`: the power model's figures (null without a power section).

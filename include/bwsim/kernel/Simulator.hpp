@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +51,7 @@ struct SimOptions {
   Cycle watchdog_cycles = 10'000'000'000ull;  // a run longer than this is reported as a livelock
   bool record_phase_flips = false;  // fill RunResult::phase_flips (regression tests of barrier logic)
   bool check_races = true;          // async race detection (check/RaceChecker); off for speed
+  bool cross_sm_census = false;     // fill RunResult::cross_sm (docs/parallel-simulation.md)
   // Every this many cycles, the chip's counters are recorded (RunResult::snapshots: the power
   // model's windows); 0: only at the end.
   Cycle snapshot_cycles = 0;
@@ -105,6 +107,7 @@ struct RunResult {
   MemoryStats memory;             // L2 and HBM traffic
   std::vector<WarpSummary> warps;
   std::vector<PhaseFlip> phase_flips;  // every mbarrier phase completion, in order (record_phase_flips)
+  std::optional<CrossSmCensus> cross_sm;  // how the events coupled the SMs (cross_sm_census)
   // The counters every SimOptions::snapshot_cycles, then at the end (counted when issued: an
   // MMA's FLOPs and a block's pipe cycles fall in the window it started in).
   std::vector<CounterSnapshot> snapshots;

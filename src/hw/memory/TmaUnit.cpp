@@ -105,6 +105,7 @@ void TmaUnit::load(Cta& cta, WarpState& ws, const TensorMap& map, const TensorCo
   const std::uint64_t slot = requests_.put(
       Request{Kind::Load, &cta, &ws, &map, coords, smem, barrier, dests, 0, next_id_++, at, 0, ready_at(map, at), GmemWrite::Copy});
   cta.async_begin();
+  if (ctx_.memory.load_gate().active()) ctx_.couple(Coupling::CpcGate, 0);
   if (ctx_.memory.load_gate().admit(static_cast<std::uint32_t>(sm_), map.box_bytes(), &TmaUnit::on_admitted, this, slot))
     take_turn(slot);
 }
@@ -130,6 +131,7 @@ void TmaUnit::send_load(std::uint64_t slot, Cycle start) {
   // is held only for the streaming, so other requests overlap a miss's latency.
   const MemoryRead from_memory = ctx_.memory.read(static_cast<std::uint32_t>(sm_), map, r.coords, start);
   const Cycle from_l2 = from_memory.ready;
+  ctx_.couple_at(Coupling::MemoryRequest, start);
   const std::uint64_t miss = std::min<std::uint64_t>(from_memory.miss_bytes, bytes);
   const double cycles = static_cast<double>(bytes - miss) / ctx_.config.tma.bytes_per_cycle +
                         static_cast<double>(miss) / ctx_.config.tma.miss_bytes_per_cycle;
@@ -146,6 +148,8 @@ void TmaUnit::send_load(std::uint64_t slot, Cycle start) {
   const bool multicast = r.dests.ranks != (1u << r.cta->rank());
   const Cycle done = std::max({end, from_l2, misses_in}) + ctx_.config.tma.load_latency +
                      (multicast ? ctx_.config.tma.multicast_extra_latency : 0);
+  ctx_.couple(Coupling::MemoryReply, done - start);  // the box lands
+  if (multicast || (r.dests.to_pair_leader && r.cta->rank() % 2)) ctx_.couple_at(Coupling::Cluster, done);
   if (ctx_.tracer_for(sm_)) trace_request(r, multicast ? "tma.load.multicast" : "tma.load", r.issued, start, end, done, bytes);
   ++stats_.loads;
   stats_.load_bytes += bytes;
@@ -181,6 +185,7 @@ void TmaUnit::on_load_done(void* unit, std::uint64_t slot) {
                 static_cast<int>(signalled.sm().index()), kBarrierTrack, self.ctx_.now(), "tma.load -> phase");
   }
   r.cta->async_end();
+  if (self.ctx_.memory.load_gate().active()) self.ctx_.couple(Coupling::CpcGate, 0);
   self.ctx_.memory.load_gate().release(static_cast<std::uint32_t>(self.sm_), bytes);
 }
 
@@ -208,7 +213,9 @@ void TmaUnit::send_store(std::uint64_t slot, Cycle start) {
   const Cycle sent = std::max(end, store_path_.transfer(start, static_cast<std::uint64_t>(path_bytes)));
   const auto sm = static_cast<std::uint32_t>(sm_);
   const Cycle l2_done = add ? ctx_.memory.reduce(sm, map, r.coords, start) : ctx_.memory.write(sm, map, r.coords, start);
+  ctx_.couple_at(Coupling::MemoryRequest, start);
   r.l2_taken = std::max(sent, l2_done);
+  ctx_.couple(Coupling::MemoryReply, r.l2_taken + ctx_.config.tma.store_latency - start);  // the write is done
   const Cycle read = sent + ctx_.config.tma.store_latency;
   if (ctx_.tracer_for(sm_))
     trace_request(r, add ? "tma.reduce.add" : "tma.store", r.issued, start, end,
@@ -240,6 +247,7 @@ void TmaUnit::on_store_written(void* unit, std::uint64_t slot) {
 
 void TmaUnit::prefetch(Cta&, WarpState& ws, const TensorMap& map, const TensorCoords& coords, Cycle at) {
   ctx_.memory.prefetch(static_cast<std::uint32_t>(sm_), map, coords, at + ctx_.config.tma.issue_cycles);
+  ctx_.couple_at(Coupling::MemoryRequest, at + ctx_.config.tma.issue_cycles);
   ++stats_.prefetches;
   stats_.prefetch_bytes += map.box_bytes();
   if (ctx_.tracer_for(sm_))

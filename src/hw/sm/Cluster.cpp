@@ -71,6 +71,7 @@ std::uint32_t Cluster::put_store(WarpState& ws, Cycle at, std::uint32_t rank, st
   s.bytes.assign(data.begin(), data.end());
   s.barrier = barrier;
   ws.cta->async_begin();  // the storing CTA (and so the cluster) stays until the bytes land
+  if (rank != ws.cta->rank()) ctx_.couple_at(Coupling::Cluster, at);
   ctx_.engine.schedule(at, &Cluster::on_dsmem_store, this, slot);
   return slot;
 }

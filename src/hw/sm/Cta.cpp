@@ -284,6 +284,7 @@ void Cta::barrier_op_at(WarpState& ws, Cycle at, BarrierOp op, std::uint32_t off
   const std::uint64_t packed = static_cast<std::uint64_t>(op) | (static_cast<std::uint64_t>(offset & 0xfffff) << 8) |
                                (static_cast<std::uint64_t>(rank_) << 28) | (static_cast<std::uint64_t>(value) << 32);
   ws.cta->async_begin();  // the issuing CTA stays resident until its last arrival has landed
+  if (ws.cta != this) ctx_.couple_at(Coupling::Cluster, at);
   if (ctx_.check_races && (is_arrival(op) || op == BarrierOp::NamedArrive))
     cluster_.hb().release_later(ws.hb, this, offset, arrival_kind(op));
   ctx_.engine.schedule(at, &Cta::on_barrier_op, &ws, packed);

@@ -21,6 +21,8 @@ class CpcLoadGate {
   using Admitted = void (*)(void* object, std::uint64_t slot);
 
   CpcLoadGate(const ChipLayout& layout, std::uint64_t bytes_in_flight);
+  // Whether the gate holds loads back at all (a config without one admits every load at once).
+  bool active() const { return limit_ != 0; }
   // A new launch: nothing in flight.
   void reset();
   // SM `sm` asks to send a load of `bytes`: true if it may go now (its bytes are counted in flight);

@@ -9,6 +9,7 @@
 #include "bwsim/core/Trace.hpp"
 #include "bwsim/hw/memory/GlobalMemory.hpp"
 #include "bwsim/hw/memory/MemorySystem.hpp"
+#include "bwsim/hw/sm/CrossSmCensus.hpp"
 
 namespace bwsim {
 
@@ -38,6 +39,7 @@ struct SimContext {
   std::uint32_t traced_count = 0;
   std::vector<PhaseFlip>* phase_flips = nullptr;  // recorded when set
   bool check_races = true;                         // check/RaceChecker on every async access
+  CrossSmCensus* cross_sm = nullptr;               // noted when set (SimOptions::cross_sm_census)
 
   bool functional() const { return mode == Mode::Functional; }
   // The tracer for events of SM `sm`, or nullptr when the run is not traced or the SM filtered out
@@ -50,6 +52,12 @@ struct SimContext {
     ++traced_count;
   }
   Cycle now() const { return engine.now(); }
+  // The running event performs a coupling operation whose shared state is affected `lead` cycles on.
+  void couple(Coupling k, Cycle lead) {
+    if (cross_sm) cross_sm->note(k, engine.running_seq(), lead);
+  }
+  // ... affected at cycle `at` (not before now).
+  void couple_at(Coupling k, Cycle at) { couple(k, at > now() ? at - now() : 0); }
 };
 
 }  // namespace bwsim

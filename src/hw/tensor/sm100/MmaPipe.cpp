@@ -130,6 +130,7 @@ Cycle MmaPipe::reserve(Cycle at, Cycle interval, MmaPipe* peer) {
   if (peer) start = std::max(start, peer->free_at_);
   free_at_ = start + interval;
   if (peer) {
+    ctx_.couple_at(Coupling::Cluster, start);  // the pair's peer pipe is reserved from `start`
     peer->free_at_ = free_at_;
     peer->stats_.busy_cycles += interval;
   }
