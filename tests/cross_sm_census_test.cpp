@@ -4,6 +4,7 @@
 
 #include "TestSupport.hpp"
 #include "bwsim/kernel/Simulator.hpp"
+#include "bwsim/kernels/Gemm.hpp"
 
 namespace bwsim {
 namespace {
@@ -73,6 +74,27 @@ TEST(CrossSmCensusTest, AClustersRemoteOperationsAreItsCouplings) {
   EXPECT_EQ(cluster.lead_log2[6], 1u);  // the arrival: 50 plus its issue, below 64
   EXPECT_EQ(r.cross_sm->kinds[static_cast<std::size_t>(Coupling::Launch)].operations, 1u);  // the cluster retires
   EXPECT_EQ(r.cross_sm->kinds[static_cast<std::size_t>(Coupling::MemoryRequest)].operations, 0u);
+}
+
+// A 2-SM GEMM with 2x1 clusters on the B200 config: every TMA request is one memory request and,
+// but a prefetch, one reply; the CTA pairs' MMAs and multicast loads are cluster couplings; the
+// B200 has no CPC gate. The predicted run is the same with the census on.
+TEST(CrossSmCensusTest, AGemmsMemoryCouplingsAreItsTmaRequests) {
+  const GemmParams p{.m = 512, .n = 512, .k = 256, .ctas = 4, .cluster_m = 2, .two_sm = true};
+  const GemmResult off = run_gemm(test::b200_config(), SimOptions{.mode = Mode::Timing}, p, false);
+  const GemmResult r = run_gemm(test::b200_config(), SimOptions{.mode = Mode::Timing, .cross_sm_census = true}, p, false);
+  ASSERT_TRUE(r.run.cross_sm.has_value());
+  EXPECT_EQ(r.run.cycles, off.run.cycles);
+  EXPECT_EQ(r.run.events, off.run.events);
+  const auto kind = [&](Coupling k) { return r.run.cross_sm->kinds[static_cast<std::size_t>(k)]; };
+  const TmaStats& tma = r.run.tma;
+  EXPECT_EQ(kind(Coupling::MemoryRequest).operations, tma.loads + tma.stores + tma.reduces + tma.prefetches);
+  EXPECT_EQ(kind(Coupling::MemoryReply).operations, tma.loads + tma.stores + tma.reduces);
+  // No box lands sooner than tma.load_latency after its request starts.
+  EXPECT_GE(kind(Coupling::MemoryReply).min_lead, test::b200_config().tma.load_latency);
+  EXPECT_GT(kind(Coupling::Cluster).operations, 0u);
+  EXPECT_EQ(kind(Coupling::CpcGate).operations, 0u);
+  EXPECT_LE(r.run.cross_sm->coupled_events, r.run.events);
 }
 
 }  // namespace
