@@ -15,9 +15,9 @@ namespace bwsim {
 
 enum class Coupling : std::uint8_t {
   MemoryRequest,  // a TMA load, store, reduce or prefetch reaching the shared L2/HBM
-  MemoryReply,    // the L2's answer to a load reaching the SM (lead: request start to first data)
+  MemoryReply,    // the answer reaching the SM (lead from the request's start: a load's box landing, a write done)
   CpcGate,        // the CPC's load gate (bytes in flight shared by its SMs)
-  Cluster,        // another CTA of the cluster: remote arrive, DSMEM store, multicast, pair MMA
+  Cluster,        // another CTA of the cluster: remote arrive, DSMEM store or load, multicast, pair MMA
   Launch,         // the grid scheduler: a cluster retiring frees SMs for the next
   kCount
 };
