@@ -397,14 +397,15 @@ struct Kernel {
           w.ld_shared(l.stat(i, 0, 32 * q), std::as_writable_bytes(std::span(m_old)));
           w.ld_shared(l.stat(i, 1, 32 * q), std::as_writable_bytes(std::span(m_new)));
           if (j + 1 == n) m_last[i] = m_new;  // the base of the row sums
-          bool grew = false;
-          for (std::uint32_t r = 0; r < 32; ++r) {
-            scale[r] = 1.0f;
-            if (m_old[r] != m_new[r] && m_old[r] != kNegInf) {
-              scale[r] = std::exp2((m_old[r] - m_new[r]) * pr.scale_log2);
-              grew = true;
+          bool grew = false;  // functional mode's scores; timing mode draws growth instead
+          if (w.functional())
+            for (std::uint32_t r = 0; r < 32; ++r) {
+              scale[r] = 1.0f;
+              if (m_old[r] != m_new[r] && m_old[r] != kNegInf) {
+                scale[r] = std::exp2((m_old[r] - m_new[r]) * pr.scale_log2);
+                grew = true;
+              }
             }
-          }
           w.mbarrier_arrive(l.bar(StatsEmpty, i));
           if (j == 0) continue;  // nothing accumulated yet
           co_await w.mbarrier_wait(l.bar(OFull, i), (t0 + j - 1) & 1u);
