@@ -104,7 +104,7 @@ AsyncAccess& record(Cta& cta, AccessKind kind, WarpState& issuer, std::uint32_t 
   const HbClock seq = kind == AccessKind::MmaRead || kind == AccessKind::MmaWrite || kind == AccessKind::MmaTmemRead
                          ? issuer.hb.commits
                          : issuer.hb.releases;
-  const AsyncAccess latest{kind, begin, end, &issuer, seq, issuer.ready};
+  const AsyncAccess latest{.issuer = &issuer, .cycle = issuer.ready, .begin = begin, .end = end, .seq = seq, .kind = kind};
   std::vector<AsyncAccess>& of = r.of(kind);
   const std::uint64_t hash = mix64(RaceRecords::range_key(kind, begin, end) ^ reinterpret_cast<std::uintptr_t>(&cta));
   std::uint32_t& cached = issuer.race_record_cache[hash % issuer.race_record_cache.size()];

@@ -35,19 +35,22 @@ enum class AccessKind : std::uint8_t {
   TmaWrite, MmaRead, MmaWrite, TmemLoad, GenericWrite, WgmmaRead, GenericRead, TmemStore, MmaTmemRead
 };
 
-struct AsyncAccess {
-  AccessKind kind;
-  std::uint32_t begin = 0, end = 0;  // SMEM bytes or TMEM columns
+// Ordered so that it fills one 64-byte host cache line (the 8-byte fields first): a check reads
+// a few records per access, and with 148 SMs' CTAs taking turns they are mostly not in cache.
+struct alignas(64) AsyncAccess {
   WarpState* issuer = nullptr;
-  HbClock seq = 0;  // issuer's releases (MmaRead, MmaWrite: commits) issued before the access
-  Cycle cycle = 0;
-  bool done = true;       // TmaWrite: landed; TmemLoad / TmemStore: waited; GenericWrite: fenced; WgmmaRead: retired
-  HbClock done_seq = 0;   // TmemLoad, TmemStore, WgmmaRead: the issuer's releases at its wait::ld / wait::st / wait_group
-  std::uint64_t group = 0;  // WgmmaRead: 1 + the issuer's commit group
-  bool read_unwritten = false;  // TmemLoad of columns no recorded MMA had written yet
   const WarpState* ordered_for = nullptr;  // the last warp found ordered after it (a cache)
-  HbPhase landing;        // TmaWrite: the barrier phase its complete_tx landed in
+  Cycle cycle = 0;
+  std::uint64_t group = 0;  // WgmmaRead: 1 + the issuer's commit group
+  HbPhase landing;          // TmaWrite: the barrier phase its complete_tx landed in
+  std::uint32_t begin = 0, end = 0;  // SMEM bytes or TMEM columns
+  HbClock seq = 0;  // issuer's releases (MmaRead, MmaWrite: commits) issued before the access
+  HbClock done_seq = 0;   // TmemLoad, TmemStore, WgmmaRead: the issuer's releases at its wait::ld / wait::st / wait_group
+  AccessKind kind = AccessKind::TmaWrite;
+  bool done = true;       // TmaWrite: landed; TmemLoad / TmemStore: waited; GenericWrite: fenced; WgmmaRead: retired
+  bool read_unwritten = false;  // TmemLoad of columns no recorded MMA had written yet
 };
+static_assert(sizeof(AsyncAccess) == 64);
 
 inline constexpr std::size_t kAccessKinds = static_cast<std::size_t>(AccessKind::MmaTmemRead) + 1;
 
