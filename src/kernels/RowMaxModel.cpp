@@ -21,7 +21,8 @@ void RowMaxModel::restart(std::uint64_t seed) {
   state_ = seed;
   soonest_ = kNever;
   for (std::uint32_t r = 0; r < p_.rows; ++r) {
-    m_ref_[r] = draw_above(-std::numeric_limits<double>::infinity(), 1.0);  // tile 0's max
+    m_ref_[r] = -std::numeric_limits<double>::infinity();
+    draw_max(r, 1.0);  // tile 0's max
     schedule(r, 0);
   }
 }
@@ -43,8 +44,20 @@ double RowMaxModel::draw_above(double z, double q) {
   return std::max(z, upper_quantile(tail));
 }
 
+// Without a threshold the draw stays in probability space: the new max m has P(tile max > m) =
+// V q for the same uniform V that draw_above() turns into m, so no normal tail or quantile is
+// evaluated (the same draws, without their rounding).
+void RowMaxModel::draw_max(std::uint32_t row, double q) {
+  if (threshold_z_ == 0) {
+    exceed_[row] = uniform() * q;
+    return;
+  }
+  m_ref_[row] = draw_above(m_ref_[row] + threshold_z_, q);
+  exceed_[row] = exceed_probability(m_ref_[row] + threshold_z_);
+}
+
 void RowMaxModel::schedule(std::uint32_t row, std::uint32_t tile) {
-  const double q = exceed_[row] = exceed_probability(m_ref_[row] + threshold_z_);
+  const double q = exceed_[row];
   // Tiles until the first that exceeds: geometric, at least 1.
   const double wait = q > 0 ? std::ceil(std::log(uniform()) / std::log1p(-q)) : HUGE_VAL;
   next_[row] = wait < static_cast<double>(kNever - tile) ? tile + std::max(1u, static_cast<std::uint32_t>(wait)) : kNever;
@@ -57,7 +70,7 @@ bool RowMaxModel::rescales(std::uint32_t tile) {
   bool any = false;
   for (std::uint32_t r = 0; r < p_.rows; ++r) {
     if (next_[r] <= tile) {
-      m_ref_[r] = draw_above(m_ref_[r] + threshold_z_, exceed_[r]);
+      draw_max(r, exceed_[r]);
       schedule(r, tile);
       any = true;
     } else {

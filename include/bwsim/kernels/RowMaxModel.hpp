@@ -42,13 +42,15 @@ class RowMaxModel {
   double uniform();                        // in (0, 1)
   double exceed_probability(double z) const;  // P(tile max > z), z in standard units
   double draw_above(double z, double q);   // a tile max conditioned on > z (q: its probability)
-  void schedule(std::uint32_t row, std::uint32_t tile);  // the row's next rescale after `tile`
+  // The row's new max, drawn above its max (q: P(a tile max exceeds it + threshold)); sets its q.
+  void draw_max(std::uint32_t row, double q);
+  void schedule(std::uint32_t row, std::uint32_t tile);  // the row's next rescale after `tile`, from its q
 
   Params p_;
   double threshold_z_;  // the threshold in standard units of the scores
   std::uint64_t state_;
-  std::vector<double> m_ref_;          // each row's max in standard units
-  std::vector<double> exceed_;         // each row's q: P(a tile max > m_ref + threshold), set by schedule()
+  std::vector<double> m_ref_;          // each row's max in standard units (with a threshold only)
+  std::vector<double> exceed_;         // each row's q: P(a tile max > m_ref + threshold), set by draw_max()
   std::vector<std::uint32_t> next_;    // the tile of each row's next rescale
   std::uint32_t soonest_ = kNever;
 };
