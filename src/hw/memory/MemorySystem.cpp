@@ -166,56 +166,67 @@ MemorySystem::Touched MemorySystem::touch(std::uint32_t die, const TensorMap& ma
   }
   // The blocks in touch order (per row group: its promotion blocks, then the box's own), then one
   // call to the L2 policy for the whole box. Without promotion (the common case) no flags are kept.
-  keys_.clear();
-  promoted_.clear();
+  // The keys are written into buffers kept at the largest box's size (no per-block push_back).
   const bool promoting = granule > line;
+  const std::uint64_t box_lines = last_line - first_line + 1;
+  const std::uint64_t per_group = box_lines + (promoting ? 2 * (granule / line) : 0);
+  const std::uint64_t groups = static_cast<std::uint64_t>((hi[1] - lo[1]) * (hi[2] - lo[2]) * (hi[3] - lo[3]) * (hi[4] - lo[4]));
+  if (keys_.size() < groups * per_group) {
+    keys_.resize(groups * per_group);
+    promoted_.resize(groups * per_group);
+    touches_.resize(groups * per_group);
+  }
+  std::uint64_t* key = keys_.data();
+  std::uint8_t* flag = promoted_.data();
+  const std::uint64_t group_step = map.rank() > 1 ? static_cast<std::uint64_t>(rows) * map.stride(1) : 0;
   for (std::int64_t i4 = lo[4]; i4 < hi[4]; ++i4)
     for (std::int64_t i3 = lo[3]; i3 < hi[3]; ++i3)
-      for (std::int64_t i2 = lo[2]; i2 < hi[2]; ++i2)
-        for (std::int64_t g1 = lo[1]; g1 < hi[1]; ++g1) {
-          std::uint64_t row = map.address().value;
-          if (map.rank() > 1) row += static_cast<std::uint64_t>(g1) * rows * map.stride(1);
-          if (map.rank() > 2) row += static_cast<std::uint64_t>(i2) * map.stride(2);
-          if (map.rank() > 3) row += static_cast<std::uint64_t>(i3) * map.stride(3);
-          if (map.rank() > 4) row += static_cast<std::uint64_t>(i4) * map.stride(4);
-          if (promoting) {  // the promotion granules' lines outside the box
-            const std::uint64_t lo = row + first_line * line, hi = row + (last_line + 1) * line;
-            for (std::uint64_t a = lo / granule * granule; a < (hi + granule - 1) / granule * granule; a += line) {
-              if (a >= lo && a < hi) continue;
-              keys_.push_back(a);
-              promoted_.push_back(1);
+      for (std::int64_t i2 = lo[2]; i2 < hi[2]; ++i2) {
+        std::uint64_t row = map.address().value + first_line * line + static_cast<std::uint64_t>(lo[1]) * group_step;
+        if (map.rank() > 2) row += static_cast<std::uint64_t>(i2) * map.stride(2);
+        if (map.rank() > 3) row += static_cast<std::uint64_t>(i3) * map.stride(3);
+        if (map.rank() > 4) row += static_cast<std::uint64_t>(i4) * map.stride(4);
+        for (std::int64_t g1 = lo[1]; g1 < hi[1]; ++g1, row += group_step) {
+          const std::uint64_t end = row + box_lines * line;
+          if (promoting)  // the promotion granules' lines outside the box
+            for (std::uint64_t a = row / granule * granule; a < (end + granule - 1) / granule * granule; a += line) {
+              if (a >= row && a < end) continue;
+              *key++ = a;
+              *flag++ = 1;
             }
-          }
-          for (std::uint64_t l = first_line; l <= last_line; ++l) {
-            keys_.push_back(row + l * line);
-            if (promoting) promoted_.push_back(0);
+          for (std::uint64_t a = row; a < end; a += line) {
+            *key++ = a;
+            if (promoting) *flag++ = 0;
           }
         }
-  touches_.resize(keys_.size());
-  halves_[die].l2->access(keys_, touches_);
+      }
+  const std::size_t count = static_cast<std::size_t>(key - keys_.data());
+  const std::span<const std::uint64_t> keys(keys_.data(), count);
+  const std::span<L2Touch> touches(touches_.data(), count);
+  halves_[die].l2->access(keys, touches);
   const bool split = halves_.size() > 1;
   if (split) {  // near misses (every write) of blocks homed on the other die: its half, in one call
-    served_by_.assign(keys_.size(), static_cast<std::uint8_t>(die));
+    served_by_.assign(count, static_cast<std::uint8_t>(die));
     far_keys_.clear();
     far_index_.clear();
-    for (std::uint32_t i = 0; i < keys_.size(); ++i) {
-      if ((touches_[i].hit && !write) || home(keys_[i]) == die) continue;
+    for (std::uint32_t i = 0; i < count; ++i) {
+      if ((touches[i].hit && !write) || home(keys[i]) == die) continue;
       served_by_[i] = static_cast<std::uint8_t>(1 - die);
-      far_keys_.push_back(keys_[i]);
+      far_keys_.push_back(keys[i]);
       far_index_.push_back(i);
     }
     far_touches_.resize(far_keys_.size());
     if (!far_keys_.empty()) halves_[1 - die].l2->access(far_keys_, far_touches_);
     for (std::size_t j = 0; j < far_touches_.size(); ++j) {  // the home half's state; the near copy fills too
-      L2Touch& t = touches_[far_index_[j]];
+      L2Touch& t = touches[far_index_[j]];
       t.hit = far_touches_[j].hit;
       t.last = far_touches_[j].last;
       if (fresh && !t.hit) fresh->push_back(far_touches_[j].in_flight);
     }
   }
   Touched t;
-  for (std::size_t i = 0; i < touches_.size(); ++i) {
-    const L2Touch& b = touches_[i];
+  for (std::size_t i = 0; i < count; ++i) {
+    const L2Touch& b = touches[i];
     Counts& c = t.served[split ? served_by_[i] : die];
     if (promoting && promoted_[i]) {
       if (b.hit) continue;
