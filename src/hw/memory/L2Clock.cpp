@@ -3,6 +3,15 @@
 namespace bwsim {
 
 void L2Clock::access(std::span<const std::uint64_t> keys, std::span<L2Touch> out) {
+  // Host-cache prefetches only (results do not depend on them), so that a box's misses overlap
+  // instead of queueing: its blocks' slots and, with the L2 full, the slots of the blocks next on
+  // the ring (the sweep evicts from there, and the eviction rewrites its slot).
+  for (const std::uint64_t key : keys) blocks_.prefetch_slot(key);
+  if (blocks_.full()) {
+    const auto ring = static_cast<std::uint32_t>(blocks_.size());
+    for (std::uint32_t i = 0, h = hand_; i < keys.size(); ++i, h = h + 1 == ring ? 0 : h + 1)
+      blocks_.prefetch_slot(blocks_[h].key);
+  }
   for (std::size_t i = 0; i < keys.size(); ++i) {
     const std::uint64_t key = keys[i];
     std::uint64_t slot;
