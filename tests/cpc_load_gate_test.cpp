@@ -21,16 +21,16 @@ std::map<std::uint32_t, std::uint32_t> sms_per_cpc(const ChipLayout& layout) {
 }
 
 TEST(CpcLoadGateTest, TheH100HasSixCpcsShortOfATpc) {
-  // 66 TPCs over two halves of 4 GPCs: 9, 8, 8, 8 each. CPCs of 3 TPCs: a GPC of 9 has three of 6
-  // SMs, one of 8 two of 6 and one of 4, so 18 CPCs of 6 SMs and 6 of 4 (24 SMs).
+  // 66 TPCs in 8 GPCs of 8, 8, 8, 8, 8, 8, 9, 9 (sm.gpc_tpcs, measured). CPCs of 3 TPCs: a GPC of 9
+  // has three of 6 SMs, one of 8 two of 6 and one of 4, so 18 CPCs of 6 SMs and 6 of 4 (24 SMs).
   const ChipLayout layout = chip_layout(load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml"));
   std::map<std::uint32_t, std::uint32_t> sizes;
   for (const auto& [cpc, n] : sms_per_cpc(layout)) ++sizes[n];
   EXPECT_EQ(sizes, (std::map<std::uint32_t, std::uint32_t>{{4, 6}, {6, 18}}));
-  // A CPC's SMs are consecutive and inside one GPC: the short one ends GPC 1 (SMs 18..33).
-  EXPECT_EQ(layout.cpc[30], layout.cpc[33]);
-  EXPECT_NE(layout.cpc[29], layout.cpc[30]);
-  EXPECT_NE(layout.cpc[33], layout.cpc[34]);
+  // A CPC's SMs are consecutive and inside one GPC: the short one ends GPC 1 (SMs 16..31).
+  EXPECT_EQ(layout.cpc[28], layout.cpc[31]);
+  EXPECT_NE(layout.cpc[27], layout.cpc[28]);
+  EXPECT_NE(layout.cpc[31], layout.cpc[32]);
 }
 
 TEST(CpcLoadGateTest, WithoutTpcsPerCpcEachGpcIsOneCpc) {

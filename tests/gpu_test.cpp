@@ -125,12 +125,12 @@ TEST(GpuTest, ClustersGoToTheGpcWithTheFewestCtas) {
 }
 
 TEST(GpuTest, ATraceCoversTheFirstSmsToGetCtas) {
-  // 4 CTAs on the H100 config go to the first SM of GPCs 0-3 (0, 18, 34, 50): the trace's 4 SMs.
+  // 4 CTAs on the H100 config go to the first SM of GPCs 0-3 (0, 16, 32, 48): the trace's 4 SMs.
   const std::string path = ::testing::TempDir() + "placement.trace.json";
   Simulator sim(h100_config(), SimOptions{.mode = Mode::Timing, .trace_path = path, .trace_sms = 4});
   const RunResult r = sim.launch("sleepers", LaunchConfig{.grid_ctas = 4, .block_threads = 32},
                                  [](Warp& w) -> Task { co_await w.sleep(10); });
-  EXPECT_EQ(r.traced_sms, (std::vector<std::uint32_t>{0, 18, 34, 50}));
+  EXPECT_EQ(r.traced_sms, (std::vector<std::uint32_t>{0, 16, 32, 48}));
   std::vector<std::uint32_t> sms;
   for (const WarpSummary& s : r.warps) sms.push_back(s.sm);
   EXPECT_EQ(sms, r.traced_sms);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <fstream>
 #include <limits>
+#include <numeric>
 #include <set>
 #include <sstream>
 #include <type_traits>
@@ -82,6 +83,24 @@ class StrictMap {
         fail(pi, fmt::format("[{}, {}] is out of range [{}, {}] x [{}, {}]", x, y, xlo, xhi, ylo, yhi));
       if (!out.empty() && x >= out.back().first) fail(pi, "the first values must descend strictly");
       out.emplace_back(x, y);
+    }
+  }
+
+  // A list of non-negative integers, each within [lo, hi].
+  void read_list(const char* key, std::vector<std::uint32_t>& out, std::uint32_t lo, std::uint32_t hi) {
+    const std::string p = join(key);
+    YAML::Node v = node_[key];
+    seen_.insert(key);
+    if (!v) fail(p, "missing key");
+    if (!v.IsSequence() || v.size() == 0) fail(p, "expected a list of integers");
+    out.clear();
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const std::string pi = fmt::format("{}[{}]", p, i);
+      if (!v[i].IsScalar() || v[i].Scalar().find_first_not_of("0123456789") != std::string::npos || v[i].Scalar().empty())
+        fail(pi, "expected a non-negative integer");
+      const auto value = v[i].as<std::uint64_t>();
+      if (value < lo || value > hi) fail(pi, fmt::format("value {} is out of range [{}, {}]", value, lo, hi));
+      out.push_back(static_cast<std::uint32_t>(value));
     }
   }
 
@@ -230,18 +249,32 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   sm.read<std::uint32_t>("smem_reserved_per_cta", c.sm.smem_reserved_per_cta, 0, 1u << 20);
   sm.read<std::uint32_t>("gpcs", c.sm.gpcs, 1, 1024);
   if (sm.has("tpcs_per_cpc")) sm.read<std::uint32_t>("tpcs_per_cpc", c.sm.tpcs_per_cpc, 0, 64);
+  if (sm.has("gpc_tpcs")) sm.read_list("gpc_tpcs", c.sm.gpc_tpcs, 1, 512);
   sm.finish();
   if (c.sm.gpcs > (c.sm.count + 1) / 2) top.fail("sm.gpcs", "more GPCs than TPCs (2 SMs each)");
+  if (!c.sm.gpc_tpcs.empty()) {
+    if (c.sm.gpc_tpcs.size() != c.sm.gpcs) top.fail("sm.gpc_tpcs", fmt::format("needs one entry per GPC ({})", c.sm.gpcs));
+    if (std::accumulate(c.sm.gpc_tpcs.begin(), c.sm.gpc_tpcs.end(), 0u) != (c.sm.count + 1) / 2)
+      top.fail("sm.gpc_tpcs", fmt::format("the GPCs' TPCs must add up to the chip's {} (2 SMs each)", (c.sm.count + 1) / 2));
+  }
 
   StrictMap dies = top.section("dies");
   dies.read<std::uint32_t>("count", c.dies.count, 1, 2);
   dies.read<std::uint64_t>("interleave_bytes", c.dies.interleave_bytes, 128, 1ull << 30);
   dies.read("link_gbytes_per_second", c.dies.link_gbytes_per_second, 0.0, 1e9);
   dies.read<Cycle>("link_latency", c.dies.link_latency, 0, kMaxLatency);
+  if (dies.has("of_gpc")) dies.read_list("of_gpc", c.dies.of_gpc, 0, c.dies.count - 1);
   dies.finish();
+  if (!c.dies.of_gpc.empty()) {
+    if (c.dies.of_gpc.size() != c.sm.gpcs) top.fail("dies.of_gpc", fmt::format("needs one entry per GPC ({})", c.sm.gpcs));
+    for (std::uint32_t d = 0; d < c.dies.count; ++d)
+      if (std::find(c.dies.of_gpc.begin(), c.dies.of_gpc.end(), d) == c.dies.of_gpc.end())
+        top.fail("dies.of_gpc", fmt::format("die {} has no GPC", d));
+  }
   if (c.dies.interleave_bytes & (c.dies.interleave_bytes - 1))
     top.fail("dies.interleave_bytes", "must be a power of 2");
-  if (c.sm.gpcs % c.dies.count) top.fail("sm.gpcs", "must be a multiple of dies.count (each die has its own GPCs)");
+  if (c.dies.of_gpc.empty() && c.sm.gpcs % c.dies.count)
+    top.fail("sm.gpcs", "must be a multiple of dies.count (each die has its own GPCs), or dies.of_gpc must say which");
   if (c.dies.count > 1 && c.dies.link_gbytes_per_second <= 0)
     top.fail("dies.link_gbytes_per_second", "must be positive on a chip of more than one die");
 

@@ -26,10 +26,13 @@ struct HardwareConfig {
     std::uint32_t smem_reserved_per_cta = 0;  // shared memory the system reserves for each resident CTA
     std::uint32_t gpcs = 0;                 // GPCs; the SMs' TPCs (2 SMs each) spread over them evenly
     std::uint32_t tpcs_per_cpc = 0;         // TPCs per CPC (a GPC's group of TPCs); 0: one CPC per GPC
+    // Optional: the TPCs of each GPC in the order the block scheduler fills the GPCs (which is
+    // the SMs' numbering); empty: spread evenly, die by die (hw/sm/ChipLayout).
+    std::vector<std::uint32_t> gpc_tpcs;
   } sm;
 
-  // The chip's dies (hw/sm/ChipLayout, hw/memory/MemorySystem). Each die has an equal share of
-  // the TPCs and GPCs (so a cluster, which stays in one GPC, never spans dies), its half of the
+  // The chip's dies (hw/sm/ChipLayout, hw/memory/MemorySystem). Each die has whole GPCs (an
+  // equal share unless of_gpc says otherwise; a cluster, which stays in one GPC, never spans dies), its half of the
   // L2 and of the HBM stacks; an address is homed in one die's L2 half, chosen by the parity of
   // the address's interleave granules (an XOR hash). Bytes an SM reads from or writes to the
   // other die's half cross the die-to-die link. count 1: one die, the link values unused.
@@ -38,6 +41,9 @@ struct HardwareConfig {
     std::uint64_t interleave_bytes = 0;  // the granule of the address hash that picks a home half
     double link_gbytes_per_second = 0;   // the die-to-die link, each direction (bytes per ns)
     Cycle link_latency = 0;              // added to a read or write served by the other die's half
+    // Optional: the die (L2 partition) of each GPC; empty: the first gpcs / count GPCs are die 0's,
+    // and so on.
+    std::vector<std::uint32_t> of_gpc;
   } dies;
 
   struct Launch {

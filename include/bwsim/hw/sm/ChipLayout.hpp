@@ -1,9 +1,11 @@
 #pragma once
 // Where each SM sits on the chip: its die, its GPC, its CPC and its TPC (2 SMs). SMs are numbered
-// die by die and, within a die, GPC by GPC. Each die has an equal share of the TPCs and of the
-// GPCs; within a die the TPCs spread over its GPCs as evenly as they go, the first GPCs taking one
-// more (floor-swept chips have GPCs of unequal size). A GPC's TPCs form CPCs of sm.tpcs_per_cpc in
-// order, so a GPC short of TPCs has its last CPC short (0: one CPC per GPC).
+// GPC by GPC, in the order the block scheduler fills the GPCs (a grid's consecutive CTAs share a
+// GPC). The GPCs' sizes are sm.gpc_tpcs where a config measured them (floor-swept chips have GPCs
+// of unequal size), and the die (L2 partition) of each GPC dies.of_gpc; otherwise each die has an
+// equal share of the TPCs and of the GPCs, numbered die by die, and within a die the TPCs spread
+// over its GPCs as evenly as they go, the first GPCs taking one more. A GPC's TPCs form CPCs of
+// sm.tpcs_per_cpc in order, so a GPC short of TPCs has its last CPC short (0: one CPC per GPC).
 #include <cstdint>
 #include <vector>
 
