@@ -343,24 +343,46 @@ TEST(CalibrationTest, PingPongCtasDriftApartOnSiliconNotInTheModel) {
   EXPECT_LT(model.same_a_tile_j5, 1000);
 }
 
-// The L2's room for data all SMs read (h100_l2_footprint.csv: 132 SMs reading F MiB, DRAM bytes
-// per pass as a share of F). Silicon holds a footprint every SM reads only up to one partition's
-// 25 MiB (45 / 119 / 182 at 24 / 28 / 32 MiB) and one split among the SMs further (34 at 32, 91 at
-// 48). h100.yaml's two L2 halves put both knees in place; one unified 50 MiB L2 holds the shared
-// footprint to 48 MiB, which the second half of the test shows fails.
+// The L2's room for data all SMs read (132 SMs reading F MiB, DRAM bytes per pass as a share of F;
+// h100_l2_partitions.csv's shared and split rows, under ncu's application replay: the 8-24 MiB
+// values of h100_l2_footprint.csv are a kernel-replay artefact). Silicon holds a footprint every SM
+// reads only up to one partition's 25 MiB (2 / 483 / 876 at 24 / 28 / 32 MiB) and one split among
+// the SMs further (1 at 32, 44 at 40, 91 at 48). h100.yaml's two L2 halves put both knees in place;
+// one unified 50 MiB L2 holds the shared footprint to 48 MiB, which the second half of the test
+// shows fails.
 TEST(CalibrationTest, TheH100L2HoldsDataEverySmReadsOnlyUpToOnePartition) {
   const HardwareConfig h100 = load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml");
   const UbenchScenario& shared = *find_ubench("l2_footprint_shared_hbm_per_pass_x100");
   const UbenchScenario& split = *find_ubench("l2_footprint_split_hbm_per_pass_x100");
-  EXPECT_EQ(run_ubench(h100, shared, 20), 0);      // silicon 20
-  EXPECT_GE(run_ubench(h100, shared, 28), 80);     // silicon 119
-  EXPECT_GE(run_ubench(h100, shared, 32), 100);    // silicon 182
-  EXPECT_LT(run_ubench(h100, split, 32), 40);      // silicon 34
+  EXPECT_EQ(run_ubench(h100, shared, 20), 0);      // silicon 0
+  EXPECT_GE(run_ubench(h100, shared, 28), 80);     // silicon 483
+  EXPECT_GE(run_ubench(h100, shared, 32), 100);    // silicon 876
+  EXPECT_LT(run_ubench(h100, split, 32), 40);      // silicon 1
   EXPECT_GE(run_ubench(h100, split, 48), 85);      // silicon 91
   HardwareConfig unified = h100;
   unified.dies.count = 1;
   unified.dies.of_gpc.clear();  // one L2 for every GPC
   EXPECT_EQ(run_ubench(unified, shared, 32), 0);
+}
+
+// Pairs of SMs reading one cold stream, the follower L boxes of 16 KiB behind its leader
+// (h100_l2_partitions.csv's lag rows: DRAM bytes over the leaders' x 100, 100 while the follower
+// hits): silicon's follower loses lines gradually from L = 2 on (133 at 8, 176 at 16), the model's
+// (clock, and exact LRU alike) keeps all of them and then, from 12-14, almost none. One partition's
+// data alone (half0) agrees. The test pins the gap (it fails once a replacement closes it, so the
+// README's finding gets revisited with it); a set-associative LRU of 8-256 ways narrowed it but
+// lost the all-SM distinct stream over 33 MiB to conflict misses silicon does not have.
+TEST(CalibrationTest, TheL2LosesStreamedLinesGraduallyOnSiliconAllAtOnceInTheModel) {
+  const HardwareConfig h100 = load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml");
+  std::map<std::pair<std::string, std::uint32_t>, std::int64_t> silicon;
+  for (const auto& row : read_csv_rows(calibration("h100_l2_partitions.csv"), 3))
+    silicon[{row[0], static_cast<std::uint32_t>(std::stoul(row[1]))}] = std::stoll(row[2]);
+  const std::string lag = "l2_partitions_lag_same_hbm_per_pass_x100", half = "l2_partitions_half0_hbm_per_pass_x100";
+  ASSERT_EQ(silicon.at({lag, 8}), 133);
+  ASSERT_EQ(silicon.at({lag, 16}), 176);
+  EXPECT_LE(run_ubench(h100, *find_ubench(lag), 8), 105);
+  EXPECT_GE(run_ubench(h100, *find_ubench(lag), 16), 185);
+  EXPECT_EQ(run_ubench(h100, *find_ubench(half), 32), silicon.at({half, 32}));  // 100: the first reader misses
 }
 
 // CUDA-core units and the softmax twin (h100_cudacore.csv): chains and streams of one opcode, the

@@ -422,6 +422,9 @@ std::int64_t run_ubench(const HardwareConfig& config, const UbenchScenario& s, s
     case UbenchParam::BoxStep:
       if (param > 127) throw InputError(fmt::format("{}: boxes between two SMs' first boxes, 0..127, got {}", s.name, param));
       break;
+    case UbenchParam::LagBoxes:
+      if (param > 255) throw InputError(fmt::format("{}: boxes a follower reads behind its leader, 0..255, got {}", s.name, param));
+      break;
     case UbenchParam::DelayCycles:
       if (param > 100000) throw InputError(fmt::format("{}: a delay in cycles, 0..100000, got {}", s.name, param));
       break;

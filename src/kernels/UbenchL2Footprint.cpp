@@ -1,8 +1,16 @@
-// The L2 footprint sweep of tools/calibration/h100_l2_footprint.cu as a bwsim program: one CTA per
-// SM reads 16 KiB boxes of a region of F MiB through 4 stages, every CTA the whole region from a
-// staggered start ("shared") or each its own slice ("split"); a warm-up launch makes one pass, the
-// measured launch two. The value is the measured launch's HBM bytes read per pass as a share of
-// the footprint (x 100): 0 while the L2 holds what the SMs read, 100 or more once it does not.
+// The L2 footprint sweep of tools/calibration/h100_l2_footprint.cu and the partition modes of
+// h100_l2_partitions.cu as bwsim programs: one CTA per SM reads 16 KiB boxes of a region of F MiB
+// through 4 stages, each SM as its role says (every CTA the whole region from a staggered start,
+// "shared"; each its own slice, "split"; pairs of SMs of one or of both L2 partitions, or of one
+// partition only, a slice each); a warm-up launch makes one pass, the measured launch two. The
+// value is the measured launch's HBM bytes read per pass as a share of the footprint (x 100): 0
+// while the L2 holds what the SMs read, 100 or more once it does not. The lag modes: pairs of SMs
+// read a cold stream, the follower a set number of boxes behind its leader (the GEMM's A tile read
+// by two CTAs that drift apart): 100 while the follower hits, 200 once it misses.
+#include <algorithm>
+#include <numeric>
+
+#include "bwsim/hw/sm/ChipLayout.hpp"
 #include "bwsim/kernels/Ubench.hpp"
 #include "bwsim/kernels/UbenchPrograms.hpp"
 
@@ -10,37 +18,196 @@ namespace bwsim {
 namespace {
 
 constexpr std::uint32_t kBox = 16384, kBoxRows = 128, kStages = 4, kSmem = 133120;
+constexpr std::uint32_t kLagBoxes = 384;   // boxes per pair in the lag modes (6 MiB), as on silicon
+constexpr std::uint32_t kFlushBoxes = 160 * 64;  // the lag modes' flush: 160 MiB read once
+// A follower's poll of its leader's count: silicon reads a flag in GMEM (ld.acquire.gpu, an L2
+// round trip) and sleeps 64 ns between reads (E).
+constexpr Cycle kPollCycles = 400;
 
-std::int64_t hbm_per_pass_x100(const HardwareConfig& c, std::uint32_t mib, bool shared) {
+// What the CTA on one SM reads (h100_l2_partitions.cu's Role): `count` boxes from box `first` on,
+// starting `start` boxes in and wrapping; count 0: idle. Lag modes: start 1 marks the leader.
+struct Role {
+  std::uint32_t first = 0, count = 0, start = 0, pair = 0;
+};
+
+struct Plan {
+  std::vector<Role> warm, measure;  // by SM
+  std::uint32_t boxes = 0;          // the footprint (lag modes: the leaders' boxes)
+  std::uint32_t region = 0;         // boxes allocated, as the hardware program allocates them
+  std::uint32_t passes = 2;         // of the measured launch
+};
+
+// Pairs of SMs: within each die (SM i with SM i + half of its die's list, the dies' pairs
+// interleaved), across (the i-th SM of each die, the leader alternating), or within die `only`.
+std::vector<std::pair<std::uint32_t, std::uint32_t>> sm_pairs(const std::vector<std::uint32_t> (&die)[2], bool cross,
+                                                              int only = -1) {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+  if (cross) {
+    for (std::size_t i = 0; i < std::min(die[0].size(), die[1].size()); ++i)
+      pairs.push_back(i % 2 ? std::pair{die[1][i], die[0][i]} : std::pair{die[0][i], die[1][i]});
+    return pairs;
+  }
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> side[2];
+  for (int d = 0; d < 2; ++d) {
+    if (only >= 0 && d != only) continue;
+    const std::size_t h = die[d].size() / 2;
+    for (std::size_t i = 0; i < h; ++i) side[d].push_back({die[d][i], die[d][i + h]});
+  }
+  for (std::size_t i = 0; i < std::max(side[0].size(), side[1].size()); ++i)
+    for (int d = 0; d < 2; ++d)
+      if (i < side[d].size()) pairs.push_back(side[d][i]);
+  return pairs;
+}
+
+// h100_l2_partitions.cu's make_plan with the model's dies for the silicon's partitions (silicon's
+// are sets of 4 GPCs, found by latency; roles go by membership, so where the SMs sit is moot).
+Plan make_plan(const HardwareConfig& c, const std::string& mode, std::uint32_t param) {
+  const std::uint32_t sms = c.sm.count, n = param * 64;
+  std::vector<std::uint32_t> die[2];
+  const ChipLayout layout = chip_layout(c);
+  for (std::uint32_t s = 0; s < sms; ++s) die[std::min<std::uint32_t>(layout.die[s], 1)].push_back(s);
+  Plan plan;
+  plan.warm.assign(sms, Role{});
+  plan.region = n;
+  auto pairs_plan = [&](const std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs) {
+    const auto m = static_cast<std::uint32_t>(pairs.size()), slice = n / m;
+    for (std::uint32_t i = 0; i < m; ++i) {  // the second reader half a slice behind the first
+      plan.warm[pairs[i].first] = Role{i * slice, slice, 0, i};
+      plan.warm[pairs[i].second] = Role{i * slice, slice, slice / 2, i};
+    }
+    plan.boxes = m * slice;
+  };
+  auto all_read_all = [&](const std::vector<std::uint32_t>& readers) {
+    const auto k = static_cast<std::uint32_t>(readers.size());
+    for (std::uint32_t i = 0; i < k; ++i) plan.warm[readers[i]] = Role{0, n, i * n / k, 0};
+    plan.boxes = n;
+  };
+  std::vector<std::uint32_t> all(sms);
+  std::iota(all.begin(), all.end(), 0u);
+  if (mode == "shared") {
+    all_read_all(all);
+  } else if (mode == "shared_half0") {
+    all_read_all(die[0]);
+  } else if (mode == "split") {
+    const std::uint32_t count = n / sms;
+    for (std::uint32_t s = 0; s < sms; ++s) plan.warm[s] = Role{s * count, count, 0, s};
+    plan.boxes = sms * count;
+  } else if (mode == "pair_same" || mode == "pair_cross") {
+    pairs_plan(sm_pairs(die, mode == "pair_cross"));
+  } else if (mode == "half0" || mode == "half1") {
+    pairs_plan(sm_pairs(die, false, mode == "half0" ? 0 : 1));
+  } else if (mode == "check_same" || mode == "check_cross") {
+    // Die 0's SMs read their slices; then each slice is read once by another SM of die 0 or by die 1's i-th SM.
+    const auto k = static_cast<std::uint32_t>(std::min(die[0].size(), die[1].size())), slice = n / k;
+    plan.measure.assign(sms, Role{});
+    for (std::uint32_t i = 0; i < k; ++i) {
+      plan.warm[die[0][i]] = Role{i * slice, slice, 0, i};
+      plan.measure[mode == "check_same" ? die[0][(i + k / 2) % k] : die[1][i]] = Role{i * slice, slice, 0, i};
+    }
+    plan.boxes = k * slice;
+    plan.passes = 1;
+    return plan;
+  } else if (mode == "lag_same" || mode == "lag_cross") {
+    const auto pairs = sm_pairs(die, mode == "lag_cross");
+    plan.measure.assign(sms, Role{});
+    for (std::uint32_t i = 0; i < pairs.size(); ++i) {
+      plan.measure[pairs[i].first] = Role{i * kLagBoxes, kLagBoxes, 1, i};
+      plan.measure[pairs[i].second] = Role{i * kLagBoxes, kLagBoxes, 0, i};
+    }
+    for (std::uint32_t s = 0; s < sms; ++s) plan.warm[s] = Role{s * (kFlushBoxes / sms), kFlushBoxes / sms, 0, s};
+    plan.boxes = plan.region = static_cast<std::uint32_t>(pairs.size()) * kLagBoxes;
+    plan.passes = 1;
+    return plan;
+  }
+  plan.measure = plan.warm;
+  return plan;
+}
+
+// The measured launch's HBM bytes read per pass as a share of the footprint (x 100); with
+// `nominal`, of the region allocated (h100_l2_footprint.csv's split rows divide by F MiB, of which
+// the 132 slices read 132 x floor(64 F / 132) boxes). `lag`: the lag modes' follower distance in
+// boxes (their warm-up launch reads a separate flush region).
+std::int64_t hbm_per_pass_x100(const HardwareConfig& c, const Plan& plan, std::int64_t lag = -1,
+                               bool nominal = false) {
   Simulator sim(c, SimOptions{.mode = Mode::Timing});
-  const std::uint32_t n = mib * 64, ctas = c.sm.count;  // 16 KiB boxes
-  const std::uint32_t count = shared ? n : n / ctas, stagger = n / ctas;
-  const TensorMap map = ubench_box_map(sim.gmem().alloc(static_cast<std::uint64_t>(n) * kBox), n * kBoxRows, kBoxRows);
-  auto program = [&](std::uint32_t passes) {
+  const LaunchConfig launch{.grid_ctas = c.sm.count, .block_threads = 32, .dynamic_smem_bytes = kSmem};
+  auto map_of = [&](std::uint32_t boxes) {
+    return ubench_box_map(sim.gmem().alloc(static_cast<std::uint64_t>(boxes) * kBox), boxes * kBoxRows, kBoxRows);
+  };
+  const TensorMap map = map_of(plan.region), flush = map_of(lag >= 0 ? kFlushBoxes : 1);
+  auto stream = [&](const TensorMap& m, const std::vector<Role>& roles, std::uint32_t passes) {
     return [&, passes](Warp& w) -> Task {
-      const StagedLoads staged{map, 1024, kBox, kStages};
+      const Role r = roles[w.sm_idx()];
+      if (!r.count) co_return;
+      const StagedLoads staged{m, 1024, kBox, kStages};
       staged.init_barriers(w);
       w.fence_mbarrier_init();
-      const std::uint32_t start = w.cta_idx() * stagger;
-      co_await staged.run(w, count * passes, [&](std::uint32_t i) {
-        return TensorCoords{0, static_cast<std::int32_t>(kBoxRows * ((start + i % count) % n))};
+      co_await staged.run(w, r.count * passes, [&](std::uint32_t i) {
+        return TensorCoords{0, static_cast<std::int32_t>(kBoxRows * (r.first + (r.start + i) % r.count))};
       });
     };
   };
-  const LaunchConfig launch{.grid_ctas = ctas, .block_threads = 32, .dynamic_smem_bytes = kSmem};
-  sim.launch("ubench", launch, program(1));
-  const RunResult r = sim.launch("ubench", launch, program(2));
+  // The lag modes' measured launch: the leader counts its landed boxes (silicon publishes the count
+  // in GMEM); the follower issues box i once the leader's box i + lag has landed.
+  std::vector<std::uint32_t> landed(c.sm.count, 0);
+  auto follow = [&](Warp& w) -> Task {
+    const Role r = plan.measure[w.sm_idx()];
+    if (!r.count) co_return;
+    const bool leader = r.start == 1;
+    const StagedLoads staged{map, 1024, kBox, kStages};
+    staged.init_barriers(w);
+    w.fence_mbarrier_init();
+    for (std::uint32_t i = 0; i < r.count + kStages; ++i) {
+      const std::uint32_t s = i % kStages;
+      if (i >= kStages) {
+        co_await w.mbarrier_wait(staged.barrier(s), ((i - kStages) / kStages) & 1u);
+        if (leader) landed[r.pair] = i - kStages + 1;
+      }
+      if (i >= r.count) continue;
+      const auto need = std::min<std::uint32_t>(i + static_cast<std::uint32_t>(lag) + 1, r.count);
+      while (!leader && landed[r.pair] < need) co_await w.sleep(kPollCycles);
+      w.mbarrier_arrive_expect_tx(staged.barrier(s), kBox);
+      w.tma_load(map, SmemAddr{1024 + s * kBox}, staged.barrier(s),
+                 TensorCoords{0, static_cast<std::int32_t>(kBoxRows * (r.first + i))});
+    }
+  };
+  RunResult r;
+  if (lag >= 0) {
+    sim.launch("ubench", launch, stream(flush, plan.warm, 1));
+    r = sim.launch("ubench", launch, follow);
+  } else {
+    sim.launch("ubench", launch, stream(map, plan.warm, 1));
+    r = sim.launch("ubench", launch, stream(map, plan.measure, plan.passes));
+  }
   return static_cast<std::int64_t>(static_cast<double>(r.memory.hbm_read_bytes) * 100.0 /
-                                   (2.0 * static_cast<double>(n) * kBox));
+                                   (static_cast<double>(plan.passes) * (nominal ? plan.region : plan.boxes) * kBox));
 }
 
 }  // namespace
 
 std::vector<UbenchScenario> l2_footprint_scenarios() {
-  return {{"l2_footprint_shared_hbm_per_pass_x100", UbenchParam::FootprintMib,
-           [](const HardwareConfig& c, std::uint32_t mib) { return hbm_per_pass_x100(c, mib, true); }},
-          {"l2_footprint_split_hbm_per_pass_x100", UbenchParam::FootprintMib,
-           [](const HardwareConfig& c, std::uint32_t mib) { return hbm_per_pass_x100(c, mib, false); }}};
+  std::vector<UbenchScenario> all = {
+      {"l2_footprint_shared_hbm_per_pass_x100", UbenchParam::FootprintMib,
+       [](const HardwareConfig& c, std::uint32_t mib) {
+         return hbm_per_pass_x100(c, make_plan(c, "shared", mib), -1, true);
+       }},
+      {"l2_footprint_split_hbm_per_pass_x100", UbenchParam::FootprintMib,
+       [](const HardwareConfig& c, std::uint32_t mib) {
+         return hbm_per_pass_x100(c, make_plan(c, "split", mib), -1, true);
+       }}};
+  // h100_l2_partitions.csv's rows (shared and split again, measured on that GPU).
+  for (const char* mode : {"shared", "split", "pair_same", "pair_cross", "half0", "half1", "shared_half0", "check_same",
+                           "check_cross"})
+    all.push_back({fmt::format("l2_partitions_{}_hbm_per_pass_x100", mode), UbenchParam::FootprintMib,
+                   [mode = std::string(mode)](const HardwareConfig& c, std::uint32_t mib) {
+                     return hbm_per_pass_x100(c, make_plan(c, mode, mib));
+                   }});
+  for (const char* mode : {"lag_same", "lag_cross"})
+    all.push_back({fmt::format("l2_partitions_{}_hbm_per_pass_x100", mode), UbenchParam::LagBoxes,
+                   [mode = std::string(mode)](const HardwareConfig& c, std::uint32_t lag) {
+                     return hbm_per_pass_x100(c, make_plan(c, mode, 0), lag);
+                   }});
+  return all;
 }
 
 }  // namespace bwsim

@@ -29,6 +29,7 @@ enum class UbenchParam : std::uint8_t {
   BoxRows,       // rows of 128 bytes in a box: 1..256
   DelayCycles,   // cycles a program waits between two steps: 0..100000
   BoxStep,       // boxes between consecutive SMs' first boxes in a shared ring of 128: 0..127
+  LagBoxes,      // boxes a follower reads behind its leader: 0..255
 };
 
 struct UbenchScenario {
