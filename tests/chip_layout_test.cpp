@@ -1,33 +1,15 @@
 // Where the SMs sit (hw/sm/ChipLayout): the even spread a config gets by default, and the GPC
-// sizes and partitions a config measured (sm.gpc_tpcs, dies.of_gpc), with their config errors.
+// sizes and partitions a config measured (sm.gpc_tpcs, dies.of_gpc; their errors: config_test).
 #include "bwsim/hw/sm/ChipLayout.hpp"
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
-#include <string>
 #include <vector>
-
-#include "bwsim/core/Error.hpp"
 
 namespace bwsim {
 namespace {
 
-std::string h100_text() {
-  std::ifstream in(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml");
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string replace(std::string s, const std::string& from, const std::string& to) {
-  const auto at = s.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  return s.replace(at, from.size(), to);
-}
-
-// The die of each SM as runs [first, end) -> die.
+// The first SM of each run of consecutive SMs on one die.
 std::vector<std::uint32_t> die_starts(const ChipLayout& l) {
   std::vector<std::uint32_t> starts;
   for (std::uint32_t sm = 0; sm < l.die.size(); ++sm)
@@ -56,35 +38,6 @@ TEST(ChipLayoutTest, TheH100sGpcsAndPartitionsAreTheMeasuredOnes) {
   EXPECT_EQ(l.die[113], 0);
   EXPECT_EQ(l.die[114], 1);
   EXPECT_EQ(l.die[131], 1);
-}
-
-TEST(ChipLayoutTest, TheMeasuredListsMustDescribeTheChip) {
-  auto error_of = [](const std::string& text) -> std::string {
-    try {
-      parse_config(text, "cfg.yaml");
-    } catch (const ConfigError& e) {
-      return e.what();
-    }
-    return "";
-  };
-  const std::string h100 = h100_text();
-  EXPECT_NE(error_of(replace(h100, "gpc_tpcs: [8, 8, 8, 8, 8, 8, 9, 9]", "gpc_tpcs: [8, 8, 8, 8, 8, 8, 9]"))
-                .find("sm.gpc_tpcs: needs one entry per GPC (8)"),
-            std::string::npos);
-  EXPECT_NE(error_of(replace(h100, "gpc_tpcs: [8, 8, 8, 8, 8, 8, 9, 9]", "gpc_tpcs: [8, 8, 8, 8, 8, 8, 9, 8]"))
-                .find("must add up to the chip's 66"),
-            std::string::npos);
-  EXPECT_NE(error_of(replace(h100, "gpc_tpcs: [8, 8, 8, 8, 8, 8, 9, 9]", "gpc_tpcs: [8, 8, x, 8, 8, 8, 9, 9]"))
-                .find("sm.gpc_tpcs[2]: expected a non-negative integer"),
-            std::string::npos);
-  EXPECT_NE(error_of(replace(h100, "of_gpc: [0, 1, 1, 1, 0, 0, 0, 1]", "of_gpc: [0, 1, 1, 1, 0, 0, 0, 2]"))
-                .find("dies.of_gpc[7]: value 2 is out of range [0, 1]"),
-            std::string::npos);
-  EXPECT_NE(error_of(replace(h100, "of_gpc: [0, 1, 1, 1, 0, 0, 0, 1]", "of_gpc: [0, 0, 0, 0, 0, 0, 0, 0]"))
-                .find("dies.of_gpc: die 1 has no GPC"),
-            std::string::npos);
-  EXPECT_NE(error_of(replace(h100, "of_gpc: [0, 1, 1, 1, 0, 0, 0, 1]", "of_gpc: [0, 1]")).find("needs one entry per GPC"),
-            std::string::npos);
 }
 
 }  // namespace

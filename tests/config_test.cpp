@@ -12,12 +12,14 @@
 namespace bwsim {
 namespace {
 
-std::string b200_text() {
-  std::ifstream in(BWSIM_SOURCE_DIR "/sim_configs/b200.yaml");
+// The text of sim_configs/`name`.yaml.
+std::string config_text(const char* name) {
+  std::ifstream in(std::string(BWSIM_SOURCE_DIR "/sim_configs/") + name + ".yaml");
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
 }
+std::string b200_text() { return config_text("b200"); }
 
 // Expects parse_config(text) to fail with a message containing every `parts`.
 void expect_config_error(const std::string& text, std::initializer_list<const char*> parts,
@@ -108,6 +110,17 @@ TEST(ConfigTest, H100LoadsWithoutTensorMemoryAndRejectsTcgen05NamingIt) {
   // TMEM columns other than 0 or a power of two in 32..512, and zero MMA rates with TMEM, are rejected.
   expect_config_error(b200_text(), {"tmem.columns"}, {"tmem.columns=16"});
   expect_config_error(b200_text(), {"mma.f16_flops_per_cycle"}, {"mma.f16_flops_per_cycle=0"});
+}
+
+TEST(ConfigTest, TheMeasuredChipLayoutListsMustDescribeTheChip) {
+  const std::string h100 = config_text("h100");
+  const std::string tpcs = "gpc_tpcs: [8, 8, 8, 8, 8, 8, 9, 9]", dies = "of_gpc: [0, 1, 1, 1, 0, 0, 0, 1]";
+  expect_config_error(replace(h100, tpcs, "gpc_tpcs: [8, 8, 8, 8, 8, 8, 9]"), {"sm.gpc_tpcs: needs one entry per GPC (8)"});
+  expect_config_error(replace(h100, tpcs, "gpc_tpcs: [8, 8, 8, 8, 8, 8, 9, 8]"), {"must add up to the chip's 66"});
+  expect_config_error(replace(h100, tpcs, "gpc_tpcs: [8, 8, x, 8, 8, 8, 9, 9]"), {"sm.gpc_tpcs[2]: expected a non-negative integer"});
+  expect_config_error(replace(h100, dies, "of_gpc: [0, 1, 1, 1, 0, 0, 0, 2]"), {"dies.of_gpc[7]: value 2 is out of range [0, 1]"});
+  expect_config_error(replace(h100, dies, "of_gpc: [0, 0, 0, 0, 0, 0, 0, 0]"), {"dies.of_gpc: die 1 has no GPC"});
+  expect_config_error(replace(h100, dies, "of_gpc: [0, 1]"), {"dies.of_gpc: needs one entry per GPC"});
 }
 
 }  // namespace
