@@ -51,7 +51,8 @@ points() {  # points MODE VALUE...: MODE:VALUE for each
   shift
   for v in "$@"; do echo "$mode:$v"; done
 }
-fps="8 12 16 20 24 28 32 36 40 44 48 56"
+# L2P_FOOTPRINTS: the footprint modes' MiB (default the H100 run's; the H200 run, 60 MiB of L2, added 52 60 64 72).
+fps="${L2P_FOOTPRINTS:-8 12 16 20 24 28 32 36 40 44 48 56}"
 lags="0 2 4 6 8 10 12 14 16 20 24 28 32 40 48 64 96"
 sweep check check_same:8 check_cross:8 check_same:24 check_cross:24
 for mode in pair_same pair_cross half0; do
