@@ -361,7 +361,6 @@ TEST(CalibrationTest, TheH100L2HoldsDataEverySmReadsOnlyUpToOnePartition) {
   EXPECT_GE(run_ubench(h100, split, 48), 85);      // silicon 91
   HardwareConfig unified = h100;
   unified.dies.count = 1;
-  unified.dies.of_gpc.clear();  // one L2 for every GPC
   EXPECT_EQ(run_ubench(unified, shared, 32), 0);
 }
 

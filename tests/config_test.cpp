@@ -115,12 +115,18 @@ TEST(ConfigTest, H100LoadsWithoutTensorMemoryAndRejectsTcgen05NamingIt) {
 TEST(ConfigTest, TheMeasuredChipLayoutListsMustDescribeTheChip) {
   const std::string h100 = config_text("h100");
   const std::string tpcs = "gpc_tpcs: [8, 8, 8, 8, 8, 8, 9, 9]", dies = "of_gpc: [0, 1, 1, 1, 0, 0, 0, 1]";
-  expect_config_error(replace(h100, tpcs, "gpc_tpcs: [8, 8, 8, 8, 8, 8, 9]"), {"sm.gpc_tpcs: needs one entry per GPC (8)"});
+  expect_config_error(replace(h100, tpcs, "gpc_tpcs: [8, 8, 8, 8, 8, 8, 9]"), {"sm.gpc_tpcs: needs one entry per GPC (8;"});
   expect_config_error(replace(h100, tpcs, "gpc_tpcs: [8, 8, 8, 8, 8, 8, 9, 8]"), {"must add up to the chip's 66"});
   expect_config_error(replace(h100, tpcs, "gpc_tpcs: [8, 8, x, 8, 8, 8, 9, 9]"), {"sm.gpc_tpcs[2]: expected a non-negative integer"});
   expect_config_error(replace(h100, dies, "of_gpc: [0, 1, 1, 1, 0, 0, 0, 2]"), {"dies.of_gpc[7]: value 2 is out of range [0, 1]"});
   expect_config_error(replace(h100, dies, "of_gpc: [0, 0, 0, 0, 0, 0, 0, 0]"), {"dies.of_gpc: die 1 has no GPC"});
   expect_config_error(replace(h100, dies, "of_gpc: [0, 1]"), {"dies.of_gpc: needs one entry per GPC"});
+  expect_config_error(replace(h100, tpcs, "gpc_tpcs: [8, 8, 8, 8, 8, 8, 9, 99999999999999999999999]"),
+                      {"sm.gpc_tpcs[7]: expected a number"});
+  expect_config_error(h100, {"edit or remove the list with sm.count"}, {"sm.count=16"});
+  // One die (one unified L2): every GPC is die 0's and the partition list is not used.
+  const HardwareConfig unified = parse_config(h100, "cfg.yaml", {"dies.count=1"});
+  EXPECT_TRUE(unified.dies.of_gpc.empty());
 }
 
 }  // namespace

@@ -98,7 +98,12 @@ class StrictMap {
       const std::string pi = fmt::format("{}[{}]", p, i);
       if (!v[i].IsScalar() || v[i].Scalar().find_first_not_of("0123456789") != std::string::npos || v[i].Scalar().empty())
         fail(pi, "expected a non-negative integer");
-      const auto value = v[i].as<std::uint64_t>();
+      std::uint64_t value = 0;
+      try {
+        value = v[i].as<std::uint64_t>();
+      } catch (const YAML::Exception&) {
+        fail(pi, fmt::format("expected a number, got '{}'", v[i].Scalar()));
+      }
       if (value < lo || value > hi) fail(pi, fmt::format("value {} is out of range [{}, {}]", value, lo, hi));
       out.push_back(static_cast<std::uint32_t>(value));
     }
@@ -253,9 +258,13 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   sm.finish();
   if (c.sm.gpcs > (c.sm.count + 1) / 2) top.fail("sm.gpcs", "more GPCs than TPCs (2 SMs each)");
   if (!c.sm.gpc_tpcs.empty()) {
-    if (c.sm.gpc_tpcs.size() != c.sm.gpcs) top.fail("sm.gpc_tpcs", fmt::format("needs one entry per GPC ({})", c.sm.gpcs));
+    // A measured list fits one chip: a changed sm.count or sm.gpcs needs the list edited too.
+    if (c.sm.gpc_tpcs.size() != c.sm.gpcs)
+      top.fail("sm.gpc_tpcs", fmt::format("needs one entry per GPC ({}; edit or remove the list with sm.gpcs)", c.sm.gpcs));
     if (std::accumulate(c.sm.gpc_tpcs.begin(), c.sm.gpc_tpcs.end(), 0u) != (c.sm.count + 1) / 2)
-      top.fail("sm.gpc_tpcs", fmt::format("the GPCs' TPCs must add up to the chip's {} (2 SMs each)", (c.sm.count + 1) / 2));
+      top.fail("sm.gpc_tpcs", fmt::format("the GPCs' TPCs must add up to the chip's {} (2 SMs each; edit or remove the "
+                                          "list with sm.count)",
+                                          (c.sm.count + 1) / 2));
   }
 
   StrictMap dies = top.section("dies");
@@ -263,8 +272,9 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   dies.read<std::uint64_t>("interleave_bytes", c.dies.interleave_bytes, 128, 1ull << 30);
   dies.read("link_gbytes_per_second", c.dies.link_gbytes_per_second, 0.0, 1e9);
   dies.read<Cycle>("link_latency", c.dies.link_latency, 0, kMaxLatency);
-  if (dies.has("of_gpc")) dies.read_list("of_gpc", c.dies.of_gpc, 0, c.dies.count - 1);
+  if (dies.has("of_gpc")) dies.read_list("of_gpc", c.dies.of_gpc, 0, 1);
   dies.finish();
+  if (c.dies.count == 1) c.dies.of_gpc.clear();  // one die (say --set dies.count=1, one L2): every GPC is die 0's
   if (!c.dies.of_gpc.empty()) {
     if (c.dies.of_gpc.size() != c.sm.gpcs) top.fail("dies.of_gpc", fmt::format("needs one entry per GPC ({})", c.sm.gpcs));
     for (std::uint32_t d = 0; d < c.dies.count; ++d)
@@ -273,8 +283,11 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   }
   if (c.dies.interleave_bytes & (c.dies.interleave_bytes - 1))
     top.fail("dies.interleave_bytes", "must be a power of 2");
-  if (c.dies.of_gpc.empty() && c.sm.gpcs % c.dies.count)
-    top.fail("sm.gpcs", "must be a multiple of dies.count (each die has its own GPCs), or dies.of_gpc must say which");
+  if (c.sm.gpc_tpcs.empty() && c.sm.gpcs % c.dies.count)
+    top.fail("sm.gpcs", "must be a multiple of dies.count (each die has its own GPCs), or sm.gpc_tpcs and dies.of_gpc "
+                        "must say how they are laid out");
+  if (!c.sm.gpc_tpcs.empty() && c.dies.count > 1 && c.dies.of_gpc.empty() && c.sm.gpcs % c.dies.count)
+    top.fail("dies.of_gpc", "needed with sm.gpc_tpcs when sm.gpcs is not a multiple of dies.count");
   if (c.dies.count > 1 && c.dies.link_gbytes_per_second <= 0)
     top.fail("dies.link_gbytes_per_second", "must be positive on a chip of more than one die");
 

@@ -7,9 +7,12 @@
 // while the L2 holds what the SMs read, 100 or more once it does not. The lag modes: pairs of SMs
 // read a cold stream, the follower a set number of boxes behind its leader (the GEMM's A tile read
 // by two CTAs that drift apart): 100 while the follower hits, 200 once it misses.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <numeric>
 
+#include "bwsim/core/Error.hpp"
 #include "bwsim/hw/sm/ChipLayout.hpp"
 #include "bwsim/kernels/Ubench.hpp"
 #include "bwsim/kernels/UbenchPrograms.hpp"
@@ -66,6 +69,10 @@ Plan make_plan(const HardwareConfig& c, const std::string& mode, std::uint32_t p
   std::vector<std::uint32_t> die[2];
   const ChipLayout layout = chip_layout(c);
   for (std::uint32_t s = 0; s < sms; ++s) die[std::min<std::uint32_t>(layout.die[s], 1)].push_back(s);
+  const bool by_partition = mode != "shared" && mode != "split" && mode != "footprint_shared";
+  if (by_partition && (die[0].size() < 2 || die[1].size() < 2))
+    throw InputError(fmt::format("l2_partitions_{}: needs a config with two L2 halves of two or more SMs each (dies.count 2)",
+                                 mode));
   Plan plan;
   plan.warm.assign(sms, Role{});
   plan.region = n;
@@ -77,15 +84,17 @@ Plan make_plan(const HardwareConfig& c, const std::string& mode, std::uint32_t p
     }
     plan.boxes = m * slice;
   };
-  auto all_read_all = [&](const std::vector<std::uint32_t>& readers) {
+  // Every reader the whole region, reader i starting at box i n / k (h100_l2_partitions.cu) or,
+  // as h100_l2_footprint.cu staggers them, at i floor(n / k).
+  auto all_read_all = [&](const std::vector<std::uint32_t>& readers, bool floor_stagger = false) {
     const auto k = static_cast<std::uint32_t>(readers.size());
-    for (std::uint32_t i = 0; i < k; ++i) plan.warm[readers[i]] = Role{0, n, i * n / k, 0};
+    for (std::uint32_t i = 0; i < k; ++i) plan.warm[readers[i]] = Role{0, n, floor_stagger ? i * (n / k) : i * n / k, 0};
     plan.boxes = n;
   };
   std::vector<std::uint32_t> all(sms);
   std::iota(all.begin(), all.end(), 0u);
-  if (mode == "shared") {
-    all_read_all(all);
+  if (mode == "shared" || mode == "footprint_shared") {
+    all_read_all(all, mode == "footprint_shared");
   } else if (mode == "shared_half0") {
     all_read_all(die[0]);
   } else if (mode == "split") {
@@ -189,7 +198,7 @@ std::vector<UbenchScenario> l2_footprint_scenarios() {
   std::vector<UbenchScenario> all = {
       {"l2_footprint_shared_hbm_per_pass_x100", UbenchParam::FootprintMib,
        [](const HardwareConfig& c, std::uint32_t mib) {
-         return hbm_per_pass_x100(c, make_plan(c, "shared", mib), -1, true);
+         return hbm_per_pass_x100(c, make_plan(c, "footprint_shared", mib), -1, true);
        }},
       {"l2_footprint_split_hbm_per_pass_x100", UbenchParam::FootprintMib,
        [](const HardwareConfig& c, std::uint32_t mib) {
