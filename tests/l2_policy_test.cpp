@@ -9,7 +9,9 @@
 namespace bwsim {
 namespace {
 
-std::unique_ptr<L2Policy> policy(const char* name, std::uint64_t blocks) { return l2_policies().at(name).make(blocks); }
+std::unique_ptr<L2Policy> policy(const char* name, std::uint64_t blocks, std::uint32_t ways = 0) {
+  return l2_policies().at(name).make(blocks, ways);
+}
 
 // Hits of `keys` (block numbers, 1 KiB apart) touched one by one.
 std::uint32_t hits(L2Policy& l2, std::initializer_list<char> keys) {
@@ -80,6 +82,28 @@ TEST(L2PolicyTest, LruAndClockHitTheHandCountsOnAPatternWhereTheyDiffer) {
 // The same pattern through the simulator, the policy chosen in the config: one warp loads nine
 // 1 KiB boxes (8 rows of 128 bytes: one block each) one after the other from a tensor of five
 // row groups, on an L2 of 3 blocks. Each hit is 1 KiB of l2_hit_bytes.
+// set_rrip with one set of 4 ways: a block comes in predicted 2, a hit predicts 0, and a miss in a
+// full set ages every way until one is 3 and evicts the first such way.
+//   A B C D miss            [A2 B2 C2 D2]
+//   A hit                   [A0 B2 C2 D2]
+//   E miss: aged by 1       [A1 B3 C3 D3], evicts B: [A1 E2 C3 D3]
+//   F miss: C is 3          [A1 E2 F2 D3]
+//   B miss: D is 3          [A1 E2 F2 B2]
+//   A hit                   [A0 E2 F2 B2]
+//   C miss: aged by 1       [A1 E3 F3 B3], evicts E: [A1 C2 F3 B3]
+//   E miss: F is 3          [A1 C2 E2 B3]
+TEST(L2PolicyTest, SetRripEvictsTheFirstWayPredictedDistantAgingTheSetUntilOneIs) {
+  const auto l2 = policy("set_rrip", 4, 4);
+  EXPECT_EQ(hits(*l2, {'A', 'B', 'C', 'D'}), 0u);
+  EXPECT_EQ(hits(*l2, {'A'}), 1u);
+  EXPECT_EQ(hits(*l2, {'E', 'F', 'B'}), 0u);
+  EXPECT_EQ(hits(*l2, {'A'}), 1u);
+  EXPECT_EQ(hits(*l2, {'C', 'E'}), 0u);
+  EXPECT_EQ(hits(*l2, {'A', 'C', 'E', 'B'}), 4u);
+  EXPECT_EQ(hits(*l2, {'F'}), 0u);
+  EXPECT_EQ(l2->resident_blocks(), 4u);
+}
+
 TEST(L2PolicyTest, TheConfigChoosesThePolicyTheMemorySystemUses) {
   for (const auto& [name, expect_hits] : {std::pair{"lru", 2u}, std::pair{"clock", 3u}}) {
     const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml",
@@ -110,7 +134,7 @@ TEST(L2PolicyTest, AnUnknownPolicyIsAConfigErrorListingTheValidOnes) {
     Simulator sim(cfg, SimOptions{});
     FAIL() << "a simulator with an unknown L2 policy";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("unit_test.yaml: l2.policy: unknown model 'mru'; the valid names are lru, clock"),
+    EXPECT_NE(std::string(e.what()).find("unit_test.yaml: l2.policy: unknown model 'mru'; the valid names are lru, clock, set_rrip"),
               std::string::npos)
         << e.what();
   }
@@ -118,13 +142,13 @@ TEST(L2PolicyTest, AnUnknownPolicyIsAConfigErrorListingTheValidOnes) {
   test::expect_bad_input("run tma_copy --config " BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml --set hbm.model=banked",
                          "hbm.model: unknown model 'banked'; the valid names are fifo_link, loaded_link");
   test::expect_bad_input("describe-config " BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml --set l2.policy=mru",
-                         "the valid names are lru, clock");
+                         "the valid names are lru, clock, set_rrip");
 }
 
 TEST(L2PolicyTest, DescribeConfigShowsTheChosenModelsAndTheAlternatives) {
   const test::Outcome o = test::bwsim("describe-config " BWSIM_SOURCE_DIR "/sim_configs/b200.yaml --set l2.policy=clock");
   ASSERT_EQ(o.exit_code, 0) << o.output;
-  EXPECT_NE(o.output.find("clock  (--set)  (models: lru, clock)"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("clock  (--set)  (models: lru, clock, set_rrip)"), std::string::npos) << o.output;
   EXPECT_NE(o.output.find("fifo_link  (models: fifo_link, loaded_link)"), std::string::npos) << o.output;
 }
 

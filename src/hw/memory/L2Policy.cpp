@@ -2,12 +2,16 @@
 
 #include "bwsim/hw/memory/L2Clock.hpp"
 #include "bwsim/hw/memory/L2Lru.hpp"
+#include "bwsim/hw/memory/L2SetRrip.hpp"
 
 namespace bwsim {
 namespace {
 template <class Policy>
-std::unique_ptr<L2Policy> make(std::uint64_t capacity_blocks) {
+std::unique_ptr<L2Policy> make(std::uint64_t capacity_blocks, std::uint32_t /*ways: fully associative*/) {
   return std::make_unique<Policy>(capacity_blocks);
+}
+std::unique_ptr<L2Policy> make_set_rrip(std::uint64_t capacity_blocks, std::uint32_t ways) {
+  return std::make_unique<L2SetRrip>(capacity_blocks, ways);
 }
 }  // namespace
 
@@ -15,7 +19,8 @@ const L2PolicyRegistry& l2_policies() {
   static const L2PolicyRegistry registry{
       "l2.policy",
       {{"lru", "exact least-recently-used over the whole capacity", &make<L2Lru>},
-       {"clock", "second chance: FIFO ring, a hit's reference bit spares a block once", &make<L2Clock>}}};
+       {"clock", "second chance: FIFO ring, a hit's reference bit spares a block once", &make<L2Clock>},
+       {"set_rrip", "set-associative (l2.ways), re-reference prediction: blocks read once go first", &make_set_rrip}}};
   return registry;
 }
 
