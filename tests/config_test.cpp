@@ -112,6 +112,12 @@ TEST(ConfigTest, H100LoadsWithoutTensorMemoryAndRejectsTcgen05NamingIt) {
   expect_config_error(b200_text(), {"mma.f16_flops_per_cycle"}, {"mma.f16_flops_per_cycle=0"});
 }
 
+TEST(ConfigTest, TheSetAssociativeL2NeedsItsWays) {
+  expect_config_error(replace(b200_text(), "  policy: clock", "  policy: set_rrip"), {"cfg.yaml: l2.ways", "needs its ways"});
+  const HardwareConfig c = parse_config(replace(b200_text(), "  policy: clock", "  policy: set_rrip\n  ways: 16"), "cfg.yaml");
+  EXPECT_EQ(c.l2.ways, 16u);
+}
+
 TEST(ConfigTest, TheMeasuredChipLayoutListsMustDescribeTheChip) {
   const std::string h100 = config_text("h100");
   const std::string tpcs = "gpc_tpcs: [8, 8, 8, 8, 8, 8, 9, 9]", dies = "of_gpc: [0, 1, 1, 1, 0, 0, 0, 1]";
