@@ -31,6 +31,12 @@ class StrictMap {
     YAML::Node v = node_[key];
     seen_.insert(key);
     if (!v) fail(p, "missing key");
+    scalar(v, p, out, lo, hi);
+  }
+
+  // The scalar `v` (at dotted path `p`) as a T within [lo, hi].
+  template <class T>
+  void scalar(const YAML::Node& v, const std::string& p, T& out, T lo, T hi) const {
     if (!v.IsScalar()) fail(p, "expected a scalar value");
     const std::string text = v.Scalar();
     if constexpr (std::is_same_v<T, std::string>) {
@@ -93,20 +99,8 @@ class StrictMap {
     seen_.insert(key);
     if (!v) fail(p, "missing key");
     if (!v.IsSequence() || v.size() == 0) fail(p, "expected a list of integers");
-    out.clear();
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      const std::string pi = fmt::format("{}[{}]", p, i);
-      if (!v[i].IsScalar() || v[i].Scalar().find_first_not_of("0123456789") != std::string::npos || v[i].Scalar().empty())
-        fail(pi, "expected a non-negative integer");
-      std::uint64_t value = 0;
-      try {
-        value = v[i].as<std::uint64_t>();
-      } catch (const YAML::Exception&) {
-        fail(pi, fmt::format("expected a number, got '{}'", v[i].Scalar()));
-      }
-      if (value < lo || value > hi) fail(pi, fmt::format("value {} is out of range [{}, {}]", value, lo, hi));
-      out.push_back(static_cast<std::uint32_t>(value));
-    }
+    out.assign(v.size(), 0);
+    for (std::size_t i = 0; i < v.size(); ++i) scalar(v[i], fmt::format("{}[{}]", p, i), out[i], lo, hi);
   }
 
   StrictMap section(const char* key) {

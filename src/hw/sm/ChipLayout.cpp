@@ -24,34 +24,35 @@ std::vector<std::uint32_t> gpc_tpcs(const HardwareConfig& config) {
   return out;
 }
 
-// The die of GPC `g`: dies.of_gpc's (with more than one die), else the GPCs split die by die.
-std::uint32_t die_of_gpc(const HardwareConfig& config, std::uint32_t g) {
-  if (config.dies.count == 1) return 0;
-  if (config.dies.of_gpc.empty()) return g / std::max(1u, config.sm.gpcs / config.dies.count);
-  if (config.dies.of_gpc.size() != config.sm.gpcs || config.dies.of_gpc[g] >= config.dies.count)
-    throw ConfigError(fmt::format("{}: dies.of_gpc does not describe {} GPCs on {} dies", config.source, config.sm.gpcs,
-                                  config.dies.count));
-  return config.dies.of_gpc[g];
+// The die of each GPC: dies.of_gpc (with more than one die), or the GPCs split die by die.
+std::vector<std::uint32_t> gpc_dies(const HardwareConfig& config) {
+  if (config.dies.count > 1 && !config.dies.of_gpc.empty()) return config.dies.of_gpc;
+  const std::uint32_t per_die = std::max(1u, config.sm.gpcs / config.dies.count);
+  std::vector<std::uint32_t> out(config.sm.gpcs);
+  for (std::uint32_t g = 0; g < config.sm.gpcs; ++g) out[g] = g / per_die;
+  return out;
 }
 }  // namespace
 
 ChipLayout chip_layout(const HardwareConfig& config) {
   const std::uint32_t n = config.sm.count;
-  const std::vector<std::uint32_t> tpcs_of_gpc = gpc_tpcs(config);
+  const std::vector<std::uint32_t> tpcs_of_gpc = gpc_tpcs(config), die_of_gpc = gpc_dies(config);
   // The config's checks hold these for a loaded file; a config changed in code may not fit its lists.
   if (tpcs_of_gpc.size() != config.sm.gpcs ||
       std::accumulate(tpcs_of_gpc.begin(), tpcs_of_gpc.end(), 0u) != (n + 1) / 2)
     throw ConfigError(fmt::format("{}: the GPCs' TPCs (sm.gpc_tpcs or the even spread) do not make {} GPCs of {} SMs",
                                   config.source, config.sm.gpcs, n));
+  if (die_of_gpc.size() != config.sm.gpcs ||
+      std::any_of(die_of_gpc.begin(), die_of_gpc.end(), [&](std::uint32_t d) { return d >= config.dies.count; }))
+    throw ConfigError(fmt::format("{}: dies.of_gpc does not describe {} GPCs on {} dies", config.source, config.sm.gpcs,
+                                  config.dies.count));
   ChipLayout layout;
   layout.die.resize(n);
-  std::uint32_t sm = 0, g = 0;
-  for (const std::uint32_t tpcs : tpcs_of_gpc) {
+  for (std::uint32_t g = 0, sm = 0; g < config.sm.gpcs; ++g) {
     layout.gpc_first.push_back(sm);
-    const std::uint32_t end = std::min(n, sm + 2 * tpcs);
-    std::fill(layout.die.begin() + sm, layout.die.begin() + end, static_cast<std::uint8_t>(die_of_gpc(config, g)));
+    const std::uint32_t end = std::min(n, sm + 2 * tpcs_of_gpc[g]);
+    std::fill(layout.die.begin() + sm, layout.die.begin() + end, static_cast<std::uint8_t>(die_of_gpc[g]));
     sm = end;
-    ++g;
   }
   layout.cpc.resize(n);
   for (std::uint32_t gpc = 0, cpc = 0; gpc < layout.gpcs(); ++gpc) {
