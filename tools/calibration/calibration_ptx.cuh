@@ -1,7 +1,8 @@
 // calibration_ptx.cuh: the helpers that two or more of the calibration microbenchmarks use
 // (h100_ubench.cu, h100_dispatch.cu, h100_wgmma.cu, gemm_sm90_twin.cu, h100_units2.cu, h100_loaded.cu,
 // h100_hbm_boxes.cu, h100_power.cu): the CUDA error check, the cuTensorMapEncodeTiled lookup and the
-// uint8 tensor map, an integer hash for pseudo-random data, and inline-PTX
+// uint8 tensor map, the GPC probes' cluster launch and union-find, an integer hash for pseudo-random
+// data, and inline-PTX
 // wrappers for mbarriers, fences, TMA, bulk groups, %globaltimer and wgmma (sm_90a). A helper that
 // only one program uses stays in that program. The device helpers are __forceinline__.
 // Included as "calibration_ptx.cuh": the programs are built from this directory.
@@ -83,6 +84,29 @@ inline CUtensorMap make_strided_map(void* base, unsigned long long width, unsign
     std::exit(1);
   }
   return m;
+}
+
+// The launch of clusters of `cluster` CTAs, each one warp with `smem` bytes of dynamic SMEM (so one
+// CTA per SM), grid one cluster until the caller sets gridDim; `attr` holds the cluster dimension
+// and must outlive the config. h100_gpc_map.cu's and h100_l2_partitions.cu's GPC probes.
+inline cudaLaunchConfig_t cluster_launch(unsigned cluster, unsigned smem, cudaLaunchAttribute& attr) {
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = cluster;
+  attr.val.clusterDim.y = 1;
+  attr.val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg = {};
+  cfg.blockDim = dim3(32);
+  cfg.dynamicSmemBytes = smem;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  cfg.gridDim = dim3(cluster);
+  return cfg;
+}
+
+// Union-find: the root of x, halving the path (the GPC probes group SMs seen in one cluster).
+inline int find_root(std::vector<int>& parent, int x) {
+  while (parent[x] != x) x = parent[x] = parent[parent[x]];
+  return x;
 }
 
 // A 32-bit integer hash (xor-shift-multiply): the pseudo-random operand values of

@@ -27,11 +27,6 @@ __global__ void k_where(unsigned* out) {
   smem[0] = 1;
 }
 
-int find(std::vector<int>& parent, int x) {
-  while (parent[x] != x) x = parent[x] = parent[parent[x]];
-  return x;
-}
-
 int main() {
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
@@ -45,17 +40,8 @@ int main() {
   std::vector<int> seen(1024, 0);
   std::vector<int> max_active(17, 0);
   for (int c = 1; c <= 16; ++c) {
-    cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr;
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = c;
-    attr.val.clusterDim.y = 1;
-    attr.val.clusterDim.z = 1;
-    cfg.blockDim = dim3(32);
-    cfg.dynamicSmemBytes = kSmem;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
-    cfg.gridDim = dim3(c);
+    cudaLaunchConfig_t cfg = cluster_launch(c, kSmem, attr);
     int clusters = 0;
     CHECK(cudaOccupancyMaxActiveClusters(&clusters, k_where, &cfg));
     max_active[c] = clusters;
@@ -73,13 +59,13 @@ int main() {
         seen[sm] = 1;
         auto it = first_of_cluster.find(cl);
         if (it == first_of_cluster.end()) first_of_cluster[cl] = static_cast<int>(sm);
-        else parent[find(parent, static_cast<int>(sm))] = find(parent, it->second);
+        else parent[find_root(parent, static_cast<int>(sm))] = find_root(parent, it->second);
       }
     }
   }
   std::map<int, std::vector<int>> groups;
   for (int sm = 0; sm < sms; ++sm)
-    if (seen[sm]) groups[find(parent, sm)].push_back(sm);
+    if (seen[sm]) groups[find_root(parent, sm)].push_back(sm);
   int g = 0;
   for (const auto& [root, members] : groups) {
     std::printf("# gpc,%d,%zu,", g++, members.size());

@@ -126,11 +126,6 @@ __global__ void k_where(unsigned* out) {
   smem[0] = 1;
 }
 
-int find(std::vector<int>& parent, int x) {
-  while (parent[x] != x) x = parent[x] = parent[parent[x]];
-  return x;
-}
-
 // GPC index of every SM: clusters of 2..16 one-per-SM CTAs run in one GPC (h100_gpc_map.cu's
 // union-find); groups numbered by their smallest SM.
 std::vector<int> gpc_of_sm(int sms) {
@@ -141,17 +136,8 @@ std::vector<int> gpc_of_sm(int sms) {
   std::vector<int> parent(sms);
   std::iota(parent.begin(), parent.end(), 0);
   for (int c = 2; c <= 16; ++c) {
-    cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr;
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = c;
-    attr.val.clusterDim.y = 1;
-    attr.val.clusterDim.z = 1;
-    cfg.blockDim = dim3(32);
-    cfg.dynamicSmemBytes = kSmem;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
-    cfg.gridDim = dim3(c);
+    cudaLaunchConfig_t cfg = cluster_launch(c, kSmem, attr);
     int clusters = 0;
     if (cudaOccupancyMaxActiveClusters(&clusters, k_where, &cfg) != cudaSuccess || clusters == 0) continue;
     for (int rep = 0; rep < 2; ++rep) {
@@ -161,14 +147,14 @@ std::vector<int> gpc_of_sm(int sms) {
       std::vector<unsigned> h(clusters * c);
       CHECK(cudaMemcpy(h.data(), out, h.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
       for (int b = 0; b < clusters * c; ++b)  // CTAs of one cluster are consecutive
-        if (b % c) parent[find(parent, static_cast<int>(h[b]))] = find(parent, static_cast<int>(h[b - b % c]));
+        if (b % c) parent[find_root(parent, static_cast<int>(h[b]))] = find_root(parent, static_cast<int>(h[b - b % c]));
     }
   }
   CHECK(cudaFree(out));
   std::map<int, int> index;  // root -> GPC number, by smallest member
   std::vector<int> gpc(sms);
   for (int s = 0; s < sms; ++s) {
-    const int root = find(parent, s);
+    const int root = find_root(parent, s);
     if (!index.count(root)) {
       const int next = static_cast<int>(index.size());
       index[root] = next;
