@@ -351,6 +351,8 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
 
   StrictMap smem = top.section("smem");
   smem.read<std::uint32_t>("bytes_per_cycle", c.smem.bytes_per_cycle, 1, 4096);
+  smem.read<Cycle>("instruction_cycles", c.smem.instruction_cycles, 0, 64);
+  smem.read<std::uint32_t>("warp_bytes_per_cycle", c.smem.warp_bytes_per_cycle, 1, 4096);
   smem.finish();
 
   StrictMap mbar = top.section("mbarrier");

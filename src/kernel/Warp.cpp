@@ -263,25 +263,45 @@ void Warp::BlockAwaiter::await_resume() const {
   }
 }
 
-void Warp::st_shared(SmemAddr dst, std::span<const std::byte> data) {
+void Warp::st_shared(SmemAddr dst, std::span<const std::byte> data, std::uint32_t width) {
   const auto len = static_cast<std::uint32_t>(data.size());
   cta_.check_smem(ws_, "st.shared", dst.offset, len, 1);
   cta_.check_no_live_barrier(ws_, "st.shared", dst.offset, len);
   std::memcpy(cta_.smem().bytes(dst.offset, len).data(), data.data(), len);
   if (cta_.checks_races()) races::generic_write(cta_, ws_, dst.offset, dst.offset + len);
-  cta_.sm().pipe_stats().smem_bytes += len;
-  const std::uint32_t bw = config().smem.bytes_per_cycle;
-  issue((len + bw - 1) / bw);
+  smem_transfer("st.shared", dst.offset, len, width);
 }
 
-void Warp::ld_shared(SmemAddr src, std::span<std::byte> out) {
+void Warp::ld_shared(SmemAddr src, std::span<std::byte> out, std::uint32_t width) {
   const auto len = static_cast<std::uint32_t>(out.size());
   cta_.check_smem(ws_, "ld.shared", src.offset, len, 1);
   if (cta_.checks_races()) races::generic_read(cta_, ws_, src.offset, src.offset + len);
   std::memcpy(out.data(), cta_.smem().bytes(src.offset, len).data(), len);
-  cta_.sm().pipe_stats().smem_bytes += len;
-  const std::uint32_t bw = config().smem.bytes_per_cycle;
-  issue((len + bw - 1) / bw);
+  smem_transfer("ld.shared", src.offset, len, width);
+}
+
+void Warp::smem_transfer(const char* op, std::uint32_t offset, std::uint32_t bytes, std::uint32_t width) {
+  if (width == 0) {  // the widest aligned one; sub-word accesses count as 4-byte instructions
+    width = 16;
+    while (width > 4 && (offset % width != 0 || bytes % width != 0)) width /= 2;
+  } else if (width != 4 && width != 8 && width != 16) {
+    cta_.fail(Rule::SmemMisaligned, ws_, op, fmt::format("an access width of {} bytes per thread", width),
+              "4 (.b32), 8 (.v2.b32) or 16 (.v4.b32)");
+  } else if (offset % width != 0) {
+    cta_.fail(Rule::SmemMisaligned, ws_, op,
+              fmt::format("SMEM address {:#x} is not aligned to the access width of {} bytes", offset, width),
+              "a vector access needs its address aligned to its width: use a narrower one or align the buffer");
+  }
+  const auto& c = config().smem;
+  const std::uint32_t instructions = std::max<std::uint32_t>(1, (bytes + 32 * width - 1) / (32 * width));
+  const Cycle path = instructions * c.instruction_cycles + (bytes + c.warp_bytes_per_cycle - 1) / c.warp_bytes_per_cycle;
+  // The bytes take the SM's port in its first free cycles from the warp's clock on; the warp is
+  // done when its own path and the port both are. The transfer counts as the warp's issue.
+  const Cycle port = cta_.sm().smem_port().reserve(cta_.ctx().now(), ws_.ready,
+                                                   (bytes + c.bytes_per_cycle - 1) / c.bytes_per_cycle);
+  cta_.sm().pipe_stats().smem_bytes += bytes;
+  issue(std::max(ws_.ready + path, port) - ws_.ready);
+  ws_.instructions += instructions - 1;
 }
 
 Warp::WaitAwaiter Warp::sleep(Cycle cycles) { return WaitAwaiter{ws_, WaitKind::Delay, kDelaySleep, cycles}; }

@@ -342,6 +342,7 @@ std::vector<UbenchScenario> make_scenarios() {
   for (UbenchScenario& s : hit_miss_mix_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : bulk_write_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : hbm_burst_scenarios()) all.push_back(std::move(s));
+  for (UbenchScenario& s : smem_port_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : b200_published_scenarios()) all.push_back(std::move(s));
   return all;
 }
@@ -424,6 +425,9 @@ std::int64_t run_ubench(const HardwareConfig& config, const UbenchScenario& s, s
       break;
     case UbenchParam::LagBoxes:
       if (param > 255) throw InputError(fmt::format("{}: boxes a follower reads behind its leader, 0..255, got {}", s.name, param));
+      break;
+    case UbenchParam::Warps:
+      if (param == 0 || param > 32) throw InputError(fmt::format("{}: warps of the CTA, 1..32, got {}", s.name, param));
       break;
     case UbenchParam::DelayCycles:
       if (param > 100000) throw InputError(fmt::format("{}: a delay in cycles, 0..100000, got {}", s.name, param));

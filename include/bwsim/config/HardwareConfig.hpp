@@ -114,7 +114,11 @@ struct HardwareConfig {
   } warp;
 
   struct Smem {
-    std::uint32_t bytes_per_cycle = 0;  // generic ld/st.shared bandwidth per SM
+    std::uint32_t bytes_per_cycle = 0;  // generic ld/st.shared bandwidth per SM (all its warps)
+    // One warp's path: each ld/st.shared instruction takes instruction_cycles plus its bytes at
+    // warp_bytes_per_cycle (a warp moves 32 x the access width per instruction).
+    Cycle instruction_cycles = 0;
+    std::uint32_t warp_bytes_per_cycle = 0;
   } smem;
 
   struct MBarrier {

@@ -261,9 +261,14 @@ class Warp {
   void bar_arrive(std::uint32_t id, std::uint32_t threads);
   WaitAwaiter syncthreads();
 
-  // --- generic shared memory (warp-collective; costs bytes / smem.bytes_per_cycle) -----------
-  void st_shared(SmemAddr dst, std::span<const std::byte> data);
-  void ld_shared(SmemAddr src, std::span<std::byte> out);
+  // --- generic shared memory (warp-collective) -----------------------------------------------
+  // `width`: bytes per thread of each instruction (4: .b32, 8: .v2.b32, 16: .v4.b32; 0: the
+  // widest that the address and the length allow, as a compiler vectorizes), so a warp moves 32 x
+  // width bytes per instruction. The warp takes smem.instruction_cycles per instruction plus the
+  // bytes at smem.warp_bytes_per_cycle, and the bytes pass the SM's SMEM port
+  // (smem.bytes_per_cycle, shared by all its warps) after those of the warps before it.
+  void st_shared(SmemAddr dst, std::span<const std::byte> data, std::uint32_t width = 0);
+  void ld_shared(SmemAddr src, std::span<std::byte> out, std::uint32_t width = 0);
 
   // --- CUDA-core work ------------------------------------------------------------------------
   // `instructions` independent warp instructions on `pipe` (fp32 math, integer/compare, MUFU,
@@ -345,6 +350,9 @@ class Warp {
 
  private:
   Cycle issue(Cycle cost);
+  // Moves `bytes` at SMEM `offset` by generic ld.shared / st.shared instructions of `width` bytes
+  // per thread through the warp's path and the SM's SMEM port (Sm::smem_port).
+  void smem_transfer(const char* op, std::uint32_t offset, std::uint32_t bytes, std::uint32_t width);
   void barrier_op(BarrierOp op, MBarrierRef bar, std::uint32_t value);
   void trace_op(std::string_view name, Cycle at, Cycle cost) const;
   void issue_mma(MmaInstr instr, InstrDescriptor idesc, const char* op);

@@ -30,6 +30,7 @@ enum class UbenchParam : std::uint8_t {
   DelayCycles,   // cycles a program waits between two steps: 0..100000
   BoxStep,       // boxes between consecutive SMs' first boxes in a shared ring of 128: 0..127
   LagBoxes,      // boxes a follower reads behind its leader: 0..255
+  Warps,         // warps of the one CTA: 1..32
 };
 
 struct UbenchScenario {
@@ -66,6 +67,9 @@ std::vector<UbenchScenario> stage_ring_scenarios();
 // Each SM streaming its own A boxes, h100_gemm_loads.cu --private-a (UbenchPrivateStream.cpp), part of
 // ubench_scenarios().
 std::vector<UbenchScenario> private_stream_scenarios();
+// Generic ld/st.shared of 1..32 warps through the SM's SMEM port (UbenchSmemPort.cpp), part of
+// ubench_scenarios().
+std::vector<UbenchScenario> smem_port_scenarios();
 // The SemiAnalysis B200 scenarios (UbenchB200.cpp), part of ubench_scenarios().
 std::vector<UbenchScenario> b200_published_scenarios();
 const UbenchScenario* find_ubench(const std::string& name);

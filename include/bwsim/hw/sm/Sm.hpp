@@ -4,6 +4,7 @@
 // tells the dispatcher a CTA has finished (so the next CTA of the grid can start here).
 #include <cstdint>
 
+#include "bwsim/core/PortCalendar.hpp"
 #include "bwsim/hw/sm/CorePipes.hpp"
 #include "bwsim/hw/sm/SubPartition.hpp"
 #include "bwsim/hw/tensor/sm100/MmaPipe.hpp"
@@ -39,6 +40,9 @@ class Sm {
   const WgmmaPipe& wgmma() const { return wgmma_; }
   // TMEM ld/st datapath of each 32-lane quadrant: the cycle it is next free.
   Cycle& tmem_port_free(std::uint32_t quadrant) { return tmem_port_free_[quadrant]; }
+  // The SMEM data port of generic ld.shared / st.shared: its banks move smem.bytes_per_cycle for
+  // all the SM's warps together (its busy cycles).
+  PortCalendar& smem_port() { return smem_port_; }
   // A CUDA-core pipe of one sub-partition: the cycle it can take its next warp instruction.
   Cycle& pipe_free(std::uint32_t sub_partition, CorePipe pipe) {
     return pipe_free_[sub_partition][static_cast<std::size_t>(pipe)];
@@ -63,6 +67,7 @@ class Sm {
   MmaPipe mma_;
   WgmmaPipe wgmma_;
   Cycle tmem_port_free_[4] = {};
+  PortCalendar smem_port_;
   Cycle pipe_free_[kSubPartitions][static_cast<std::size_t>(CorePipe::kCount)] = {};
   SubPartition sub_partitions_[kSubPartitions];
   CorePipeStats pipe_stats_;

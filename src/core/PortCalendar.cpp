@@ -1,0 +1,48 @@
+#include "bwsim/core/PortCalendar.hpp"
+
+#include <algorithm>
+#include <iterator>
+
+namespace bwsim {
+
+Cycle PortCalendar::reserve(Cycle now, Cycle from, Cycle cycles) {
+  while (head_ < busy_.size() && busy_[head_].second <= now) ++head_;
+  if (head_ > 64 && 2 * head_ > busy_.size()) {
+    busy_.erase(busy_.begin(), busy_.begin() + static_cast<std::ptrdiff_t>(head_));
+    head_ = 0;
+  }
+  if (cycles == 0) return from;
+  const auto first = busy_.begin() + static_cast<std::ptrdiff_t>(head_);
+  auto it = std::lower_bound(first, busy_.end(), from,
+                             [](const std::pair<Cycle, Cycle>& b, Cycle t) { return b.second <= t; });
+  Cycle t = from, need = cycles;
+  while (true) {
+    if (it != busy_.end() && it->first <= t) {  // busy from t on: skip to the interval's end
+      t = std::max(t, it->second);
+      ++it;
+      continue;
+    }
+    // Free from t to the next interval: take what is needed or the whole gap.
+    const Cycle take = it == busy_.end() ? need : std::min(need, it->first - t);
+    const Cycle piece_end = t + take;
+    const bool joins_before = it != busy_.begin() + static_cast<std::ptrdiff_t>(head_) && std::prev(it)->second == t;
+    const bool joins_after = it != busy_.end() && piece_end == it->first;
+    need -= take;
+    if (joins_before && joins_after) {  // the gap is filled: one interval
+      std::prev(it)->second = it->second;
+      it = busy_.erase(it);
+      t = std::prev(it)->second;
+    } else if (joins_after) {
+      it->first = t;
+      t = it->second;
+      ++it;
+    } else if (joins_before) {
+      std::prev(it)->second = piece_end;
+    } else {
+      it = busy_.insert(it, {t, piece_end}) + 1;
+    }
+    if (need == 0) return piece_end;
+  }
+}
+
+}  // namespace bwsim
