@@ -41,14 +41,14 @@ std::vector<UbenchComparison> expect_rows_within(const char* chip, const std::st
 
 std::string calibration(const char* file) { return std::string(BWSIM_SOURCE_DIR "/tools/calibration/") + file; }
 
-// <chip>`suffix` for the H100 and the H200, each chip's rows within their bounds, and `outside`
-// (H100, H200) of them outside the 10% target.
+// <chip>`suffix` for the H100 and the H200, each chip's rows within their bounds (`tolerances`, a
+// file here, or "" for 10% on every row), and `outside` (H100, H200) of them outside the 10% target.
 void expect_both_chips(const char* suffix, const char* tolerances, std::size_t count,
                        std::array<std::size_t, 2> outside) {
   const char* chips[] = {"h100", "h200"};
   for (std::size_t i = 0; i < 2; ++i) {
     const auto rows = expect_rows_within(chips[i], calibration((std::string(chips[i]) + suffix).c_str()),
-                                         calibration(tolerances), count);
+                                         *tolerances ? calibration(tolerances) : std::string(), count);
     EXPECT_EQ(static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(),
                                                      [](const UbenchComparison& r) { return std::abs(r.error) > 0.10; })),
               outside[i])
@@ -110,6 +110,14 @@ TEST(CalibrationTest, AFifoLinkHbmFailsTheBoxRows) {
 // ~1.0 with 1-3) hold only with l2.cpc_load_bytes_in_flight: without it the s6 rows are 1.00.
 TEST(CalibrationTest, PrivateStreamsGetTheArraysRateNotTheirOwnInFlightReads) {
   expect_both_chips("_loads_private.csv", "loads_private_tolerances.csv", 13, {1, 2});
+}
+
+// The SMEM data port (h100_smem_port.cu, run_smem_port.sh; H100 and H200 identical): one warp's
+// generic ld/st.shared take 2 cycles per instruction plus their bytes at 64 B/clk (the .b32 and
+// .v4 stores give both), two warps twice that, and from 4-8 warps on the SM's 128 B/clk port binds.
+// Every row within 10% (the worst ld.shared.v4 with one warp, -6.6%), none outside.
+TEST(CalibrationTest, TheSmsWarpsShareOneSmemPortAndEachItsOwnPath) {
+  expect_both_chips("_smem_port.csv", "", 18, {0, 0});
 }
 
 // The CPC load gate's depth sweep (run_cpc_depth.sh, both chips): the short CPCs' SMs keep the
@@ -470,17 +478,17 @@ void expect_gemm_rows(const char* chip, double mean_bound, const std::string& cs
   EXPECT_LE(mean_absolute_error(rows), mean_bound) << chip;
 }
 
-// Mean errors 5.9% (H100) and 5.3% (H200) since the measured GPC sizes and L2 partitions
-// (sm.gpc_tpcs, dies.of_gpc; 4.6% and 4.6% before), most of it the chaotic ping-pong 8192^3 row's
-// one deterministic draw (gemm_sm90_tolerances.csv gives its perturbed means).
-TEST(KernelValidationTest, GemmSm90OnTheH100StaysWithinItsStatedBounds) { expect_gemm_rows("h100", 0.060); }
-TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.054); }
-// The same program on two more H100s, measured 2026-11-26: mean errors 5.2% and 6.0% (4.8% and
-// 5.1% before the measured map); the ping-pong 128x128 rows vary most from machine to machine
+// Mean errors 5.1% (H100) and 4.1% (H200) with the SM's SMEM port (smem.*: 5.9% and 5.3% before
+// it, 4.6% and 4.6% before the measured GPC sizes and L2 partitions), much of it the chaotic
+// ping-pong 8192^3 row's one deterministic draw (gemm_sm90_tolerances.csv gives its perturbed means).
+TEST(KernelValidationTest, GemmSm90OnTheH100StaysWithinItsStatedBounds) { expect_gemm_rows("h100", 0.052); }
+TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.042); }
+// The same program on two more H100s, measured 2026-11-26: mean errors 5.2% and 4.9% (5.2% and
+// 6.0% before the SMEM port); the ping-pong 128x128 rows vary most from machine to machine
 // (4096^3: 336,388 / 329,927 / 309,881 cycles on the three).
 TEST(KernelValidationTest, GemmSm90OnTwoMoreH100sStaysWithinItsStatedBounds) {
   expect_gemm_rows("h100", 0.053, "h100_gemm_sm90_rerun.csv");
-  expect_gemm_rows("h100", 0.061, "h100_gemm_sm90_rerun2.csv");
+  expect_gemm_rows("h100", 0.050, "h100_gemm_sm90_rerun2.csv");
 }
 
 // The twin's DRAM traffic on its timed launch (ncu, h100_gemm_traffic.csv) against the model's HBM

@@ -1,0 +1,86 @@
+// The SMEM data port of generic ld.shared / st.shared (Warp::st_shared, core/PortCalendar): exact
+// cycles on unit_test.yaml with the H100's one-warp path (2 cycles per instruction, 64 B/clk) and
+// its 128 B/clk port, the calendar's gap filling, and the access-width errors.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "TestSupport.hpp"
+#include "bwsim/core/PortCalendar.hpp"
+#include "bwsim/testing/SimTesting.hpp"
+
+namespace bwsim {
+namespace {
+
+TEST(PortCalendarTest, ARequestTakesTheFirstFreeCyclesFromItsStartFillingEarlierGaps) {
+  PortCalendar port;
+  EXPECT_EQ(port.reserve(0, 10, 2), 12u);  // [10, 12)
+  EXPECT_EQ(port.reserve(0, 0, 4), 4u);    // [0, 4): before the later request
+  EXPECT_EQ(port.reserve(0, 0, 8), 14u);   // [4, 10) and [12, 14)
+  EXPECT_EQ(port.intervals(), 1u);         // [0, 14), merged
+  EXPECT_EQ(port.reserve(0, 3, 1), 15u);   // busy until 14
+  EXPECT_EQ(port.reserve(0, 20, 0), 20u);  // nothing to move
+  EXPECT_EQ(port.reserve(30, 30, 5), 35u);
+  EXPECT_EQ(port.intervals(), 1u);  // [0, 15) ended before 30: dropped
+}
+
+HardwareConfig h100_path() {
+  HardwareConfig c = test::unit_config();
+  c.smem.bytes_per_cycle = 128;
+  c.smem.instruction_cycles = 2;
+  c.smem.warp_bytes_per_cycle = 64;
+  return c;
+}
+
+// Each of `warps` warps stores `bytes` at width `width` into its own 2 KiB after a bar.sync;
+// returns each warp's cycles from the bar.sync to its store done.
+std::vector<Cycle> store_times(std::uint32_t warps, std::uint32_t bytes, std::uint32_t width) {
+  std::vector<Cycle> took(warps);
+  const HardwareConfig config = h100_path();
+  Simulator sim(config, SimOptions{.mode = Mode::Timing});
+  sim.launch("smem", LaunchConfig{.grid_ctas = 1, .block_threads = 32 * warps, .dynamic_smem_bytes = 2048 * warps},
+             [&](Warp& w) -> Task {
+               co_await w.syncthreads();
+               const Cycle start = w.now();
+               w.st_shared(SmemAddr{2048 * w.warp_idx()}, std::vector<std::byte>(bytes), width);
+               took[w.warp_idx()] = w.now() - start;
+             });
+  return took;
+}
+
+// One warp, 2 KiB: .b32 is 16 instructions, 16 x 2 + 2048 / 64 = 64 cycles (31.5 B/clk measured:
+// 65); .v4 4 instructions, 4 x 2 + 32 = 40 (50.4 B/clk measured: 40.6); the port's 16 cycles hide
+// under either.
+TEST(SmemPortTest, OneWarpTakesItsPathPerInstructionAndPerByte) {
+  EXPECT_EQ(store_times(1, 2048, 4), std::vector<Cycle>{64});
+  EXPECT_EQ(store_times(1, 2048, 16), std::vector<Cycle>{40});
+  EXPECT_EQ(store_times(1, 2048, 0), std::vector<Cycle>{40});  // the widest the address allows
+  EXPECT_EQ(store_times(1, 4, 0), std::vector<Cycle>{3});      // one .b32 instruction, one cycle of bytes
+}
+
+// Eight warps of 2 KiB .v4 at once: the port moves 16 KiB in 128 cycles, 16 per warp in turn (in
+// the order the bar.sync resumes them), so the i-th is done at max(40, 16 i + 16): two by their
+// path, the last at 128.
+TEST(SmemPortTest, EightWarpsShareThePortsBytesPerCycle) {
+  std::vector<Cycle> took = store_times(8, 2048, 16);
+  std::sort(took.begin(), took.end());
+  EXPECT_EQ(took, (std::vector<Cycle>{40, 40, 48, 64, 80, 96, 112, 128}));
+}
+
+TEST(SmemPortTest, AnAccessWidthOtherThan4816OrAnUnalignedVectorIsAMisuse) {
+  const auto store = [](std::uint32_t offset, std::uint32_t width) {
+    test::run_cta([=](Warp& w) -> Task {
+      w.st_shared(SmemAddr{offset}, std::vector<std::byte>(64), width);
+      co_return;
+    });
+  };
+  EXPECT_SIM_MISUSE(store(0, 3), Rule::SmemMisaligned);
+  EXPECT_SIM_MISUSE(store(4, 16), Rule::SmemMisaligned);
+  EXPECT_SIM_MISUSE(store(8, 16), Rule::SmemMisaligned);
+  store(16, 16);
+  store(4, 4);
+}
+
+}  // namespace
+}  // namespace bwsim
