@@ -5,9 +5,9 @@
 //   st_b32: st.shared.b32, 128 B per warp instruction (the GEMM epilogue's stores: gemm_sm90_twin.cu)
 //   st_v4:  st.shared.v4.b32, 512 B per warp instruction
 //   ld_v4:  ld.volatile.shared.v4.u32, 512 B per warp instruction, folded into one register
-// (thread t of warp w at 16 t + 512 (k % 8) of the warp's 4 KiB region for v4; 4 t + 128 k for b32). Each warp
-// reads clock64 before and after its loop (after a __syncthreads); the CTA's time is the latest
-// end minus the earliest start. Value: the median over SMs of bytes / CTA time, x100.
+// (thread t of warp w at 16 t + 512 (k % 8) of the warp's 4 KiB region for v4; 4 t + 128 k for
+// b32). Each warp reads clock64 before and after its loop (after a __syncthreads); the CTA's time
+// is the latest end minus the earliest start. The first of two launches warms up. Value: the median over SMs of bytes / CTA time, x100.
 // Output (stdout): "scenario,param,value" rows smem_port_<kind>_bytes_per_clk_x100,<W>,<value>.
 // Build: nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a h100_smem_port.cu -lcuda
 #include "calibration_ptx.cuh"
