@@ -266,7 +266,7 @@ class Warp {
   // widest that the address and the length allow, as a compiler vectorizes), so a warp moves 32 x
   // width bytes per instruction. The warp takes smem.instruction_cycles per instruction plus the
   // bytes at smem.warp_bytes_per_cycle, and the bytes pass the SM's SMEM port
-  // (smem.bytes_per_cycle, shared by all its warps) after those of the warps before it.
+  // (smem.bytes_per_cycle, shared by all its warps) in its first free cycles from the warp's clock.
   void st_shared(SmemAddr dst, std::span<const std::byte> data, std::uint32_t width = 0);
   void ld_shared(SmemAddr src, std::span<std::byte> out, std::uint32_t width = 0);
 
