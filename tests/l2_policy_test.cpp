@@ -40,6 +40,32 @@ TEST(L2PolicyTest, ManyKeysThroughASmallLruKeepExactlyTheNewest) {
   EXPECT_FALSE(l2->access_one(9899 * 1024).hit);
 }
 
+// The block index stores a 32-bit tag per key (its 128-byte line number): keys 512 GiB apart, or
+// two within one line (tensors need only 16-byte alignment), share a tag and are still told
+// apart, held, hit and evicted as the blocks they are, by both policies that use the index.
+TEST(L2PolicyTest, KeysThatShareTheIndexTagAreStillDistinctBlocks) {
+  constexpr std::uint64_t kBase = 0x7f0000000000ull, kTagWrap = 1ull << 39;
+  for (const char* name : {"lru", "clock"}) {
+    SCOPED_TRACE(name);
+    const auto l2 = policy(name, 3);
+    const std::uint64_t a = kBase, far = kBase + kTagWrap, near = kBase + 64;
+    EXPECT_FALSE(l2->access_one(a).hit);
+    EXPECT_FALSE(l2->access_one(far).hit);
+    EXPECT_FALSE(l2->access_one(near).hit);
+    EXPECT_EQ(l2->resident_blocks(), 3u);
+    EXPECT_TRUE(l2->access_one(far).hit);
+    EXPECT_TRUE(l2->access_one(a).hit);
+    EXPECT_TRUE(l2->access_one(near).hit);
+    // A fourth key evicts one of the three (lru: far, the least recent; clock: the first clear
+    // bit after a sweep that clears all three, a); the other two still hit.
+    EXPECT_FALSE(l2->access_one(kBase + 2 * kTagWrap).hit);
+    const std::uint64_t evicted = std::string_view(name) == "lru" ? far : a;
+    for (const std::uint64_t k : {a, far, near})
+      if (k != evicted) EXPECT_TRUE(l2->access_one(k).hit) << std::hex << k;
+    EXPECT_FALSE(l2->access_one(evicted).hit);
+  }
+}
+
 // A B C C A D E C A on 3 blocks.
 //
 // lru (most recent first):            clock (ring f0 f1 f2, * = reference bit, ^ = hand):
