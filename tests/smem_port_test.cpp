@@ -82,5 +82,50 @@ TEST(SmemPortTest, AnAccessWidthOtherThan4816OrAnUnalignedVectorIsAMisuse) {
   store(4, 4);
 }
 
+// st_shared / ld_shared move their bytes in both modes (a value that steers control flow);
+// st_shared_tensor / ld_shared_tensor only in functional mode, as TMA does. Both take the same
+// cycles (one warp, 2 KiB .v4: 40 each way) and the same checks.
+TEST(SmemPortTest, TensorAccessesMoveTheirBytesInFunctionalModeOnlyAndTakeTheSameCycles) {
+  const HardwareConfig config = h100_path();
+  for (const Mode mode : {Mode::Functional, Mode::Timing}) {
+    SCOPED_TRACE(mode == Mode::Functional ? "functional" : "timing");
+    std::vector<std::byte> plain(2048), tensor(2048);
+    std::vector<Cycle> took;
+    Simulator sim(config, SimOptions{.mode = mode});
+    sim.launch("smem", LaunchConfig{.grid_ctas = 1, .block_threads = 32, .dynamic_smem_bytes = 4096},
+               [&](Warp& w) -> Task {
+                 const std::vector<std::byte> ones(2048, std::byte{1});
+                 Cycle start = w.now();
+                 w.st_shared(SmemAddr{0}, ones);
+                 took.push_back(w.now() - start);
+                 start = w.now();
+                 w.st_shared_tensor(SmemAddr{2048}, ones);
+                 took.push_back(w.now() - start);
+                 start = w.now();
+                 w.ld_shared(SmemAddr{2048}, tensor);
+                 took.push_back(w.now() - start);
+                 start = w.now();
+                 w.ld_shared_tensor(SmemAddr{0}, plain);
+                 took.push_back(w.now() - start);
+                 co_return;
+               });
+    EXPECT_EQ(took, (std::vector<Cycle>{40, 40, 40, 40}));
+    const auto count = [](const std::vector<std::byte>& v) { return std::count(v.begin(), v.end(), std::byte{1}); };
+    // ld_shared always reads what is there: the tensor store's ones only in functional mode.
+    EXPECT_EQ(count(tensor), mode == Mode::Functional ? 2048 : 0);
+    // The tensor load fills its buffer only in functional mode.
+    EXPECT_EQ(count(plain), mode == Mode::Functional ? 2048 : 0);
+  }
+  // In timing mode a plain store's bytes reach a plain load.
+  std::vector<std::byte> back(64);
+  Simulator sim(config, SimOptions{.mode = Mode::Timing});
+  sim.launch("smem", LaunchConfig{.grid_ctas = 1, .block_threads = 32, .dynamic_smem_bytes = 64}, [&](Warp& w) -> Task {
+    w.st_shared(SmemAddr{0}, std::vector<std::byte>(64, std::byte{7}));
+    w.ld_shared(SmemAddr{0}, back);
+    co_return;
+  });
+  EXPECT_EQ(std::count(back.begin(), back.end(), std::byte{7}), 64);
+}
+
 }  // namespace
 }  // namespace bwsim

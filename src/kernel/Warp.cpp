@@ -264,19 +264,32 @@ void Warp::BlockAwaiter::await_resume() const {
 }
 
 void Warp::st_shared(SmemAddr dst, std::span<const std::byte> data, std::uint32_t width) {
+  store_shared(dst, data, width, true);
+}
+void Warp::ld_shared(SmemAddr src, std::span<std::byte> out, std::uint32_t width) { load_shared(src, out, width, true); }
+// A timing run's tensor bytes are placeholders: copying them cost the main GEMM about a tenth of
+// its host time (its epilogue staging, through cold host cache lines of every SM's SMEM).
+void Warp::st_shared_tensor(SmemAddr dst, std::span<const std::byte> data, std::uint32_t width) {
+  store_shared(dst, data, width, functional());
+}
+void Warp::ld_shared_tensor(SmemAddr src, std::span<std::byte> out, std::uint32_t width) {
+  load_shared(src, out, width, functional());
+}
+
+void Warp::store_shared(SmemAddr dst, std::span<const std::byte> data, std::uint32_t width, bool move_bytes) {
   const auto len = static_cast<std::uint32_t>(data.size());
   cta_.check_smem(ws_, "st.shared", dst.offset, len, 1);
   cta_.check_no_live_barrier(ws_, "st.shared", dst.offset, len);
-  std::memcpy(cta_.smem().bytes(dst.offset, len).data(), data.data(), len);
+  if (move_bytes) std::memcpy(cta_.smem().bytes(dst.offset, len).data(), data.data(), len);
   if (cta_.checks_races()) races::generic_write(cta_, ws_, dst.offset, dst.offset + len);
   smem_transfer("st.shared", dst.offset, len, width);
 }
 
-void Warp::ld_shared(SmemAddr src, std::span<std::byte> out, std::uint32_t width) {
+void Warp::load_shared(SmemAddr src, std::span<std::byte> out, std::uint32_t width, bool move_bytes) {
   const auto len = static_cast<std::uint32_t>(out.size());
   cta_.check_smem(ws_, "ld.shared", src.offset, len, 1);
   if (cta_.checks_races()) races::generic_read(cta_, ws_, src.offset, src.offset + len);
-  std::memcpy(out.data(), cta_.smem().bytes(src.offset, len).data(), len);
+  if (move_bytes) std::memcpy(out.data(), cta_.smem().bytes(src.offset, len).data(), len);
   smem_transfer("ld.shared", src.offset, len, width);
 }
 

@@ -326,8 +326,8 @@ struct Kernel {
   // The warp's 32 rows of both statistics fields (one st.shared each: a float per lane).
   void write_stats(Warp& w, std::uint32_t i, std::uint32_t q, const std::vector<float>& field0,
                    const std::vector<float>& m) const {
-    w.st_shared(l.stat(i, 0, 32 * q), std::as_bytes(std::span(field0)));
-    w.st_shared(l.stat(i, 1, 32 * q), std::as_bytes(std::span(m)));
+    w.st_shared_tensor(l.stat(i, 0, 32 * q), std::as_bytes(std::span(field0)));
+    w.st_shared_tensor(l.stat(i, 1, 32 * q), std::as_bytes(std::span(m)));
   }
 
   void compute_p(std::uint32_t i, std::uint32_t q, const FmhaWorkUnit& u, std::uint32_t j,
@@ -394,8 +394,8 @@ struct Kernel {
         for (std::uint32_t i = 0; i < 2; ++i) {
           if (j == 0) w.mbarrier_arrive(l.bar(OReady, i));  // O_i is free: the last unit's was read below
           co_await w.mbarrier_wait(l.bar(StatsFull, i), (t0 + j) & 1u);
-          w.ld_shared(l.stat(i, 0, 32 * q), std::as_writable_bytes(std::span(m_old)));
-          w.ld_shared(l.stat(i, 1, 32 * q), std::as_writable_bytes(std::span(m_new)));
+          w.ld_shared_tensor(l.stat(i, 0, 32 * q), std::as_writable_bytes(std::span(m_old)));
+          w.ld_shared_tensor(l.stat(i, 1, 32 * q), std::as_writable_bytes(std::span(m_new)));
           if (j + 1 == n) m_last[i] = m_new;  // the base of the row sums
           bool grew = false;  // functional mode's scores; timing mode draws growth instead
           if (w.functional())
@@ -427,7 +427,7 @@ struct Kernel {
         }
       for (std::uint32_t i = 0; i < 2; ++i) {
         co_await w.mbarrier_wait(l.bar(SumFull, i), k & 1u);
-        w.ld_shared(l.stat(i, 0, 32 * q), std::as_writable_bytes(std::span(total)));
+        w.ld_shared_tensor(l.stat(i, 0, 32 * q), std::as_writable_bytes(std::span(total)));
         w.mbarrier_arrive(l.bar(SumEmpty, i));
         co_await w.mbarrier_wait(l.bar(OFull, i), (t0 + n - 1) & 1u);
         w.tcgen05_fence_after_thread_sync();
@@ -443,7 +443,7 @@ struct Kernel {
                 store_from_float(pr.p.dtype, v, &row_bytes[(r * kChunk + e) * 2]);
               }
             }
-          w.st_shared(l.o_box(i, q, c), row_bytes);
+          w.st_shared_tensor(l.o_box(i, q, c), row_bytes);
         }
         if (lse_map) {  // ln(sum) + max / sqrt(d): lg2, then one FMA (scale_log2 * max + lg2(sum)) times ln 2
           for (std::uint32_t r = 0; r < 32; ++r)
@@ -452,7 +452,7 @@ struct Kernel {
                          : kNegInf;
           w.execute(CorePipe::Mufu, 1);
           w.execute(CorePipe::Fma, 2);
-          w.st_shared(l.lse_box(i, q), std::as_bytes(std::span(lse)));
+          w.st_shared_tensor(l.lse_box(i, q), std::as_bytes(std::span(lse)));
         }
         w.fence_proxy_async();
         w.mbarrier_arrive(l.bar(EpiFull, i));

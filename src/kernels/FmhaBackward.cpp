@@ -374,8 +374,8 @@ struct Kernel {
     for (std::uint32_t j = 0, mt = u.m_begin; mt < u.m_end; ++j, ++mt) {
       const std::uint32_t st = j % 2;
       co_await w.mbarrier_wait(Layout::bar(StatsFull, st), (j / 2) & 1u);
-      w.ld_shared(l.lse(st) + 4 * kHalf * g, std::as_writable_bytes(std::span(lse)));
-      w.ld_shared(l.delta(st) + 4 * kHalf * g, std::as_writable_bytes(std::span(delta)));
+      w.ld_shared_tensor(l.lse(st) + 4 * kHalf * g, std::as_writable_bytes(std::span(lse)));
+      w.ld_shared_tensor(l.delta(st) + 4 * kHalf * g, std::as_writable_bytes(std::span(delta)));
       co_await w.mbarrier_wait(Layout::bar(SFull), j & 1u);
       w.tcgen05_fence_after_thread_sync();
       w.tcgen05_ld(lanes + (col_s + kHalf * g), TmemShape::S32x32b, kHalf, s);
@@ -413,18 +413,18 @@ struct Kernel {
   void write_ds(Warp& w, std::uint32_t q, std::uint32_t g, std::span<const std::byte> rows) const {
     const std::uint32_t c = w.cluster_ctarank() % 2, bytes = static_cast<std::uint32_t>(rows.size());
     if (!l.pair) {
-      w.st_shared(SmemAddr{l.ds + g * kChunkBytes + q * bytes}, rows);
+      w.st_shared_tensor(SmemAddr{l.ds + g * kChunkBytes + q * bytes}, rows);
       w.fence_proxy_async();
       return;
     }
     const std::uint32_t at = l.ds + (c * kTile + 32 * q) * 128;
     if (g == c) {
-      w.st_shared(SmemAddr{at}, rows);
+      w.st_shared_tensor(SmemAddr{at}, rows);
       w.fence_proxy_async();
       return;
     }
     const SmemAddr box{l.xchg + q * bytes};
-    w.st_shared(box, rows);
+    w.st_shared_tensor(box, rows);
     w.fence_proxy_async();
     w.bulk_copy_to_cluster(w.mapa(SmemAddr{at}, g), box, bytes, w.mapa(Layout::bar(XchgFull), g));
   }
@@ -506,7 +506,7 @@ struct Kernel {
             store_from_float(pr.p.dtype, v, &rows[i * 2]);
         }
       const SmemAddr slot{l.q + (w.warp_idx() - 4) * l.slot_bytes + t * 32 * cols * elem};
-      w.st_shared(slot, rows);
+      w.st_shared_tensor(slot, rows);
       w.fence_proxy_async();
       const TensorMap& map = dk ? m.dk_out : m.dv_out;
       const TensorCoords at{i32(cols * g), i32(u.key0 + 32 * q), i32(kv_bh(u))};
@@ -547,7 +547,7 @@ struct Kernel {
         if (w.functional())
           for (std::uint32_t r = 0; r < 32; ++r)
             std::memcpy(&rows[r * kDqCols * 4], &regs[r * cols + b * kDqCols], kDqCols * 4);
-        w.st_shared(box, rows);
+        w.st_shared_tensor(box, rows);
         w.fence_proxy_async();
         if (pr.p.dq_path == FmhaBwdParams::DqPath::Reduce) {
           w.tma_reduce_add(m.dq_acc, box, {i32(col0 + b * kDqCols), i32(mt * kTile + row0), i32(bh(u))});

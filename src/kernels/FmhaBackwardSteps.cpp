@@ -55,17 +55,17 @@ RunResult run_bwd_preprocess(Simulator& sim, const BwdPreTensors& t) {
       w.tma_load(*t.lse, SmemAddr{lse_at}, kFull, {i32(m * kRows), i32(bh)});
     }
     std::vector<std::byte> zeros(kWarpRows * 128);
-    w.st_shared(SmemAddr{zero_at + q * kWarpRows * 128}, zeros);  // this warp's rows of the zero box
+    w.st_shared_tensor(SmemAddr{zero_at + q * kWarpRows * 128}, zeros);  // this warp's rows of the zero box
     co_await w.syncthreads();
     co_await w.mbarrier_wait(kFull, 0);
     // The warp's 32 rows of O and dO (4 KiB of every chunk) and of the LSE.
     std::vector<std::byte> o_rows(chunks * kWarpBytes), do_rows(chunks * kWarpBytes);
     for (std::uint32_t c = 0; c < chunks; ++c) {
-      w.ld_shared(SmemAddr{o_at + c * kChunkBytes + q * kWarpBytes}, std::span(o_rows).subspan(c * kWarpBytes, kWarpBytes));
-      w.ld_shared(SmemAddr{do_at + c * kChunkBytes + q * kWarpBytes}, std::span(do_rows).subspan(c * kWarpBytes, kWarpBytes));
+      w.ld_shared_tensor(SmemAddr{o_at + c * kChunkBytes + q * kWarpBytes}, std::span(o_rows).subspan(c * kWarpBytes, kWarpBytes));
+      w.ld_shared_tensor(SmemAddr{do_at + c * kChunkBytes + q * kWarpBytes}, std::span(do_rows).subspan(c * kWarpBytes, kWarpBytes));
     }
     std::vector<float> lse(kWarpRows), delta(kWarpRows), lse_log2(kWarpRows);
-    w.ld_shared(SmemAddr{lse_at + q * kWarpRows * 4}, std::as_writable_bytes(std::span(lse)));
+    w.ld_shared_tensor(SmemAddr{lse_at + q * kWarpRows * 4}, std::as_writable_bytes(std::span(lse)));
     co_await w.run(row_code);
     if (w.functional())
       for (std::uint32_t r = 0; r < kWarpRows; ++r) {
@@ -75,8 +75,8 @@ RunResult run_bwd_preprocess(Simulator& sim, const BwdPreTensors& t) {
         delta[r] = sum;
         lse_log2[r] = std::isinf(lse[r]) ? 0.0f : lse[r] * static_cast<float>(std::numbers::log2e);
       }
-    w.st_shared(SmemAddr{out_at + q * kWarpRows * 4}, std::as_bytes(std::span(delta)));
-    w.st_shared(SmemAddr{out_at + 512 + q * kWarpRows * 4}, std::as_bytes(std::span(lse_log2)));
+    w.st_shared_tensor(SmemAddr{out_at + q * kWarpRows * 4}, std::as_bytes(std::span(delta)));
+    w.st_shared_tensor(SmemAddr{out_at + 512 + q * kWarpRows * 4}, std::as_bytes(std::span(lse_log2)));
     w.fence_proxy_async();
     co_await w.syncthreads();
     if (q == 0) {
@@ -140,7 +140,7 @@ RunResult run_bwd_convert(Simulator& sim, std::span<const BwdConvertJob> jobs) {
       const std::uint32_t i = k - part0, buf = i % 2;
       co_await w.mbarrier_wait(full[buf], (i / 2) & 1u);
       for (std::uint32_t c = 0; c < boxes; ++c)
-        w.ld_shared(SmemAddr{src_at + buf * part_bytes + c * kRows * 128 + q * kWarpRows * 128},
+        w.ld_shared_tensor(SmemAddr{src_at + buf * part_bytes + c * kRows * 128 + q * kWarpRows * 128},
                     std::as_writable_bytes(std::span(in).subspan(c * kWarpRows * 32, kWarpRows * 32)));
       if (k > part0)  // the part's FADD per value (FADD2 per pair with paired fp32)
         w.execute(CorePipe::Fma, w.config().pipes.paired_fp32 ? job.cols / 2 : job.cols);
@@ -159,7 +159,7 @@ RunResult run_bwd_convert(Simulator& sim, std::span<const BwdConvertJob> jobs) {
           store_from_float(job.dst->dtype(), sum[c / 32 * kWarpRows * 32 + r * 32 + c % 32] * job.scale,
                            &out[(r * job.cols + c) * 2]);
     const SmemAddr rows{dst_at + q * kWarpRows * job.cols * 2};
-    w.st_shared(rows, out);
+    w.st_shared_tensor(rows, out);
     w.fence_proxy_async();
     w.tma_store(*job.dst, rows, {0, i32(m * kRows + q * kWarpRows), i32(slab)});
     w.bulk_commit_group();

@@ -429,7 +429,7 @@ struct Kernel {
         // The store issued from this buffer two chunks ago has read it.
         if (p.bug != GemmBug::StagingBufferReuse) co_await w.bulk_wait_group_read(1);
         if (p.bug != GemmBug::UseBeforeWaitLd) convert(w, regs, staged);
-        w.st_shared(buf, staged);
+        w.st_shared_tensor(buf, staged);
         if (p.bug != GemmBug::MissingProxyFence) w.fence_proxy_async();  // st.shared data becomes visible to the TMA store
         w.tma_store(d_map, buf,
                     {n0(t, y) + static_cast<std::int32_t>(c * kEpilogueCols), m0(t, x) + static_cast<std::int32_t>(32 * q)});

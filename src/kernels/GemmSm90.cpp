@@ -206,7 +206,7 @@ struct Kernel {
           store_from_float(DataType::BF16, v[lane * acc.registers() + r], &staged[swizzle_offset(Swizzle::B128, offset)]);
         }
     w.execute(CorePipe::Cvt, kChunk * 16 / 32 / 2);  // 32 values per thread: 16 conversions
-    w.st_shared(buf + 16 * wi * kRowBytes, staged, 4);  // st.shared.b32, as the twin
+    w.st_shared_tensor(buf + 16 * wi * kRowBytes, staged, 4);  // st.shared.b32, as the twin
   }
 };
 

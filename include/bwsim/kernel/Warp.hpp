@@ -269,6 +269,12 @@ class Warp {
   // (smem.bytes_per_cycle, shared by all its warps) in its first free cycles from the warp's clock.
   void st_shared(SmemAddr dst, std::span<const std::byte> data, std::uint32_t width = 0);
   void ld_shared(SmemAddr src, std::span<std::byte> out, std::uint32_t width = 0);
+  // The same accesses for tensor data (an epilogue's staged tile, softmax statistics): their bytes
+  // move in functional mode only, as TMA's and the tensor cores' do, and in timing mode only their
+  // time and checks are taken (a timing run computes no values). Values that steer control flow
+  // (a tile index, a flag) go through st_shared / ld_shared, which move their bytes in both modes.
+  void st_shared_tensor(SmemAddr dst, std::span<const std::byte> data, std::uint32_t width = 0);
+  void ld_shared_tensor(SmemAddr src, std::span<std::byte> out, std::uint32_t width = 0);
 
   // --- CUDA-core work ------------------------------------------------------------------------
   // `instructions` independent warp instructions on `pipe` (fp32 math, integer/compare, MUFU,
@@ -352,6 +358,8 @@ class Warp {
   Cycle issue(Cycle cost);
   // Moves `bytes` at SMEM `offset` by generic ld.shared / st.shared instructions of `width` bytes
   // per thread through the warp's path and the SM's SMEM port (Sm::smem_port).
+  void store_shared(SmemAddr dst, std::span<const std::byte> data, std::uint32_t width, bool move_bytes);
+  void load_shared(SmemAddr src, std::span<std::byte> out, std::uint32_t width, bool move_bytes);
   void smem_transfer(const char* op, std::uint32_t offset, std::uint32_t bytes, std::uint32_t width);
   void barrier_op(BarrierOp op, MBarrierRef bar, std::uint32_t value);
   void trace_op(std::string_view name, Cycle at, Cycle cost) const;
