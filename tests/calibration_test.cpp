@@ -120,6 +120,16 @@ TEST(CalibrationTest, TheSmsWarpsShareOneSmemPortAndEachItsOwnPath) {
   expect_both_chips("_smem_port.csv", "", 18, {0, 0});
 }
 
+// The GEMM epilogue's parts and the TMA store order (h100_epilogue.cu, run_epilogue.sh; H100 and
+// H200 alike): what the phase logs (run_phase_log.sh) found the model's epilogue short of. The
+// rows that one SM's write path binds are within 7%; the rest carry stated bounds with the mechanism
+// each lacks (epilogue_tolerances.csv: fence.proxy.async, bar.sync, conversions between the stores,
+// two warps' stores sharing the write path, a launch's first store, the L2's write rate at 132 SMs),
+// so the test pins them until those land.
+TEST(CalibrationTest, TheEpiloguePartsStayWithinTheirStatedBounds) {
+  expect_both_chips("_epilogue.csv", "epilogue_tolerances.csv", 82, {65, 67});
+}
+
 // The CPC load gate's depth sweep (run_cpc_depth.sh, both chips): the short CPCs' SMs keep the
 // median pace up to 64 KiB in flight per SM and fall to 0.72-0.76 of it by 128 KiB with 16 and 32
 // KiB boxes, which one limit per chip (l2.cpc_load_bytes_in_flight) holds within 8% on every such

@@ -3,6 +3,8 @@
 // one CTA, and its errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <fstream>
 #include <string>
 #include <vector>
@@ -105,6 +107,33 @@ TEST(GemmSm90, TheTileLogHasEveryTileInTheCtasOrder) {
     }
   }
   EXPECT_TRUE(gemm({.m = 256, .n = 256, .k = 512, .grid = 1}, Mode::Timing).tile_starts.empty());  // not asked
+}
+
+// The same CTA's phases: ping-pong warpgroup g takes tiles g, g + 2, so each logs two, in turn: a
+// mainloop starts after the other warpgroup's (the mma_turn order), and each tile's epilogue
+// follows its mainloop. Cooperative: both warpgroups log every tile, with the same mainloop start.
+TEST(GemmSm90, ThePhaseLogHasEachWarpgroupsTilesInOrder) {
+  GemmSm90Params p{.m = 256, .n = 256, .k = 8 * 64, .schedule = Sm90Schedule::Pingpong, .rows_per_wg = 128,
+                   .tile_n = 128, .grid = 1};
+  p.log_phases = true;
+  GemmSm90Result r = gemm(p, Mode::Timing);
+  ASSERT_EQ(r.tile_phases.size(), 4u);
+  std::vector<TilePhases> by_start = r.tile_phases;
+  std::sort(by_start.begin(), by_start.end(), [](const TilePhases& x, const TilePhases& y) { return x.ml_start < y.ml_start; });
+  for (std::uint32_t i = 0; i < 4; ++i) {
+    const TilePhases& t = by_start[i];
+    EXPECT_EQ(t.wg, i % 2) << i;  // the warpgroups alternate
+    EXPECT_EQ(t.j, i / 2) << i;
+    EXPECT_LT(t.ml_start, t.ml_end);
+    EXPECT_LT(t.ml_end, t.epi_end);
+    if (i > 0) {
+      EXPECT_GE(t.ml_start, by_start[i - 1].ml_start + 8 * 512);  // 8 k-blocks of 128x128x64 at the tensor pipe's rate
+    }
+  }
+  p.schedule = Sm90Schedule::Cooperative;
+  p.rows_per_wg = 64;
+  r = gemm(p, Mode::Timing);
+  ASSERT_EQ(r.tile_phases.size(), 8u);  // 2 x 2 tiles of 128 x 128 ... logged by both warpgroups
 }
 
 TEST(GemmSm90, TheCommandLineWritesTheTileLog) {

@@ -61,7 +61,9 @@ TEST(L2PolicyTest, KeysThatShareTheIndexTagAreStillDistinctBlocks) {
     EXPECT_FALSE(l2->access_one(kBase + 2 * kTagWrap).hit);
     const std::uint64_t evicted = std::string_view(name) == "lru" ? far : a;
     for (const std::uint64_t k : {a, far, near})
-      if (k != evicted) EXPECT_TRUE(l2->access_one(k).hit) << std::hex << k;
+      if (k != evicted) {
+        EXPECT_TRUE(l2->access_one(k).hit) << std::hex << k;
+      }
     EXPECT_FALSE(l2->access_one(evicted).hit);
   }
 }

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -77,6 +78,7 @@ struct Kernel {
   const TileScheduler& scheduler;  // a CTA is its worker
   std::uint32_t k_tiles;
   std::vector<TileStart>* tile_starts;  // null: not logged
+  std::vector<TilePhases>* tile_phases;  // null: not logged
 
   // The k-th tile of w's CTA (scheduler.tiles() when it has no more).
   std::uint32_t unit(const Warp& w, std::uint32_t k) const { return scheduler.work_unit(w.cta_idx(), w.grid_ctas(), k); }
@@ -139,10 +141,13 @@ struct Kernel {
     if (pingpong() && g == 1) skip_tile();
     std::uint32_t mma_turns = 0, epi_turns = 0, chunk = 0;
     const std::uint32_t step = pingpong() ? kConsumers : 1;
+    const bool logs = tile_phases && w.warp_idx() % 4 == 0;  // the WG's first thread, as the twin's
+    TilePhases phases{.cta = w.cta_idx(), .wg = g, .j = 0, .cta_start = w.state().start};
     for (std::uint32_t local = pingpong() ? g : 0, t = unit(w, local); t < scheduler.tiles();
          local += step, t = unit(w, local)) {
       // Mainloop: one k-block of wgmmas stays in flight; the stage before it is released.
       if (pingpong() && local > 0) co_await w.mbarrier_wait(layout.mma_turn(g), mma_turns++ & 1u);
+      phases.ml_start = w.now();
       w.wgmma_fence();
       PipelineState prev = st;
       for (std::uint32_t kb = 0; kb < k_tiles; ++kb) {
@@ -161,6 +166,7 @@ struct Kernel {
       }
       if (pingpong()) w.mbarrier_arrive(layout.mma_turn(1 - g));
       co_await w.wgmma_wait_group(0);
+      phases.ml_end = w.now();
       mainloop.consumer_release(w, prev);
       if (pingpong()) skip_tile();
 
@@ -182,6 +188,9 @@ struct Kernel {
             w.bulk_commit_group();
           }
         }
+      phases.epi_end = w.now();
+      if (logs) tile_phases->push_back(phases);
+      ++phases.j;
       if (pingpong()) {
         co_await w.bar_sync(1 + g, 128);
         w.mbarrier_arrive(layout.epi_turn(1 - g));
@@ -258,7 +267,7 @@ GemmSm90Result run_gemm_sm90(const HardwareConfig& config, const SimOptions& opt
   const std::unique_ptr<TileScheduler> scheduler = tile_schedulers().at(p.tile_scheduler).make(
       TileGrid{(p.m + layout.tile_m - 1) / layout.tile_m, (p.n + p.tile_n - 1) / p.tile_n, p.raster, p.swizzle});
   GemmSm90Result r;
-  Kernel kernel{p, a_map, b_map, d_map, layout, *scheduler, (p.k + kTileK - 1) / kTileK, nullptr};
+  Kernel kernel{p, a_map, b_map, d_map, layout, *scheduler, (p.k + kTileK - 1) / kTileK, nullptr, nullptr};
   r.stages = layout.stages;
   r.tiles = scheduler->tiles();
   r.tile_m = layout.tile_m;
@@ -270,6 +279,7 @@ GemmSm90Result run_gemm_sm90(const HardwareConfig& config, const SimOptions& opt
                             .registers_per_thread = kLaunchRegisters};
   for (std::uint32_t i = 0; i <= p.warmup; ++i) {
     if (i == p.warmup && p.log_tiles) kernel.tile_starts = &r.tile_starts;
+    if (i == p.warmup && p.log_phases) kernel.tile_phases = &r.tile_phases;
     r.run = sim.launch("gemm_sm90", launch, [&kernel](Warp& w) { return kernel(w); });
   }
   Cycle first = ~Cycle{0}, last = 0;
@@ -330,12 +340,33 @@ void write_tile_log(const std::string& path, const std::vector<TileStart>& start
   std::fclose(f);
 }
 
+// The twin's --phase-log format: one row per consumer warpgroup's tile, cycles after the
+// launch's first CTA start.
+void write_phase_log(const std::string& path, const std::vector<TilePhases>& phases, double clock_ghz) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) throw InputError(fmt::format("--phase-log: cannot write {}", path));
+  Cycle t0 = ~Cycle{0};
+  for (const TilePhases& t : phases) t0 = std::min(t0, t.cta_start);
+  std::vector<TilePhases> rows = phases;
+  std::sort(rows.begin(), rows.end(), [](const TilePhases& x, const TilePhases& y) {
+    return std::tuple(x.cta, x.wg, x.j) < std::tuple(y.cta, y.wg, y.j);
+  });
+  fmt::print(f, "# clock_mhz,{:.0f}\ncta,wg,j,cta_start,ml_start,ml_end,epi_end\n", clock_ghz * 1000);
+  for (const TilePhases& t : rows)
+    fmt::print(f, "{},{},{},{},{},{},{}\n", t.cta, t.wg, t.j, t.cta_start - t0, t.ml_start - t0, t.ml_end - t0,
+               t.epi_end - t0);
+  std::fclose(f);
+}
+
 KernelReport run_from_cli(const KernelRequest& req) {
   GemmSm90Params p = params_from(req.args);
   const std::string& tile_log = req.args.text("tile-log");
+  const std::string& phase_log = req.args.text("phase-log");
   p.log_tiles = !tile_log.empty();
+  p.log_phases = !phase_log.empty();
   const GemmSm90Result r = run_gemm_sm90(req.config, req.options, p, req.check);
   if (p.log_tiles) write_tile_log(tile_log, r.tile_starts, req.config.clock_ghz);
+  if (p.log_phases) write_phase_log(phase_log, r.tile_phases, req.config.clock_ghz);
   KernelReport rep;
   rep.kernel = "gemm_sm90";
   rep.problem = fmt::format("D(bf16) = A x B^T, M={} N={} K={} bf16, {} tile {}x{}x{}, {} stages, {} CTAs over {} "
@@ -381,7 +412,9 @@ KernelInfo gemm_sm90_kernel_info() {
        {"swizzle", "tiles per raster band: 1, 2, 4 or 8", "1"},
        {"warmup", "launches before the measured one (they leave the operands in the L2, as on hardware)", "0"},
        {"tile-log", "write when each CTA started each tile (its first loads) to FILE as CSV, as gemm_sm90_twin.cu "
-                    "--tile-log does on hardware (tools/calibration/tile_drift.py compares them)", ""}},
+                    "--tile-log does on hardware (tools/calibration/tile_drift.py compares them)", ""},
+       {"phase-log", "write each consumer warpgroup's mainloop start, mainloop end and epilogue end per tile to FILE "
+                     "as CSV, as gemm_sm90_twin.cu --phase-log does on hardware", ""}},
       &run_from_cli};
 }
 

@@ -343,6 +343,7 @@ std::vector<UbenchScenario> make_scenarios() {
   for (UbenchScenario& s : bulk_write_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : hbm_burst_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : smem_port_scenarios()) all.push_back(std::move(s));
+  for (UbenchScenario& s : epilogue_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : b200_published_scenarios()) all.push_back(std::move(s));
   return all;
 }

@@ -6,7 +6,9 @@
 //
 // CLI: --m --n --k --schedule cooperative|pingpong --rows-per-wg 64|128 --tile-n 128|256
 //      --stages S (0: as many as fit) --raster m|n --swizzle 1|2|4|8 --grid G (0: min(tiles, SMs))
-//      --reps R (10) --check 0|1 --header --sustain-ms T --tile-log FILE --rotate R
+//      --reps R (10) --check 0|1 --header --sustain-ms T --tile-log FILE --rotate R --phase-log FILE
+// --phase-log FILE (diagnostic): each consumer WG's mainloop start, mainloop end and epilogue end
+// per tile (see k_gemm's kPhases); bwsim run gemm_sm90 --phase-log writes the same columns.
 // --tile-log FILE (diagnostic): thread 0 records each CTA's %smid at entry and the producer records
 // %globaltimer when it is about to issue a tile's first loads (after that stage's empty wait); the
 // last timed launch's values go to FILE as CSV (cta,smid,j,tile,m,n,start_ns,start_cycles; times
@@ -170,6 +172,7 @@ struct GemmParams {
   unsigned swizzle;
   unsigned log_tiles = 0;  // --tile-log: tiles per CTA whose start is recorded (0: none)
   unsigned rotate = 0;     // --rotate R: CTA c computes the tiles of worker (c + R) % grid
+  unsigned phase_tiles = 0;  // --phase-log: tiles per consumer WG whose phases are recorded (0: none)
 };
 __host__ __device__ inline void tile_of(const GemmParams& p, unsigned t, unsigned& m, unsigned& n) {
   const bool along_m = p.raster_m != 0;
@@ -217,10 +220,16 @@ struct Cfg {
 };
 
 // timing: per CTA 6 values: start_ns, start_clk, end_ns[WG0], end_clk[WG0], end_ns[WG1], end_clk[WG1]
-template <bool kCoop, int kRows, int kBN>
+// kPhases (--phase-log, a diagnostic; its own instantiation, so the timed kernels' code is
+// unchanged): thread 0 of each consumer WG records %globaltimer at three points of each of its
+// tiles, outside the k-block loop: mainloop start (after the turn wait, before wgmma.fence),
+// mainloop end (after wgmma.wait_group 0) and epilogue end (after its last TMA store's commit),
+// at phases[((cta * 2 + wg) * phase_tiles + j) * 3 + 0..2].
+template <bool kCoop, int kRows, int kBN, bool kPhases>
 __global__ void __launch_bounds__(384, 1)
     k_gemm(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
-           const __grid_constant__ CUtensorMap tmD, const GemmParams p, long long* tim, long long* tile_log) {
+           const __grid_constant__ CUtensorMap tmD, const GemmParams p, long long* tim, long long* tile_log,
+           long long* phases) {
   using C = Cfg<kCoop, kRows, kBN>;
   if (threadIdx.x == 0) {
     tim[blockIdx.x * 6 + 0] = static_cast<long long>(globaltimer());
@@ -292,6 +301,10 @@ __global__ void __launch_bounds__(384, 1)
     const unsigned first = kCoop ? worker : worker + g * gridDim.x;
     const unsigned step = kCoop ? gridDim.x : 2 * gridDim.x;
     unsigned q = 0, mma_par = 0, epi_par = 0, mine = 0;
+    auto phase = [&](unsigned point) {
+      if (kPhases && t128 == 0 && mine < p.phase_tiles)
+        phases[((blockIdx.x * 2 + g) * p.phase_tiles + mine) * 3 + point] = static_cast<long long>(globaltimer());
+    };
     for (unsigned t = first; t < tiles; t += step, ++mine) {
       unsigned m, n;
       tile_of(p, t, m, n);
@@ -301,6 +314,7 @@ __global__ void __launch_bounds__(384, 1)
         mbar_wait(mma_turn(g), mma_par);
         mma_par ^= 1;
       }
+      phase(0);
 #pragma unroll
       for (int f = 0; f < C::F; ++f) fence_regs(acc[f]);
       wgmma_fence();
@@ -328,6 +342,7 @@ __global__ void __launch_bounds__(384, 1)
       wgmma_wait<0>();
 #pragma unroll
       for (int f = 0; f < C::F; ++f) fence_regs(acc[f]);
+      phase(1);
       if (p.k_tiles > 0 && lane == 0) mbar_arrive(empty(prev));
       if (!kCoop) st.advance_by(p.k_tiles, S);
       // ---- epilogue ----
@@ -365,6 +380,7 @@ __global__ void __launch_bounds__(384, 1)
           ++q;
         }
       }
+      phase(2);
       if (!kCoop) {
         named_bar(1 + g);
         if (lane == 0) mbar_arrive(epi_turn(1 - g));
@@ -426,6 +442,7 @@ struct Args {
   bool header = false;
   int rotate = 0;
   std::string tile_log;  // --tile-log FILE: each CTA's SM and its tiles' start times (last timed launch)
+  std::string phase_log;  // --phase-log FILE: each consumer WG's tile phases (last timed launch)
 };
 
 static float bf16_bits_to_float(uint16_t b) {
@@ -531,6 +548,33 @@ void write_tile_log(const std::string& path, const GemmParams& p, int grid, cons
   std::fclose(f);
 }
 
+// --phase-log: one row per tile of each consumer WG in the last timed launch: the CTA, the WG, the
+// tile's index in the WG's sequence, the CTA's start and the tile's mainloop start, mainloop end
+// and epilogue end, in cycles (at the launch's clock) after the launch's first CTA start.
+void write_phase_log(const std::string& path, const GemmParams& p, int grid, const long long* dev,
+                     const std::vector<long long>& tim, double mhz) {
+  std::vector<long long> h(static_cast<size_t>(grid) * 2 * p.phase_tiles * 3, 0);
+  CHECK(cudaMemcpy(h.data(), dev, h.size() * sizeof(long long), cudaMemcpyDeviceToHost));
+  long long t0 = tim[0];
+  for (int c = 0; c < grid; ++c) t0 = std::min(t0, tim[static_cast<size_t>(c) * 6]);
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) {
+    std::fprintf(stderr, "cannot write %s\n", path.c_str());
+    return;
+  }
+  auto cyc = [&](long long ns) { return static_cast<double>(ns - t0) * mhz / 1000.0; };
+  std::fprintf(f, "# clock_mhz,%.0f\ncta,wg,j,cta_start,ml_start,ml_end,epi_end\n", mhz);
+  for (int c = 0; c < grid; ++c)
+    for (unsigned g = 0; g < 2; ++g)
+      for (unsigned j = 0; j < p.phase_tiles; ++j) {
+        const long long* v = &h[((static_cast<size_t>(c) * 2 + g) * p.phase_tiles + j) * 3];
+        if (v[0] == 0) continue;  // the WG had fewer tiles
+        std::fprintf(f, "%d,%u,%u,%.0f,%.0f,%.0f,%.0f\n", c, g, j, cyc(tim[static_cast<size_t>(c) * 6]), cyc(v[0]),
+                     cyc(v[1]), cyc(v[2]));
+      }
+  std::fclose(f);
+}
+
 template <bool kCoop, int kRows, int kBN>
 int run(const Args& a, int sms) {
   using C = Cfg<kCoop, kRows, kBN>;
@@ -554,6 +598,7 @@ int run(const Args& a, int sms) {
   const int grid = a.grid > 0 ? a.grid : static_cast<int>(std::min<unsigned>(tiles, sms));
   p.log_tiles = a.tile_log.empty() ? 0 : (tiles + grid - 1) / grid;
   p.rotate = static_cast<unsigned>(a.rotate % grid);
+  p.phase_tiles = a.phase_log.empty() ? 0 : (tiles + grid - 1) / grid;
 
   __nv_bfloat16 *A, *B, *D;
   const size_t na = static_cast<size_t>(a.m) * a.k, nb = static_cast<size_t>(a.n) * a.k,
@@ -572,10 +617,16 @@ int run(const Args& a, int sms) {
   long long* tile_log = nullptr;
   const size_t log_count = static_cast<size_t>(grid) * (p.log_tiles + 1);
   if (p.log_tiles) CHECK(cudaMalloc(&tile_log, log_count * sizeof(long long)));
-  auto kern = k_gemm<kCoop, kRows, kBN>;
+  long long* phases = nullptr;
+  const size_t phase_count = static_cast<size_t>(grid) * 2 * p.phase_tiles * 3;
+  if (p.phase_tiles) {
+    CHECK(cudaMalloc(&phases, phase_count * sizeof(long long)));
+    CHECK(cudaMemset(phases, 0, phase_count * sizeof(long long)));
+  }
+  auto kern = p.phase_tiles ? k_gemm<kCoop, kRows, kBN, true> : k_gemm<kCoop, kRows, kBN, false>;
   CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   auto launch = [&]() {
-    kern<<<grid, 384, smem>>>(tmA, tmB, tmD, p, tim, tile_log);
+    kern<<<grid, 384, smem>>>(tmA, tmB, tmD, p, tim, tile_log, phases);
     CHECK(cudaGetLastError());
   };
 
@@ -664,6 +715,7 @@ int run(const Args& a, int sms) {
     reps.push_back({span * mhz / 1000.0, mhz, span, ms * 1e6});
   }
   if (p.log_tiles) write_tile_log(a.tile_log, p, grid, tile_log, reps.back().mhz);
+  if (p.phase_tiles) write_phase_log(a.phase_log, p, grid, phases, ht, reps.back().mhz);
   std::sort(reps.begin(), reps.end(), [](const Rep& x, const Rep& y) { return x.cycles < y.cycles; });
   const Rep med = reps[reps.size() / 2];
   const double tflops = 2.0 * a.m * a.n * a.k / med.span_ns / 1000.0;
@@ -676,6 +728,7 @@ int run(const Args& a, int sms) {
   CHECK(cudaFree(D));
   CHECK(cudaFree(tim));
   if (tile_log) CHECK(cudaFree(tile_log));
+  if (phases) CHECK(cudaFree(phases));
   return check == "FAIL" ? 2 : 0;
 }
 
@@ -712,6 +765,7 @@ int main(int argc, char** argv) {
     else if (k == "--header") a.header = true;
     else if (k == "--tile-log") a.tile_log = val();
     else if (k == "--rotate") a.rotate = std::stoi(val());
+    else if (k == "--phase-log") a.phase_log = val();
 
     else {
       std::fprintf(stderr, "unknown argument %s\n", k.c_str());

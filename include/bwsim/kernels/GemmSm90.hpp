@@ -36,6 +36,7 @@ struct GemmSm90Params {
   std::uint32_t swizzle = 1;
   std::uint32_t warmup = 0;        // launches before the measured one (they warm the L2, as on hardware)
   bool log_tiles = false;          // record TileStart rows of the measured launch
+  bool log_phases = false;         // record TilePhases rows of the measured launch
 };
 
 // When a CTA started a tile in the measured launch: the cycle its producer issued the tile's first
@@ -43,6 +44,15 @@ struct GemmSm90Params {
 struct TileStart {
   std::uint32_t cta = 0, sm = 0, j = 0, tile = 0, m = 0, n = 0;  // j: the tile's index in the CTA's sequence
   Cycle cycle = 0;
+};
+
+// One consumer warpgroup's tile in the measured launch (the twin's --phase-log records the same
+// moments with %globaltimer, by the warpgroup's first thread): its mainloop start (after the
+// ping-pong turn wait, before wgmma.fence), mainloop end (after wgmma.wait_group 0) and epilogue
+// end (after its last TMA store's commit); j: the tile's index in the warpgroup's sequence.
+struct TilePhases {
+  std::uint32_t cta = 0, wg = 0, j = 0;
+  Cycle cta_start = 0, ml_start = 0, ml_end = 0, epi_end = 0;
 };
 
 struct GemmSm90Result {
@@ -53,6 +63,7 @@ struct GemmSm90Result {
   bool checked = false, matches = false;
   std::string detail;
   std::vector<TileStart> tile_starts;  // with GemmSm90Params::log_tiles, in the order they happened
+  std::vector<TilePhases> tile_phases;  // with GemmSm90Params::log_phases, in the order the tiles ended
 };
 
 GemmSm90Result run_gemm_sm90(const HardwareConfig& config, const SimOptions& options, const GemmSm90Params& p,

@@ -70,6 +70,8 @@ std::vector<UbenchScenario> private_stream_scenarios();
 // Generic ld/st.shared of 1..32 warps through the SM's SMEM port (UbenchSmemPort.cpp), part of
 // ubench_scenarios().
 std::vector<UbenchScenario> smem_port_scenarios();
+// The GEMM epilogue's parts, h100_epilogue.cu (UbenchEpilogue.cpp), part of ubench_scenarios().
+std::vector<UbenchScenario> epilogue_scenarios();
 // The SemiAnalysis B200 scenarios (UbenchB200.cpp), part of ubench_scenarios().
 std::vector<UbenchScenario> b200_published_scenarios();
 const UbenchScenario* find_ubench(const std::string& name);
