@@ -127,7 +127,7 @@ TEST(CalibrationTest, TheSmsWarpsShareOneSmemPortAndEachItsOwnPath) {
 // two warps' stores sharing the write path, a launch's first store, the L2's write rate at 132 SMs),
 // so the test pins them until those land.
 TEST(CalibrationTest, TheEpiloguePartsStayWithinTheirStatedBounds) {
-  expect_both_chips("_epilogue.csv", "epilogue_tolerances.csv", 82, {65, 67});
+  expect_both_chips("_epilogue.csv", "epilogue_tolerances.csv", 82, {48, 51});
 }
 
 // The CPC load gate's depth sweep (run_cpc_depth.sh, both chips): the short CPCs' SMs keep the
@@ -488,17 +488,19 @@ void expect_gemm_rows(const char* chip, double mean_bound, const std::string& cs
   EXPECT_LE(mean_absolute_error(rows), mean_bound) << chip;
 }
 
-// Mean errors 5.1% (H100) and 4.1% (H200) with the SM's SMEM port (smem.*: 5.9% and 5.3% before
-// it, 4.6% and 4.6% before the measured GPC sizes and L2 partitions), much of it the chaotic
-// ping-pong 8192^3 row's one deterministic draw (gemm_sm90_tolerances.csv gives its perturbed means).
-TEST(KernelValidationTest, GemmSm90OnTheH100StaysWithinItsStatedBounds) { expect_gemm_rows("h100", 0.052); }
-TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.042); }
-// The same program on two more H100s, measured 2026-11-26: mean errors 5.2% and 4.9% (5.2% and
-// 6.0% before the SMEM port); the ping-pong 128x128 rows vary most from machine to machine
-// (4096^3: 336,388 / 329,927 / 309,881 cycles on the three).
+// Mean errors 5.2% (H100) and 4.5% (H200) with the epilogue's measured parts (two warps' TMA stores
+// sharing the write path, fence.proxy.async on the SMEM port, bar.sync 31, conversions between
+// the stores: 5.1% and 4.1% before them, 5.9% and 5.3% before the SM's SMEM port), much of it the
+// chaotic ping-pong 8192^3 row's one deterministic draw (gemm_sm90_tolerances.csv gives its
+// perturbed means).
+TEST(KernelValidationTest, GemmSm90OnTheH100StaysWithinItsStatedBounds) { expect_gemm_rows("h100", 0.053); }
+TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.046); }
+// The same program on two more H100s, measured 2026-11-26: mean errors 5.0% and 4.6% (5.2% and
+// 4.9% before the epilogue's parts, 5.2% and 6.0% before the SMEM port); the ping-pong 128x128
+// rows vary most from machine to machine (4096^3: 336,388 / 329,927 / 309,881 cycles on the three).
 TEST(KernelValidationTest, GemmSm90OnTwoMoreH100sStaysWithinItsStatedBounds) {
-  expect_gemm_rows("h100", 0.053, "h100_gemm_sm90_rerun.csv");
-  expect_gemm_rows("h100", 0.050, "h100_gemm_sm90_rerun2.csv");
+  expect_gemm_rows("h100", 0.051, "h100_gemm_sm90_rerun.csv");
+  expect_gemm_rows("h100", 0.047, "h100_gemm_sm90_rerun2.csv");
 }
 
 // The twin's DRAM traffic on its timed launch (ncu, h100_gemm_traffic.csv) against the model's HBM

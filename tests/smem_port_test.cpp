@@ -30,6 +30,7 @@ HardwareConfig h100_path() {
   c.smem.bytes_per_cycle = 128;
   c.smem.instruction_cycles = 2;
   c.smem.warp_bytes_per_cycle = 64;
+  c.smem.proxy_fence_cycles = 6;
   return c;
 }
 
@@ -80,6 +81,37 @@ TEST(SmemPortTest, AnAccessWidthOtherThan4816OrAnUnalignedVectorIsAMisuse) {
   EXPECT_SIM_MISUSE(store(8, 16), Rule::SmemMisaligned);
   store(16, 16);
   store(4, 4);
+}
+
+// fence.proxy.async takes 6 cycles of the SM's port: four warps fencing together after a bar.sync
+// are done 6, 12, 18 and 24 cycles on (h100_epilogue.csv "epilogue_fence_bar_wg1": 25.7 after the
+// bars). A warp's conversions issue between its stores: 2 KiB at .b32 with 16 cvt (2 cycles each
+// on 16 lanes) takes the stores' 64 cycles, not 31 + 64.
+TEST(SmemPortTest, AProxyFenceTakesPortCyclesAndConversionsHideUnderTheStores) {
+  const HardwareConfig config = h100_path();
+  std::vector<Cycle> fenced;
+  Cycle converted = 0, then_stored = 0;
+  Simulator sim(config, SimOptions{.mode = Mode::Timing});
+  sim.launch("smem", LaunchConfig{.grid_ctas = 1, .block_threads = 128, .dynamic_smem_bytes = 8192}, [&](Warp& w) -> Task {
+    co_await w.syncthreads();
+    Cycle start = w.now();
+    w.fence_proxy_async();
+    fenced.push_back(w.now() - start);
+    co_await w.syncthreads();
+    if (w.warp_idx() != 0) co_return;
+    const std::vector<std::byte> chunk(2048);
+    start = w.now();
+    w.st_shared_tensor(SmemAddr{0}, chunk, 4, {CorePipe::Cvt, 16});
+    converted = w.now() - start;
+    start = w.now();
+    w.execute(CorePipe::Cvt, 16);
+    w.st_shared_tensor(SmemAddr{2048}, chunk, 4);
+    then_stored = w.now() - start;
+  });
+  std::sort(fenced.begin(), fenced.end());
+  EXPECT_EQ(fenced, (std::vector<Cycle>{6, 12, 18, 24}));
+  EXPECT_EQ(converted, 64u);
+  EXPECT_EQ(then_stored, 31u + 64u);
 }
 
 // st_shared / ld_shared move their bytes in both modes (a value that steers control flow);

@@ -353,6 +353,7 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   smem.read<std::uint32_t>("bytes_per_cycle", c.smem.bytes_per_cycle, 1, 4096);
   smem.read<Cycle>("instruction_cycles", c.smem.instruction_cycles, 0, 64);
   smem.read<std::uint32_t>("warp_bytes_per_cycle", c.smem.warp_bytes_per_cycle, 1, 4096);
+  smem.read<Cycle>("proxy_fence_cycles", c.smem.proxy_fence_cycles, 0, 1024);
   smem.finish();
 
   StrictMap mbar = top.section("mbarrier");

@@ -175,7 +175,10 @@ Warp::WaitAwaiter Warp::bulk_wait_group_read(std::uint32_t n) {
 }
 
 void Warp::fence_proxy_async() {
-  issue(config().warp.issue_cycles);
+  // The fence takes its cycles of the SM's SMEM port in the first free ones from the warp's clock
+  // (behind the stores already there, its own among them); the warp goes on when they are done.
+  const Cycle fenced = cta_.sm().smem_port().reserve(cta_.ctx().now(), ws_.ready, config().smem.proxy_fence_cycles);
+  issue(std::max(ws_.ready + config().warp.issue_cycles, fenced) - ws_.ready);
   if (cta_.checks_races()) races::proxy_fence(cta_, ws_);
 }
 
@@ -213,10 +216,9 @@ void Warp::execute(CorePipe pipe, std::uint32_t instructions) {
 
 // Each pipe takes its instructions back to back from when it is free; the pipes run side by side
 // (an instruction stream mixing them interleaves), and the warp's issue slots bound the whole.
-void Warp::execute(std::span<const PipeWork> work) {
+Cycle Warp::reserve_pipes(std::span<const PipeWork> work) {
   const Cycle issue = config().warp.issue_cycles;
   Cycle end = ws_.ready, issue_slots = 0;
-  std::string name;
   for (const PipeWork& w : work) {
     if (w.instructions == 0) continue;
     const Cycle occupancy = pipe_occupancy(w.pipe, config());
@@ -226,16 +228,25 @@ void Warp::execute(std::span<const PipeWork> work) {
     end = std::max(end, free - occupancy + issue);  // the last instruction issues when its pipe takes it
     issue_slots += w.instructions * issue;
     ws_.instructions += w.instructions;
-    if (cta_.tracer()) {
-      static constexpr const char* kNames[] = {"fma", "alu", "mufu", "cvt"};
-      name += fmt::format("{}{} x{}", name.empty() ? "" : " ", kNames[static_cast<std::size_t>(w.pipe)], w.instructions);
-    }
   }
-  end = std::max(end, ws_.ready + issue_slots);
   cta_.sm().pipe_stats().issue_cycles += issue_slots;
+  return std::max(end, ws_.ready + issue_slots);
+}
+
+void Warp::execute(std::span<const PipeWork> work) {
+  const Cycle end = reserve_pipes(work);
+  Cycle issue_slots = 0;
+  for (const PipeWork& w : work) issue_slots += w.instructions * config().warp.issue_cycles;
   ws_.account(Activity::Issue, issue_slots);
   ws_.account(Activity::Compute, end - ws_.ready - issue_slots);
-  if (cta_.tracer() && end > ws_.ready) trace_op(name, ws_.ready, end - ws_.ready);
+  if (cta_.tracer() && end > ws_.ready) {
+    static constexpr const char* kNames[] = {"fma", "alu", "mufu", "cvt"};
+    std::string name;
+    for (const PipeWork& w : work)
+      if (w.instructions)
+        name += fmt::format("{}{} x{}", name.empty() ? "" : " ", kNames[static_cast<std::size_t>(w.pipe)], w.instructions);
+    trace_op(name, ws_.ready, end - ws_.ready);
+  }
   ws_.ready = end;
 }
 
@@ -272,17 +283,22 @@ void Warp::ld_shared(SmemAddr src, std::span<std::byte> out, std::uint32_t width
 void Warp::st_shared_tensor(SmemAddr dst, std::span<const std::byte> data, std::uint32_t width) {
   store_shared(dst, data, width, functional());
 }
+void Warp::st_shared_tensor(SmemAddr dst, std::span<const std::byte> data, std::uint32_t width, PipeWork made_by) {
+  const PipeWork work[] = {made_by};
+  store_shared(dst, data, width, functional(), reserve_pipes(work));
+}
 void Warp::ld_shared_tensor(SmemAddr src, std::span<std::byte> out, std::uint32_t width) {
   load_shared(src, out, width, functional());
 }
 
-void Warp::store_shared(SmemAddr dst, std::span<const std::byte> data, std::uint32_t width, bool move_bytes) {
+void Warp::store_shared(SmemAddr dst, std::span<const std::byte> data, std::uint32_t width, bool move_bytes,
+                        Cycle not_before) {
   const auto len = static_cast<std::uint32_t>(data.size());
   cta_.check_smem(ws_, "st.shared", dst.offset, len, 1);
   cta_.check_no_live_barrier(ws_, "st.shared", dst.offset, len);
   if (move_bytes) std::memcpy(cta_.smem().bytes(dst.offset, len).data(), data.data(), len);
   if (cta_.checks_races()) races::generic_write(cta_, ws_, dst.offset, dst.offset + len);
-  smem_transfer("st.shared", dst.offset, len, width);
+  smem_transfer("st.shared", dst.offset, len, width, not_before);
 }
 
 void Warp::load_shared(SmemAddr src, std::span<std::byte> out, std::uint32_t width, bool move_bytes) {
@@ -293,7 +309,8 @@ void Warp::load_shared(SmemAddr src, std::span<std::byte> out, std::uint32_t wid
   smem_transfer("ld.shared", src.offset, len, width);
 }
 
-void Warp::smem_transfer(const char* op, std::uint32_t offset, std::uint32_t bytes, std::uint32_t width) {
+void Warp::smem_transfer(const char* op, std::uint32_t offset, std::uint32_t bytes, std::uint32_t width,
+                         Cycle not_before) {
   if (width == 0) {  // the widest aligned one; sub-word accesses count as 4-byte instructions
     width = 16;
     while (width > 4 && (offset % width != 0 || bytes % width != 0)) width /= 2;
@@ -309,11 +326,12 @@ void Warp::smem_transfer(const char* op, std::uint32_t offset, std::uint32_t byt
   const std::uint32_t instructions = std::max<std::uint32_t>(1, (bytes + 32 * width - 1) / (32 * width));
   const Cycle path = instructions * c.instruction_cycles + (bytes + c.warp_bytes_per_cycle - 1) / c.warp_bytes_per_cycle;
   // The bytes take the SM's port in its first free cycles from the warp's clock on; the warp is
-  // done when its own path and the port both are. The transfer counts as the warp's issue.
+  // done when its own path and the port both are (and, for st_shared_tensor's conversions, its
+  // last conversion has issued). The transfer counts as the warp's issue.
   const Cycle port = cta_.sm().smem_port().reserve(cta_.ctx().now(), ws_.ready,
                                                    (bytes + c.bytes_per_cycle - 1) / c.bytes_per_cycle);
   cta_.sm().pipe_stats().smem_bytes += bytes;
-  issue(std::max(ws_.ready + path, port) - ws_.ready);
+  issue(std::max({ws_.ready + path, port, not_before}) - ws_.ready);
   ws_.instructions += instructions - 1;
 }
 

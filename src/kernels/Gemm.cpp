@@ -395,7 +395,6 @@ struct Kernel {
       else
         std::memcpy(staged.data(), regs.data(), 32 * kEpilogueCols * dsize);
     }
-    if (p.d_type == DataType::BF16) w.execute(CorePipe::Cvt, kEpilogueCols / 2);
   }
 
   Task epilogue(Warp& w, const PipelineUmmaAsync& accum, TmemAddr tmem, std::uint32_t x, std::uint32_t y) const {
@@ -429,7 +428,8 @@ struct Kernel {
         // The store issued from this buffer two chunks ago has read it.
         if (p.bug != GemmBug::StagingBufferReuse) co_await w.bulk_wait_group_read(1);
         if (p.bug != GemmBug::UseBeforeWaitLd) convert(w, regs, staged);
-        w.st_shared_tensor(buf, staged);
+        // bf16: one cvt per pair of values, issued between the stores.
+        w.st_shared_tensor(buf, staged, 0, {CorePipe::Cvt, p.d_type == DataType::BF16 ? kEpilogueCols / 2 : 0u});
         if (p.bug != GemmBug::MissingProxyFence) w.fence_proxy_async();  // st.shared data becomes visible to the TMA store
         w.tma_store(d_map, buf,
                     {n0(t, y) + static_cast<std::int32_t>(c * kEpilogueCols), m0(t, x) + static_cast<std::int32_t>(32 * q)});

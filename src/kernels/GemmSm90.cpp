@@ -214,8 +214,9 @@ struct Kernel {
           const std::uint32_t offset = (at.row - 16 * wi) * kRowBytes + (at.col % kChunk) * 2;
           store_from_float(DataType::BF16, v[lane * acc.registers() + r], &staged[swizzle_offset(Swizzle::B128, offset)]);
         }
-    w.execute(CorePipe::Cvt, kChunk * 16 / 32 / 2);  // 32 values per thread: 16 conversions
-    w.st_shared_tensor(buf + 16 * wi * kRowBytes, staged, 4);  // st.shared.b32, as the twin
+    // st.shared.b32, as the twin, each of a pair converted just before (32 values per thread: 16
+    // cvt.rn.bf16x2.f32 between the 16 stores).
+    w.st_shared_tensor(buf + 16 * wi * kRowBytes, staged, 4, {CorePipe::Cvt, kChunk * 16 / 32 / 2});
   }
 };
 

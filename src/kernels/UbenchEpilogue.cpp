@@ -48,10 +48,8 @@ std::int64_t cycles_per_chunk_x100(const HardwareConfig& c, std::uint32_t parts,
       const SmemAddr buf{(2 * wg + q % 2) * kChunkBytes};
       if ((parts & kTma) && wi == 0) co_await w.bulk_wait_group_read(1);
       if (parts & kBar) co_await w.bar_sync(1 + wg, 128);
-      if (parts & kSt) {  // as gemm_sm90's stage_chunk: 16 cvt.rn.bf16x2.f32, then 16 st.shared.b32
-        w.execute(CorePipe::Cvt, 16);
-        w.st_shared_tensor(buf + wi * kWarpBytes, staged, 4);
-      }
+      if (parts & kSt)  // 32 values per thread: 16 cvt.rn.bf16x2.f32 between the 16 stores
+        w.st_shared_tensor(buf + wi * kWarpBytes, staged, 4, {CorePipe::Cvt, 16});
       if (parts & kFence) w.fence_proxy_async();
       if (parts & kBar) co_await w.bar_sync(1 + wg, 128);
       if ((parts & kTma) && wi == 0) {

@@ -119,6 +119,9 @@ struct HardwareConfig {
     // warp_bytes_per_cycle (a warp moves 32 x the access width per instruction).
     Cycle instruction_cycles = 0;
     std::uint32_t warp_bytes_per_cycle = 0;
+    // fence.proxy.async takes this many cycles of the SM's port (it orders the warp's generic
+    // SMEM writes before the async proxy's accesses), from the warp's clock on.
+    Cycle proxy_fence_cycles = 0;
   } smem;
 
   struct MBarrier {

@@ -261,6 +261,12 @@ class Warp {
   void bar_arrive(std::uint32_t id, std::uint32_t threads);
   WaitAwaiter syncthreads();
 
+  // CUDA-core instructions on one pipe (execute(), st_shared_tensor's conversions).
+  struct PipeWork {
+    CorePipe pipe;
+    std::uint32_t instructions;
+  };
+
   // --- generic shared memory (warp-collective) -----------------------------------------------
   // `width`: bytes per thread of each instruction (4: .b32, 8: .v2.b32, 16: .v4.b32; 0: the
   // widest that the address and the length allow, as a compiler vectorizes), so a warp moves 32 x
@@ -274,6 +280,12 @@ class Warp {
   // time and checks are taken (a timing run computes no values). Values that steer control flow
   // (a tile index, a flag) go through st_shared / ld_shared, which move their bytes in both modes.
   void st_shared_tensor(SmemAddr dst, std::span<const std::byte> data, std::uint32_t width = 0);
+  // ... whose values the warp computes on the way (an epilogue's cvt per pair of accumulators):
+  // `made_by`'s instructions issue between the stores, as a compiler interleaves them, so their
+  // pipe time overlaps the stores' path instead of adding to it (ours: h200_epilogue.csv
+  // "epilogue_st_wg1", 16 cvt + 16 st.shared.b32 per thread of a chunk: 70.2 cycles, the stores
+  // alone taking 64 and the cvts 32).
+  void st_shared_tensor(SmemAddr dst, std::span<const std::byte> data, std::uint32_t width, PipeWork made_by);
   void ld_shared_tensor(SmemAddr src, std::span<std::byte> out, std::uint32_t width = 0);
 
   // --- CUDA-core work ------------------------------------------------------------------------
@@ -284,10 +296,6 @@ class Warp {
   void execute(CorePipe pipe, std::uint32_t instructions);
   // A mix of independent instructions on several pipes (e.g. a softmax row: max, FMA, ex2,
   // conversions): the pipes work side by side; the busiest pipe or the issue slots bound it.
-  struct PipeWork {
-    CorePipe pipe;
-    std::uint32_t instructions;
-  };
   void execute(std::span<const PipeWork> work);
   // Runs `block` (finished on this config) instruction by instruction as its schedule alone
   // gives, sharing the sub-partition's issue slot and pipes with the other warps' blocks running
@@ -358,9 +366,14 @@ class Warp {
   Cycle issue(Cycle cost);
   // Moves `bytes` at SMEM `offset` by generic ld.shared / st.shared instructions of `width` bytes
   // per thread through the warp's path and the SM's SMEM port (Sm::smem_port).
-  void store_shared(SmemAddr dst, std::span<const std::byte> data, std::uint32_t width, bool move_bytes);
+  void store_shared(SmemAddr dst, std::span<const std::byte> data, std::uint32_t width, bool move_bytes,
+                    Cycle not_before = 0);
+  // Takes `work`'s instructions on their pipes of the warp's sub-partition from the warp's clock on
+  // (counting their issue slots); returns when the last one has issued. The warp's clock stays.
+  Cycle reserve_pipes(std::span<const PipeWork> work);
   void load_shared(SmemAddr src, std::span<std::byte> out, std::uint32_t width, bool move_bytes);
-  void smem_transfer(const char* op, std::uint32_t offset, std::uint32_t bytes, std::uint32_t width);
+  void smem_transfer(const char* op, std::uint32_t offset, std::uint32_t bytes, std::uint32_t width,
+                     Cycle not_before = 0);
   void barrier_op(BarrierOp op, MBarrierRef bar, std::uint32_t value);
   void trace_op(std::string_view name, Cycle at, Cycle cost) const;
   void issue_mma(MmaInstr instr, InstrDescriptor idesc, const char* op);

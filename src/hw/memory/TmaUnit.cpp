@@ -50,7 +50,7 @@ const StatGroup<TmaStats>& TmaStats::declared() {
 }
 
 TmaUnit::TmaUnit(SimContext& ctx, int sm_index)
-    : ctx_(ctx), sm_(sm_index), store_path_(ctx.config.tma.store_bytes_per_cycle) {}
+    : ctx_(ctx), sm_(sm_index), store_path_(ctx.engine, ctx.config.tma.store_bytes_per_cycle, &TmaUnit::on_store_sent, this) {}
 
 Cycle TmaUnit::ready_at(const TensorMap& map, Cycle at) {
   Cycle ready = at + ctx_.config.tma.issue_cycles;
@@ -204,26 +204,40 @@ void TmaUnit::send_store(std::uint64_t slot, Cycle start) {
   const std::uint32_t bpc = ctx_.config.tma.bytes_per_cycle;
   const Cycle end = stream(start, (bytes + bpc - 1) / bpc);
   // The bytes leave the SM through its write path, slower than the unit reads SMEM (a stream of
-  // stores is paced by it, the unit is not), and the L2 takes them as they arrive; the SMEM read
-  // counts as done (wait_group.read) store_latency after the last byte left, as the write does
-  // after the L2 took them (our H100 store rows: the .read and the full wait take the same time).
-  // A reduction's bytes take the path for longer (tma.reduce_bytes_per_cycle).
+  // stores is paced by it, the unit is not), its rate shared by the warps with stores in it
+  // (WarpSharedPath), and the L2 takes them as they arrive. The SMEM read counts as done
+  // (wait_group.read) store_latency after the last byte left, the write once the L2 took them all
+  // (our H100 store rows: alone, the .read and the full wait take the same time). A reduction's
+  // bytes take the path for longer (tma.reduce_bytes_per_cycle).
   const double path_bytes = add ? bytes * ctx_.config.tma.store_bytes_per_cycle / ctx_.config.tma.reduce_bytes_per_cycle
                                 : bytes;
-  const Cycle sent = std::max(end, store_path_.transfer(start, static_cast<std::uint64_t>(path_bytes)));
   const auto sm = static_cast<std::uint32_t>(sm_);
-  const Cycle l2_done = add ? ctx_.memory.reduce(sm, map, r.coords, start) : ctx_.memory.write(sm, map, r.coords, start);
+  r.l2_taken = add ? ctx_.memory.reduce(sm, map, r.coords, start) : ctx_.memory.write(sm, map, r.coords, start);
   ctx_.couple_at(Coupling::MemoryRequest, start);
-  r.l2_taken = std::max(sent, l2_done);
-  ctx_.couple(Coupling::MemoryReply, r.l2_taken + ctx_.config.tma.store_latency - start);  // the write is done
-  const Cycle read = sent + ctx_.config.tma.store_latency;
-  if (ctx_.tracer_for(sm_))
-    trace_request(r, add ? "tma.reduce.add" : "tma.store", r.issued, start, end,
-                  std::max(read, r.l2_taken + ctx_.config.tma.store_latency), bytes);
+  r.started = start;
+  r.unit_end = end;
   const std::uint64_t written = map.gmem_bytes(in_bounds_elements(map, r.coords));
   ++(add ? stats_.reduces : stats_.stores);
   (add ? stats_.reduce_bytes : stats_.store_bytes) += written;
-  ctx_.engine.schedule(read, &TmaUnit::on_store_read, this, slot);
+  store_path_.add(start, r.warp, slot, path_bytes);
+}
+
+void TmaUnit::on_store_sent(void* unit, std::uint64_t slot) {
+  auto& self = *static_cast<TmaUnit*>(unit);
+  Request& r = self.requests_[slot];
+  const Cycle now = self.ctx_.now();
+  const Cycle sent = std::max(now, r.unit_end);
+  r.l2_taken = std::max(sent, r.l2_taken);
+  // The read ends with the bytes sent. (With every SM storing, silicon's reads wait for the L2's
+  // write rate, epilogue_tolerances.csv; waiting for this store's place in the model's FIFO L2
+  // link instead stalls a GEMM's epilogue behind every load queued there: the 16384^3 GEMM at
+  // 1.98 GHz took 28.7M cycles instead of 16.6M.)
+  const Cycle read = sent + self.ctx_.config.tma.store_latency;
+  self.ctx_.couple(Coupling::MemoryReply, read - now);  // the write is done
+  if (self.ctx_.tracer_for(self.sm_))
+    self.trace_request(r, r.how == GmemWrite::AddF32 ? "tma.reduce.add" : "tma.store", r.issued, r.started, r.unit_end,
+                       read, r.map->box_bytes());
+  self.ctx_.engine.schedule(read, &TmaUnit::on_store_read, unit, slot);
 }
 
 void TmaUnit::on_store_read(void* unit, std::uint64_t slot) {

@@ -13,6 +13,7 @@
 #include "bwsim/core/ReusedFifo.hpp"
 #include "bwsim/core/SlotPool.hpp"
 #include "bwsim/hw/memory/BandwidthLink.hpp"
+#include "bwsim/hw/memory/WarpSharedPath.hpp"
 #include "bwsim/core/Stats.hpp"
 #include "bwsim/hw/sm/SimContext.hpp"
 #include "bwsim/hw/memory/TensorCopy.hpp"
@@ -74,6 +75,7 @@ class TmaUnit {
     Cycle l2_taken;  // stores: when the L2 has taken the bytes
     Cycle unit_start;  // when the unit can start it if free (a load the CPC gate held: its admission)
     GmemWrite how;
+    Cycle started = 0, unit_end = 0;  // stores: when the unit took it and finished reading it out
   };
   // When a request issued at `at` can start if the unit is free: issued, and the tensor map's
   // descriptor fetched (tma.descriptor_fetch_latency, the first time this launch uses it on this SM).
@@ -93,6 +95,9 @@ class TmaUnit {
   void send_load(std::uint64_t slot, Cycle start);
   // Sends store `slot` out from cycle `start` (the unit took it): schedules its SMEM read's end.
   void send_store(std::uint64_t slot, Cycle start);
+  // Store `slot`'s bytes are through the SM's write path: its SMEM read ends once the L2 has
+  // taken them too.
+  static void on_store_sent(void* unit, std::uint64_t slot);
   static void on_store_read(void* unit, std::uint64_t slot);
   static void on_store_written(void* unit, std::uint64_t slot);
   void trace_request(const Request& r, const char* what, Cycle issue, Cycle start, Cycle end, Cycle done,
@@ -105,7 +110,7 @@ class TmaUnit {
   Cycle misses_done_ = 0;  // when the last box with L2 misses had its missed bytes in (0: none yet)
   std::uint64_t next_id_ = 0;
   std::vector<const TensorMap*> known_maps_;  // descriptors fetched this launch
-  BandwidthLink store_path_;  // the SM's write path towards the L2 (tma.store_bytes_per_cycle)
+  WarpSharedPath store_path_;  // the SM's write path towards the L2 (tma.store_bytes_per_cycle)
   SlotPool<Request> requests_;
   TmaStats stats_;
 };
