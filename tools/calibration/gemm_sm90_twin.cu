@@ -9,6 +9,8 @@
 //      --reps R (10) --check 0|1 --header --sustain-ms T --tile-log FILE --rotate R --phase-log FILE
 // --phase-log FILE (diagnostic): each consumer WG's mainloop start, mainloop end and epilogue end
 // per tile (see k_gemm's kPhases); bwsim run gemm_sm90 --phase-log writes the same columns.
+// --no-epilogue (diagnostic, with --phase-log): the epilogue's stores, fences and TMA stores are
+// skipped (D is not written; the turn barriers stay), to see what they cost the other warpgroup.
 // --tile-log FILE (diagnostic): thread 0 records each CTA's %smid at entry and the producer records
 // %globaltimer when it is about to issue a tile's first loads (after that stage's empty wait); the
 // last timed launch's values go to FILE as CSV (cta,smid,j,tile,m,n,start_ns,start_cycles; times
@@ -173,6 +175,7 @@ struct GemmParams {
   unsigned log_tiles = 0;  // --tile-log: tiles per CTA whose start is recorded (0: none)
   unsigned rotate = 0;     // --rotate R: CTA c computes the tiles of worker (c + R) % grid
   unsigned phase_tiles = 0;  // --phase-log: tiles per consumer WG whose phases are recorded (0: none)
+  unsigned no_epilogue = 0;  // --no-epilogue (with --phase-log only): the epilogue stores nothing
 };
 __host__ __device__ inline void tile_of(const GemmParams& p, unsigned t, unsigned& m, unsigned& n) {
   const bool along_m = p.raster_m != 0;
@@ -351,7 +354,7 @@ __global__ void __launch_bounds__(384, 1)
         epi_par ^= 1;
       }
 #pragma unroll
-      for (int f = 0; f < C::F; ++f) {
+      for (int f = 0; f < (kPhases && p.no_epilogue ? 0 : C::F); ++f) {
 #pragma unroll
         for (int c = 0; c < C::kChunks; ++c) {
           const unsigned buf = epi0 + (2 * g + (q & 1)) * 8192;
@@ -443,6 +446,7 @@ struct Args {
   int rotate = 0;
   std::string tile_log;  // --tile-log FILE: each CTA's SM and its tiles' start times (last timed launch)
   std::string phase_log;  // --phase-log FILE: each consumer WG's tile phases (last timed launch)
+  bool no_epilogue = false;  // --no-epilogue: with --phase-log, tiles without their epilogue's stores (D unwritten)
 };
 
 static float bf16_bits_to_float(uint16_t b) {
@@ -599,6 +603,7 @@ int run(const Args& a, int sms) {
   p.log_tiles = a.tile_log.empty() ? 0 : (tiles + grid - 1) / grid;
   p.rotate = static_cast<unsigned>(a.rotate % grid);
   p.phase_tiles = a.phase_log.empty() ? 0 : (tiles + grid - 1) / grid;
+  p.no_epilogue = a.no_epilogue && p.phase_tiles ? 1 : 0;
 
   __nv_bfloat16 *A, *B, *D;
   const size_t na = static_cast<size_t>(a.m) * a.k, nb = static_cast<size_t>(a.n) * a.k,
@@ -766,6 +771,7 @@ int main(int argc, char** argv) {
     else if (k == "--tile-log") a.tile_log = val();
     else if (k == "--rotate") a.rotate = std::stoi(val());
     else if (k == "--phase-log") a.phase_log = val();
+    else if (k == "--no-epilogue") a.no_epilogue = true;
 
     else {
       std::fprintf(stderr, "unknown argument %s\n", k.c_str());

@@ -35,6 +35,11 @@ run coop_4096 --m 4096 --n 4096 --k 4096 $coop --stages 4
 run coop2_4096 --m 4096 --n 4096 --k 4096 $coop --stages 2
 run pp128_4096 --m 4096 --n 4096 --k 4096 --schedule pingpong --rows-per-wg 128 --tile-n 128 --stages 6
 run pp64_4096 --m 4096 --n 4096 --k 4096 --schedule pingpong --rows-per-wg 64 --tile-n 256 --stages 4
+# without the epilogue's stores (diagnostic): what they cost the other warpgroup's mainloop
+run pp128_4096_noepi --m 4096 --n 4096 --k 4096 --schedule pingpong --rows-per-wg 128 --tile-n 128 --stages 6 --no-epilogue
+run coop_4096_noepi --m 4096 --n 4096 --k 4096 $coop --stages 4 --no-epilogue
+run pp128_4096_onecta_noepi --m 128 --n 256 --k 4096 --schedule pingpong --rows-per-wg 128 --tile-n 128 --stages 6 --grid 1 --no-epilogue
+run pp128_4096_onecta --m 128 --n 256 --k 4096 --schedule pingpong --rows-per-wg 128 --tile-n 128 --stages 6 --grid 1
 cuobjdump -sass "$bin/gemm_sm90_twin" | awk '/Function :/ {f=$3} /HGMMA/ {h[f]++} /WARPGROUP.ARRIVE/ {a[f]++}
   END {for (f in h) printf "# sass,%s,HGMMA %d,WARPGROUP.ARRIVE %d\n", f, h[f], a[f]}' >> "$rows"
 cat "$rows"
