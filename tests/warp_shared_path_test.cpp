@@ -55,5 +55,19 @@ TEST(WarpSharedPathTest, AStoreThatEntersLaterTakesItsShareFromThen) {
   EXPECT_EQ(path.in_flight(), 0u);
 }
 
+// A fractional rate (the H100's 31.5 B/clk) and 8 KiB stores: warp 0 alone for 7 cycles (220.5
+// bytes), then both at 15.75; warp 0's 7971.5 left take 506.1 cycles, so its event is at 514 (the
+// next whole cycle, when it is through); warp 1 has 8192 - 507 x 15.75 = 206.75 left there, alone
+// at 31.5 another 6.6 cycles: 521. Events land on whole cycles and time always moves on.
+TEST(WarpSharedPathTest, FractionalRatesEndOnTheNextWholeCycle) {
+  Engine engine;
+  Done done{&engine, {}};
+  WarpSharedPath path(engine, 31.5, &Done::record, &done);
+  path.add(0, &kWarp0, 1, 8192);
+  engine.schedule(7, [](void* p, std::uint64_t) { static_cast<WarpSharedPath*>(p)->add(7, &kWarp1, 2, 8192); }, &path);
+  engine.run();
+  EXPECT_EQ(done.at, (std::vector<std::pair<std::uint64_t, Cycle>>{{1, 514}, {2, 521}}));
+}
+
 }  // namespace
 }  // namespace bwsim

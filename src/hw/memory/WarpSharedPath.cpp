@@ -7,7 +7,9 @@
 
 namespace bwsim {
 namespace {
-constexpr double kThrough = 1e-6;  // bytes left that count as none (rates are fractional)
+// A store whose bytes left take under this many cycles at the whole rate is through (rates are
+// fractional). plan() waits at least a cycle for any store that is not, so time always moves on.
+constexpr double kThroughCycles = 1e-6;
 }  // namespace
 
 bool WarpSharedPath::first_of_its_warp(std::size_t i) const {
@@ -44,7 +46,7 @@ void WarpSharedPath::plan() {
   for (std::size_t i = 0; i < stores_.size(); ++i)
     if (first_of_its_warp(i)) least = std::min(least, stores_[i].left);
   const double cycles = least * static_cast<double>(active_warps()) / bytes_per_cycle_;
-  const auto wait = static_cast<Cycle>(std::ceil(std::max(0.0, cycles - kThrough)));
+  const auto wait = static_cast<Cycle>(std::ceil(std::max(0.0, cycles - kThroughCycles)));
   engine_.schedule(updated_ + wait, &WarpSharedPath::on_done, this, ++generation_);
 }
 
@@ -57,7 +59,7 @@ void WarpSharedPath::on_done(void* self, std::uint64_t generation) {
   through.clear();
   p.leaves_.assign(p.stores_.size(), 0);
   for (std::size_t i = 0; i < p.stores_.size(); ++i)
-    p.leaves_[i] = p.stores_[i].left <= kThrough && p.first_of_its_warp(i) ? 1 : 0;
+    p.leaves_[i] = p.stores_[i].left <= p.bytes_per_cycle_ * kThroughCycles && p.first_of_its_warp(i) ? 1 : 0;
   std::size_t kept = 0;
   for (std::size_t i = 0; i < p.stores_.size(); ++i) {
     if (p.leaves_[i]) {
