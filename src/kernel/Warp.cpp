@@ -216,7 +216,7 @@ void Warp::execute(CorePipe pipe, std::uint32_t instructions) {
 
 // Each pipe takes its instructions back to back from when it is free; the pipes run side by side
 // (an instruction stream mixing them interleaves), and the warp's issue slots bound the whole.
-Cycle Warp::reserve_pipes(std::span<const PipeWork> work) {
+Warp::PipesReserved Warp::reserve_pipes(std::span<const PipeWork> work) {
   const Cycle issue = config().warp.issue_cycles;
   Cycle end = ws_.ready, issue_slots = 0;
   for (const PipeWork& w : work) {
@@ -230,13 +230,11 @@ Cycle Warp::reserve_pipes(std::span<const PipeWork> work) {
     ws_.instructions += w.instructions;
   }
   cta_.sm().pipe_stats().issue_cycles += issue_slots;
-  return std::max(end, ws_.ready + issue_slots);
+  return {std::max(end, ws_.ready + issue_slots), issue_slots};
 }
 
 void Warp::execute(std::span<const PipeWork> work) {
-  const Cycle end = reserve_pipes(work);
-  Cycle issue_slots = 0;
-  for (const PipeWork& w : work) issue_slots += w.instructions * config().warp.issue_cycles;
+  const auto [end, issue_slots] = reserve_pipes(work);
   ws_.account(Activity::Issue, issue_slots);
   ws_.account(Activity::Compute, end - ws_.ready - issue_slots);
   if (cta_.tracer() && end > ws_.ready) {
@@ -285,7 +283,7 @@ void Warp::st_shared_tensor(SmemAddr dst, std::span<const std::byte> data, std::
 }
 void Warp::st_shared_tensor(SmemAddr dst, std::span<const std::byte> data, std::uint32_t width, PipeWork made_by) {
   const PipeWork work[] = {made_by};
-  store_shared(dst, data, width, functional(), reserve_pipes(work));
+  store_shared(dst, data, width, functional(), reserve_pipes(work).end);
 }
 void Warp::ld_shared_tensor(SmemAddr src, std::span<std::byte> out, std::uint32_t width) {
   load_shared(src, out, width, functional());

@@ -324,17 +324,24 @@ GemmSm90Params params_from(const KernelArgs& a) {
   return p;
 }
 
+// A diagnostic log `path` (for command-line option `option`), opened with the twin's two heading
+// lines: the clock the cycles are at, then `columns`.
+std::FILE* open_log(const char* option, const std::string& path, double clock_ghz, const char* columns) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) throw InputError(fmt::format("{}: cannot write {}", option, path));
+  fmt::print(f, "# clock_mhz,{:.0f}\n{}\n", clock_ghz * 1000, columns);
+  return f;
+}
+
 // The twin's --tile-log format (tools/calibration/gemm_sm90_twin.cu): one row per tile started,
 // times from the first tile's start; tools/calibration/tile_drift.py reads either.
 void write_tile_log(const std::string& path, const std::vector<TileStart>& starts, double clock_ghz) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) throw InputError(fmt::format("--tile-log: cannot write {}", path));
+  std::FILE* f = open_log("--tile-log", path, clock_ghz, "cta,smid,j,tile,m,n,start_ns,start_cycles");
   Cycle t0 = ~Cycle{0};
   for (const TileStart& s : starts) t0 = std::min(t0, s.cycle);
   std::vector<TileStart> rows = starts;
   std::sort(rows.begin(), rows.end(),
             [](const TileStart& x, const TileStart& y) { return std::pair(x.cta, x.j) < std::pair(y.cta, y.j); });
-  fmt::print(f, "# clock_mhz,{:.0f}\ncta,smid,j,tile,m,n,start_ns,start_cycles\n", clock_ghz * 1000);
   for (const TileStart& s : rows)
     fmt::print(f, "{},{},{},{},{},{},{:.0f},{}\n", s.cta, s.sm, s.j, s.tile, s.m, s.n,
                static_cast<double>(s.cycle - t0) / clock_ghz, s.cycle - t0);
@@ -344,15 +351,13 @@ void write_tile_log(const std::string& path, const std::vector<TileStart>& start
 // The twin's --phase-log format: one row per consumer warpgroup's tile, cycles after the
 // launch's first CTA start.
 void write_phase_log(const std::string& path, const std::vector<TilePhases>& phases, double clock_ghz) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) throw InputError(fmt::format("--phase-log: cannot write {}", path));
+  std::FILE* f = open_log("--phase-log", path, clock_ghz, "cta,wg,j,cta_start,ml_start,ml_end,epi_end");
   Cycle t0 = ~Cycle{0};
   for (const TilePhases& t : phases) t0 = std::min(t0, t.cta_start);
   std::vector<TilePhases> rows = phases;
   std::sort(rows.begin(), rows.end(), [](const TilePhases& x, const TilePhases& y) {
     return std::tuple(x.cta, x.wg, x.j) < std::tuple(y.cta, y.wg, y.j);
   });
-  fmt::print(f, "# clock_mhz,{:.0f}\ncta,wg,j,cta_start,ml_start,ml_end,epi_end\n", clock_ghz * 1000);
   for (const TilePhases& t : rows)
     fmt::print(f, "{},{},{},{},{},{},{}\n", t.cta, t.wg, t.j, t.cta_start - t0, t.ml_start - t0, t.ml_end - t0,
                t.epi_end - t0);

@@ -364,14 +364,19 @@ class Warp {
 
  private:
   Cycle issue(Cycle cost);
-  // Moves `bytes` at SMEM `offset` by generic ld.shared / st.shared instructions of `width` bytes
-  // per thread through the warp's path and the SM's SMEM port (Sm::smem_port).
+  // Takes `work`'s instructions on their pipes of the warp's sub-partition from the warp's clock on
+  // (counting their issue slots): when the last one has issued, and the issue slots they take. The
+  // warp's clock stays.
+  struct PipesReserved {
+    Cycle end, issue_slots;
+  };
+  PipesReserved reserve_pipes(std::span<const PipeWork> work);
+  // Generic st.shared / ld.shared of `data` / `out`, their bytes copied when `move_bytes`.
   void store_shared(SmemAddr dst, std::span<const std::byte> data, std::uint32_t width, bool move_bytes,
                     Cycle not_before = 0);
-  // Takes `work`'s instructions on their pipes of the warp's sub-partition from the warp's clock on
-  // (counting their issue slots); returns when the last one has issued. The warp's clock stays.
-  Cycle reserve_pipes(std::span<const PipeWork> work);
   void load_shared(SmemAddr src, std::span<std::byte> out, std::uint32_t width, bool move_bytes);
+  // Takes `bytes` at SMEM `offset` by instructions of `width` bytes per thread through the warp's
+  // path and the SM's SMEM port (Sm::smem_port), done no earlier than `not_before`.
   void smem_transfer(const char* op, std::uint32_t offset, std::uint32_t bytes, std::uint32_t width,
                      Cycle not_before = 0);
   void barrier_op(BarrierOp op, MBarrierRef bar, std::uint32_t value);

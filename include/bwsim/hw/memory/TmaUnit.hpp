@@ -12,7 +12,6 @@
 
 #include "bwsim/core/ReusedFifo.hpp"
 #include "bwsim/core/SlotPool.hpp"
-#include "bwsim/hw/memory/BandwidthLink.hpp"
 #include "bwsim/hw/memory/WarpSharedPath.hpp"
 #include "bwsim/core/Stats.hpp"
 #include "bwsim/hw/sm/SimContext.hpp"
