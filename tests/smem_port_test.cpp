@@ -8,6 +8,9 @@
 
 #include "TestSupport.hpp"
 #include "bwsim/core/PortCalendar.hpp"
+#include "bwsim/hw/sm/SmemBackground.hpp"
+#include "bwsim/hw/tensor/sm90/Wgmma.hpp"
+#include "bwsim/kernel/WgmmaAccumulator.hpp"
 #include "bwsim/testing/SimTesting.hpp"
 
 namespace bwsim {
@@ -23,6 +26,41 @@ TEST(PortCalendarTest, ARequestTakesTheFirstFreeCyclesFromItsStartFillingEarlier
   EXPECT_EQ(port.reserve(0, 20, 0), 20u);  // nothing to move
   EXPECT_EQ(port.reserve(30, 30, 5), 35u);
   EXPECT_EQ(port.intervals(), 1u);  // [0, 15) ended before 30: dropped
+}
+
+TEST(PortCalendarTest, FreeFromIsTheEndOfTheBusyRunHoldingTheCycle) {
+  PortCalendar port;
+  port.reserve(0, 10, 2);   // [10, 12)
+  port.reserve(0, 12, 8);   // [12, 20): merged into [10, 20)
+  port.reserve(0, 30, 4);   // [30, 34)
+  EXPECT_EQ(port.free_from(0, 5), 5u);
+  EXPECT_EQ(port.free_from(0, 11), 20u);
+  EXPECT_EQ(port.free_from(0, 20), 20u);  // the run ends before 20
+  EXPECT_EQ(port.free_from(0, 31), 34u);
+  EXPECT_EQ(port.free_from(34, 34), 34u);  // the runs that ended are dropped
+  EXPECT_EQ(port.intervals(), 0u);
+}
+
+// The port's share left by wgmma operand reads and landing TMA boxes, 128 B/clk: 16 port cycles
+// take 16 alone; 64 beside 96 B/clk (a quarter left); beside 128 B/clk from cycle 10 to 20, the
+// first 10 at the whole rate, then an eighth (the least share) for 10 (1.25 done), then the 4.75
+// left: 25; two boxes landing at 64 B/clk each count only the landing rate, 64 (half left): 32.
+TEST(SmemBackgroundTest, LdStSharedTakeWhatTheUnitsLeaveOfThePort) {
+  using Source = SmemBackground::Source;
+  SmemBackground alone;
+  EXPECT_EQ(alone.stretch(0, 0, 16, 128, 64), 16u);
+  SmemBackground mma;
+  mma.add(0, 100, 96, Source::Mma);
+  EXPECT_EQ(mma.stretch(0, 0, 16, 128, 64), 64u);
+  EXPECT_EQ(mma.stretch(100, 100, 16, 128, 64), 16u);  // ended by now: dropped
+  EXPECT_EQ(mma.intervals(), 0u);
+  SmemBackground burst;
+  burst.add(10, 20, 128, Source::Mma);
+  EXPECT_EQ(burst.stretch(0, 0, 16, 128, 64), 25u);
+  SmemBackground landing;
+  landing.add(0, 100, 64, Source::Landing);
+  landing.add(0, 100, 64, Source::Landing);
+  EXPECT_EQ(landing.stretch(0, 0, 16, 128, 64), 32u);
 }
 
 HardwareConfig h100_path() {
@@ -112,6 +150,52 @@ TEST(SmemPortTest, AProxyFenceTakesPortCyclesAndConversionsHideUnderTheStores) {
   EXPECT_EQ(fenced, (std::vector<Cycle>{6, 12, 18, 24}));
   EXPECT_EQ(converted, 64u);
   EXPECT_EQ(then_stored, 31u + 64u);
+}
+
+// A bar.sync arrives once the SM's port has moved the stores queued before it (every warp's): two
+// warpgroups each storing 2 KiB per warp (.b32: a 64-cycle path, 16 port cycles) fill the port
+// from 0 to 128, the first warpgroup's warps by 64, the second's by 80..128; the first's bar.sync
+// still arrives at 128, so both leave it at 128 + named_barrier_latency (10); without waiting for
+// the port the first would leave at 64 + 10.
+TEST(SmemPortTest, ABarSyncArrivesAfterTheStoresQueuedOnThePort) {
+  const HardwareConfig config = h100_path();
+  std::vector<Cycle> left(8);
+  Simulator sim(config, SimOptions{.mode = Mode::Timing});
+  sim.launch("smem", LaunchConfig{.grid_ctas = 1, .block_threads = 256, .dynamic_smem_bytes = 16384}, [&](Warp& w) -> Task {
+    co_await w.syncthreads();
+    const Cycle start = w.now();
+    w.st_shared(SmemAddr{2048 * w.warp_idx()}, std::vector<std::byte>(2048), 4);
+    co_await w.bar_sync(1 + w.warpgroup_idx(), 128);
+    left[w.warp_idx()] = w.now() - start;
+  });
+  EXPECT_EQ(left, std::vector<Cycle>(8, 128 + 10));
+}
+
+// A warp's st.shared beside a warpgroup's back-to-back wgmma.m64n256k16 SS (unit_test.yaml: 128
+// math cycles each, reading 64 x 32 + 256 x 32 B = 10 KiB: 80 B/clk) gets 48 of the port's 128
+// B/clk: 8 KiB (64 port cycles alone) takes ceil(64 / 0.375) = 171 (hw/sm/SmemBackground).
+TEST(SmemPortTest, StoresTakeWhatWgmmaOperandReadsLeaveOfThePort) {
+  const HardwareConfig config = test::unit_config();
+  Cycle took = 0;
+  Simulator sim(config, SimOptions{.mode = Mode::Timing});
+  sim.launch("smem", LaunchConfig{.grid_ctas = 1, .block_threads = 160, .dynamic_smem_bytes = 65536},
+             [&](Warp& w) -> Task {
+               if (w.warpgroup_idx() == 0) {
+                 WgmmaAccumulator acc(w, 256);
+                 const WgmmaShape shape{.a_type = DataType::BF16, .b_type = DataType::BF16, .n = 256};
+                 w.wgmma_fence();
+                 for (int i = 0; i < 2; ++i)
+                   w.wgmma(acc, k_major_swizzle128_descriptor(0), k_major_swizzle128_descriptor(8192), shape, i > 0);
+                 w.wgmma_commit_group();
+                 co_await w.wgmma_wait_group(0);
+                 co_return;
+               }
+               co_await w.sleep(10);  // inside the first wgmma
+               const Cycle start = w.now();
+               w.st_shared(SmemAddr{40960}, std::vector<std::byte>(8192), 16);
+               took = w.now() - start;
+             });
+  EXPECT_EQ(took, 171u);
 }
 
 // st_shared / ld_shared move their bytes in both modes (a value that steers control flow);

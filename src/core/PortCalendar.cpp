@@ -5,12 +5,24 @@
 
 namespace bwsim {
 
-Cycle PortCalendar::reserve(Cycle now, Cycle from, Cycle cycles) {
+void PortCalendar::drop_before(Cycle now) {
   while (head_ < busy_.size() && busy_[head_].second <= now) ++head_;
   if (head_ > 64 && 2 * head_ > busy_.size()) {
     busy_.erase(busy_.begin(), busy_.begin() + static_cast<std::ptrdiff_t>(head_));
     head_ = 0;
   }
+}
+
+Cycle PortCalendar::free_from(Cycle now, Cycle from) {
+  drop_before(now);
+  // Intervals neither touch nor overlap, so the one holding `from` (if any) ends at a free cycle.
+  const auto it = std::lower_bound(busy_.begin() + static_cast<std::ptrdiff_t>(head_), busy_.end(), from,
+                                   [](const std::pair<Cycle, Cycle>& b, Cycle t) { return b.second <= t; });
+  return it != busy_.end() && it->first <= from ? it->second : from;
+}
+
+Cycle PortCalendar::reserve(Cycle now, Cycle from, Cycle cycles) {
+  drop_before(now);
   if (cycles == 0) return from;
   const auto first = busy_.begin() + static_cast<std::ptrdiff_t>(head_);
   auto it = std::lower_bound(first, busy_.end(), from,

@@ -326,8 +326,12 @@ void Warp::smem_transfer(const char* op, std::uint32_t offset, std::uint32_t byt
   // The bytes take the SM's port in its first free cycles from the warp's clock on; the warp is
   // done when its own path and the port both are (and, for st_shared_tensor's conversions, its
   // last conversion has issued). The transfer counts as the warp's issue.
-  const Cycle port = cta_.sm().smem_port().reserve(cta_.ctx().now(), ws_.ready,
-                                                   (bytes + c.bytes_per_cycle - 1) / c.bytes_per_cycle);
+  // What wgmma operand reads and TMA load writes take meanwhile stretches the port cycles.
+  const Cycle now = cta_.ctx().now();
+  const Cycle port_cycles = cta_.sm().smem_background().stretch(
+      now, ws_.ready, (bytes + c.bytes_per_cycle - 1) / c.bytes_per_cycle, static_cast<double>(c.bytes_per_cycle),
+      config().tma.bytes_per_cycle);
+  const Cycle port = cta_.sm().smem_port().reserve(now, ws_.ready, port_cycles);
   cta_.sm().pipe_stats().smem_bytes += bytes;
   issue(std::max({ws_.ready + path, port, not_before}) - ws_.ready);
   ws_.instructions += instructions - 1;

@@ -82,6 +82,11 @@ struct Kernel {
 
   // The k-th tile of w's CTA (scheduler.tiles() when it has no more).
   std::uint32_t unit(const Warp& w, std::uint32_t k) const { return scheduler.work_unit(w.cta_idx(), w.grid_ctas(), k); }
+  // The twin's index arithmetic, as compiled: its first work unit (blockIdx.x + rotate) % gridDim.x
+  // is one u32 division by a run-time divisor, and tile_of (raster band, then the tile in the band)
+  // two, each feeding the next (warp.udiv_latency; their glue is not charged).
+  static void first_unit_math(Warp& w) { w.advance(w.config().warp.udiv_latency); }
+  static void tile_of_math(Warp& w) { w.advance(2 * w.config().warp.udiv_latency); }
 
   bool pingpong() const { return p.schedule == Sm90Schedule::Pingpong; }
   std::uint32_t fragments() const { return p.rows_per_wg / kWgmmaM; }
@@ -114,7 +119,9 @@ struct Kernel {
   Task producer(Warp& w, const PipelineTmaAsync& mainloop) const {
     w.set_role("Producer (TMA)");
     PipelineState st = make_producer_start_state(layout.stages);
+    first_unit_math(w);
     for (std::uint32_t i = 0, t = unit(w, 0); t < scheduler.tiles(); t = unit(w, ++i)) {
+      tile_of_math(w);
       const auto [tm, tn] = scheduler.tile(t);
       for (std::uint32_t kb = 0; kb < k_tiles; ++kb, ++st) {
         co_await mainloop.producer_acquire(w, st);  // empty, then arrive.expect_tx on full
@@ -139,6 +146,7 @@ struct Kernel {
       for (std::uint32_t i = 0; i < k_tiles; ++i) ++st;
     };
     if (pingpong() && g == 1) skip_tile();
+    first_unit_math(w);
     std::uint32_t mma_turns = 0, epi_turns = 0, chunk = 0;
     const std::uint32_t step = pingpong() ? kConsumers : 1;
     const bool logs = tile_phases && w.warp_idx() % 4 == 0;  // the WG's first thread, as the twin's
@@ -172,21 +180,29 @@ struct Kernel {
 
       // Epilogue.
       if (pingpong() && local > 0) co_await w.mbarrier_wait(layout.epi_turn(g), epi_turns++ & 1u);
+      phases.epi_start = w.now();
+      phases.chunk_count = fragments() * (p.tile_n / kChunk);
+      tile_of_math(w);  // the compiler computes the tile's coordinates where the epilogue needs them
       const auto [tm, tn] = scheduler.tile(t);
       for (std::uint32_t f = 0; f < fragments(); ++f)
         for (std::uint32_t c = 0; c < p.tile_n / kChunk; ++c, ++chunk) {
+          TilePhases::Chunk& steps = phases.chunks[f * (p.tile_n / kChunk) + c];
           const SmemAddr buf = layout.buffer(g, chunk % 2);
           if (w.warp_idx() % 4 == 0) co_await w.bulk_wait_group_read(1);  // the store from this buffer has read it
+          steps.waited = w.now();
           co_await w.bar_sync(1 + g, 128);
+          steps.synced = w.now();
           stage_chunk(w, *acc[f], c, buf);
           w.fence_proxy_async();
           co_await w.bar_sync(1 + g, 128);
+          steps.staged = w.now();
           if (w.warp_idx() % 4 == 0) {
             w.tma_store(d_map, buf,
                         {static_cast<std::int32_t>(tn * p.tile_n + c * kChunk),
                          static_cast<std::int32_t>(tm * layout.tile_m + r0 + kWgmmaM * f)});
             w.bulk_commit_group();
           }
+          steps.issued = w.now();
         }
       phases.epi_end = w.now();
       if (logs) tile_phases->push_back(phases);
@@ -364,15 +380,35 @@ void write_phase_log(const std::string& path, const std::vector<TilePhases>& pha
   std::fclose(f);
 }
 
+// The twin's --chunk-log format: one row per epilogue chunk of each consumer warpgroup's tile; the
+// tile's mainloop start after its CTA's start, then cycles after the tile's mainloop end.
+void write_chunk_log(const std::string& path, std::vector<TilePhases> rows, double clock_ghz) {
+  std::FILE* f = open_log("--chunk-log", path, clock_ghz, "cta,wg,j,ml_start,epi_start,chunk,waited,synced,staged,issued");
+  std::sort(rows.begin(), rows.end(), [](const TilePhases& x, const TilePhases& y) {
+    return std::tuple(x.cta, x.wg, x.j) < std::tuple(y.cta, y.wg, y.j);
+  });
+  auto after = [](Cycle t, Cycle from) { return static_cast<std::int64_t>(t) - static_cast<std::int64_t>(from); };
+  for (const TilePhases& t : rows)
+    for (std::uint32_t i = 0; i < t.chunk_count; ++i) {
+      const TilePhases::Chunk& c = t.chunks[i];
+      fmt::print(f, "{},{},{},{},{},{},{},{},{},{}\n", t.cta, t.wg, t.j, after(t.ml_start, t.cta_start),
+                 after(t.epi_start, t.ml_end), i, after(c.waited, t.ml_end), after(c.synced, t.ml_end),
+                 after(c.staged, t.ml_end), after(c.issued, t.ml_end));
+    }
+  std::fclose(f);
+}
+
 KernelReport run_from_cli(const KernelRequest& req) {
   GemmSm90Params p = params_from(req.args);
   const std::string& tile_log = req.args.text("tile-log");
   const std::string& phase_log = req.args.text("phase-log");
+  const std::string& chunk_log = req.args.text("chunk-log");
   p.log_tiles = !tile_log.empty();
-  p.log_phases = !phase_log.empty();
+  p.log_phases = !phase_log.empty() || !chunk_log.empty();
   const GemmSm90Result r = run_gemm_sm90(req.config, req.options, p, req.check);
   if (p.log_tiles) write_tile_log(tile_log, r.tile_starts, req.config.clock_ghz);
-  if (p.log_phases) write_phase_log(phase_log, r.tile_phases, req.config.clock_ghz);
+  if (!phase_log.empty()) write_phase_log(phase_log, r.tile_phases, req.config.clock_ghz);
+  if (!chunk_log.empty()) write_chunk_log(chunk_log, r.tile_phases, req.config.clock_ghz);
   KernelReport rep;
   rep.kernel = "gemm_sm90";
   rep.problem = fmt::format("D(bf16) = A x B^T, M={} N={} K={} bf16, {} tile {}x{}x{}, {} stages, {} CTAs over {} "
@@ -420,7 +456,9 @@ KernelInfo gemm_sm90_kernel_info() {
        {"tile-log", "write when each CTA started each tile (its first loads) to FILE as CSV, as gemm_sm90_twin.cu "
                     "--tile-log does on hardware (tools/calibration/tile_drift.py compares them)", ""},
        {"phase-log", "write each consumer warpgroup's mainloop start, mainloop end and epilogue end per tile to FILE "
-                     "as CSV, as gemm_sm90_twin.cu --phase-log does on hardware", ""}},
+                     "as CSV, as gemm_sm90_twin.cu --phase-log does on hardware", ""},
+       {"chunk-log", "write each epilogue chunk's steps (wait_group.read, bar.syncs, TMA store) per consumer warpgroup's "
+                     "tile to FILE as CSV, as gemm_sm90_twin.cu --chunk-log does on hardware", ""}},
       &run_from_cli};
 }
 

@@ -344,6 +344,7 @@ std::vector<UbenchScenario> make_scenarios() {
   for (UbenchScenario& s : hbm_burst_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : smem_port_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : epilogue_scenarios()) all.push_back(std::move(s));
+  for (UbenchScenario& s : epilogue_background_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : b200_published_scenarios()) all.push_back(std::move(s));
   return all;
 }

@@ -8,7 +8,8 @@
 // Also the .cu's store order: one CTA of W warps (1, 2), each issuing k 8 KiB TMA stores back to
 // back after a bar.sync and then waiting for them one by one (wait_group.read, or wait_group for
 // the write rows): store_order_<read|write>_w<W>_k<k>_store<i>_cycles, param the warp, the cycles
-// from the bar.sync to the i-th store's wait passing.
+// from the bar.sync to the i-th store's wait passing; store_order_issue_w<W>_k<k>_cycles: when the
+// warp had issued its k stores and commits.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -73,11 +74,16 @@ std::int64_t cycles_per_chunk_x100(const HardwareConfig& c, std::uint32_t parts,
   return static_cast<std::int64_t>(100.0 * static_cast<double>(upper_median(slower)) / kChunks + 0.5);
 }
 
-std::int64_t store_done(const HardwareConfig& c, bool write, std::uint32_t warps, std::uint32_t k, std::uint32_t store,
-                        std::uint32_t warp) {
+// When each of the warps' k stores had read SMEM (or been written), and when each warp had issued
+// them, in cycles after the bar.sync.
+struct StoreOrder {
+  std::vector<Cycle> done, issued;
+};
+
+StoreOrder store_order(const HardwareConfig& c, bool write, std::uint32_t warps, std::uint32_t k) {
   Simulator sim(c, SimOptions{.mode = Mode::Timing, .check_races = false});
   const TensorMap d = chunk_map(sim);
-  std::vector<Cycle> done(warps * k);
+  StoreOrder o{std::vector<Cycle>(warps * k), std::vector<Cycle>(warps)};
   auto program = [&](Warp& w) -> Task {
     co_await w.syncthreads();
     const Cycle t0 = w.now();
@@ -87,18 +93,19 @@ std::int64_t store_done(const HardwareConfig& c, bool write, std::uint32_t warps
       w.tma_store(d, SmemAddr{box * kChunkBytes}, {static_cast<std::int32_t>(box % 16 * 64), static_cast<std::int32_t>(box / 16 * 64)});
       w.bulk_commit_group();
     }
+    o.issued[wi] = w.now() - t0;
     for (std::uint32_t i = 0; i < k; ++i) {
       if (write)
         co_await w.bulk_wait_group(k - 1 - i);
       else
         co_await w.bulk_wait_group_read(k - 1 - i);
-      done[wi * k + i] = w.now() - t0;
+      o.done[wi * k + i] = w.now() - t0;
     }
   };
   const LaunchConfig launch{.grid_ctas = 1, .block_threads = 32 * warps, .dynamic_smem_bytes = 16 * kChunkBytes};
   sim.launch("ubench", launch, program);  // warm-up: the boxes resident, as the .cu's first launch
   sim.launch("ubench", launch, program);
-  return static_cast<std::int64_t>(done[warp * k + store]);
+  return o;
 }
 
 }  // namespace
@@ -128,8 +135,15 @@ std::vector<UbenchScenario> epilogue_scenarios() {
           all.push_back({fmt::format("store_order_{}_w{}_k{}_store{}_cycles", write ? "write" : "read", warps, k, i),
                          UbenchParam::Ignored, [=](const HardwareConfig& c, std::uint32_t warp) {
                            if (warp >= warps) throw InputError(fmt::format("param {}: the warp, 0..{}", warp, warps - 1));
-                           return store_done(c, write, warps, k, i, warp);
+                           return static_cast<std::int64_t>(store_order(c, write, warps, k).done[warp * k + i]);
                          }});
+  for (const std::uint32_t warps : {1u, 2u})
+    for (const std::uint32_t k : {1u, 2u, 4u})
+      all.push_back({fmt::format("store_order_issue_w{}_k{}_cycles", warps, k), UbenchParam::Ignored,
+                     [=](const HardwareConfig& c, std::uint32_t warp) {
+                       if (warp >= warps) throw InputError(fmt::format("param {}: the warp, 0..{}", warp, warps - 1));
+                       return static_cast<std::int64_t>(store_order(c, false, warps, k).issued[warp]);
+                     }});
   return all;
 }
 

@@ -266,6 +266,11 @@ __device__ __forceinline__ void bulk_wait_0() { asm volatile("cp.async.bulk.wait
   "{\n.reg .pred p;\nsetp.ne.b32 p, %" #IS ", 0;\nwgmma.mma_async.sync.aligned.m64n" #NN              \
   "k16.f32.bf16.bf16 " ACC ", %" #IA ", %" #IB ", p, 1, 1, 0, 0;\n}\n"
 
+// RS: d, {a0..a3} (A from registers), b-desc, scale-d, imm-scale-a 1, imm-scale-b 1, tnspB 0.
+#define WG_RS_BF16(NN, ACC, I0, I1, I2, I3, IB, IS)                                                  \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %" #IS ", 0;\nwgmma.mma_async.sync.aligned.m64n" #NN              \
+  "k16.f32.bf16.bf16 " ACC ", {%" #I0 ", %" #I1 ", %" #I2 ", %" #I3 "}, %" #IB ", p, 1, 1, 0;\n}\n"
+
 // FP8 SS: d, a-desc, b-desc, scale-d, imm-scale-a 1, imm-scale-b 1 (no transpose operands for fp8).
 #define WG_SS_E4M3(NN, ACC, IA, IB, IS)                                                               \
   "{\n.reg .pred p;\nsetp.ne.b32 p, %" #IS ", 0;\nwgmma.mma_async.sync.aligned.m64n" #NN              \

@@ -9,6 +9,8 @@
 //      --reps R (10) --check 0|1 --header --sustain-ms T --tile-log FILE --rotate R --phase-log FILE
 // --phase-log FILE (diagnostic): each consumer WG's mainloop start, mainloop end and epilogue end
 // per tile (see k_gemm's kPhases); bwsim run gemm_sm90 --phase-log writes the same columns.
+// --chunk-log FILE (diagnostic, with --phase-log): each epilogue chunk's wait, bar.syncs and TMA
+// store, SM cycles after its tile's mainloop end (write_phase_log).
 // --no-epilogue (diagnostic, with --phase-log): the epilogue's stores, fences and TMA stores are
 // skipped (D is not written; the turn barriers stay), to see what they cost the other warpgroup.
 // --tile-log FILE (diagnostic): thread 0 records each CTA's %smid at entry and the producer records
@@ -137,6 +139,9 @@
 constexpr int kSmemOptInMax = 232448;  // sm_90 opt-in max dynamic SMEM per block
 constexpr int kMaxStages = 16;
 constexpr int kEpiBytes = 2 * 2 * 8192;  // 2 consumer WGs x 2 buffers x 64x64 bf16
+constexpr int kMaxChunks = 8;            // epilogue chunks of a WG's tile: 2 fragments x 4 at most
+constexpr int kStampSlots = 3 + 4 * kMaxChunks;      // --chunk-log clock64 stamps per WG tile (see k_gemm)
+constexpr int kPhaseSlots = 3 + kStampSlots;         // --phase-log values per WG tile
 
 // ---- PTX helpers (the shared ones: calibration_ptx.cuh) ----------------------------------
 __device__ __forceinline__ void bulk_wait_read_1() { asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory"); }
@@ -213,7 +218,7 @@ struct Cfg {
   static constexpr int kChunks = BN / 64;
   static constexpr int kReaders = kCoop ? 2 : 1;  // consumer WGs reading each stage
   static size_t smem_bytes(int stages) {
-    return 1024 + static_cast<size_t>(stages) * kStageBytes + kEpiBytes + (2 * stages + 4) * 8;
+    return 1024 + static_cast<size_t>(stages) * kStageBytes + kEpiBytes + (2 * stages + 4) * 8 + 2 * kStampSlots * 8;
   }
   static int max_stages() {
     int s = 1;
@@ -227,7 +232,12 @@ struct Cfg {
 // unchanged): thread 0 of each consumer WG records %globaltimer at three points of each of its
 // tiles, outside the k-block loop: mainloop start (after the turn wait, before wgmma.fence),
 // mainloop end (after wgmma.wait_group 0) and epilogue end (after its last TMA store's commit),
-// at phases[((cta * 2 + wg) * phase_tiles + j) * 3 + 0..2].
+// at phases[((cta * 2 + wg) * phase_tiles + j) * kPhaseSlots + 0..2]. Slots 3.. hold the same
+// thread's clock64 stamps, for --chunk-log: the mainloop start and end, the epilogue's start (after
+// the empty arrive and the turn wait) and, per epilogue chunk i, after its wait_group.read, after
+// its first bar.sync, after its second (before the TMA store) and after the store's commit. The
+// stamps go to SMEM (st.shared, a few cycles: global stores there slowed each chunk by ~30 cycles)
+// and are copied out after the tile's epilogue end.
 template <bool kCoop, int kRows, int kBN, bool kPhases>
 __global__ void __launch_bounds__(384, 1)
     k_gemm(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
@@ -249,6 +259,7 @@ __global__ void __launch_bounds__(384, 1)
   auto empty = [&](unsigned s) { return bars + 8 * (S + s); };
   auto mma_turn = [&](unsigned g) { return bars + 8 * (2 * S + g); };
   auto epi_turn = [&](unsigned g) { return bars + 8 * (2 * S + 2 + g); };
+  const unsigned stamps = bars + 8 * (2 * S + 4);  // --chunk-log: kStampSlots per consumer WG
   if (threadIdx.x == 0) {
     for (unsigned s = 0; s < S; ++s) {
       mbar_init(full(s), 1);
@@ -306,7 +317,19 @@ __global__ void __launch_bounds__(384, 1)
     unsigned q = 0, mma_par = 0, epi_par = 0, mine = 0;
     auto phase = [&](unsigned point) {
       if (kPhases && t128 == 0 && mine < p.phase_tiles)
-        phases[((blockIdx.x * 2 + g) * p.phase_tiles + mine) * 3 + point] = static_cast<long long>(globaltimer());
+        phases[((blockIdx.x * 2 + g) * p.phase_tiles + mine) * kPhaseSlots + point] = static_cast<long long>(globaltimer());
+    };
+    auto stamp = [&](unsigned slot) {  // --chunk-log: the SM's clock into the WG's SMEM slot
+      if (kPhases && t128 == 0)
+        asm volatile("st.shared.u64 [%0], %1;" ::"r"(stamps + 8 * (g * kStampSlots + slot)), "l"(clock64()) : "memory");
+    };
+    auto copy_stamps = [&]() {  // after the tile's epilogue end
+      if (kPhases && t128 == 0 && mine < p.phase_tiles)
+        for (unsigned s2 = 0; s2 < kStampSlots; ++s2) {
+          unsigned long long v;
+          asm volatile("ld.shared.u64 %0, [%1];" : "=l"(v) : "r"(stamps + 8 * (g * kStampSlots + s2)) : "memory");
+          phases[((blockIdx.x * 2 + g) * p.phase_tiles + mine) * kPhaseSlots + 3 + s2] = static_cast<long long>(v);
+        }
     };
     for (unsigned t = first; t < tiles; t += step, ++mine) {
       unsigned m, n;
@@ -318,6 +341,7 @@ __global__ void __launch_bounds__(384, 1)
         mma_par ^= 1;
       }
       phase(0);
+      stamp(0);
 #pragma unroll
       for (int f = 0; f < C::F; ++f) fence_regs(acc[f]);
       wgmma_fence();
@@ -346,6 +370,7 @@ __global__ void __launch_bounds__(384, 1)
 #pragma unroll
       for (int f = 0; f < C::F; ++f) fence_regs(acc[f]);
       phase(1);
+      stamp(1);
       if (p.k_tiles > 0 && lane == 0) mbar_arrive(empty(prev));
       if (!kCoop) st.advance_by(p.k_tiles, S);
       // ---- epilogue ----
@@ -353,13 +378,17 @@ __global__ void __launch_bounds__(384, 1)
         mbar_wait(epi_turn(g), epi_par);
         epi_par ^= 1;
       }
+      stamp(2);
 #pragma unroll
       for (int f = 0; f < (kPhases && p.no_epilogue ? 0 : C::F); ++f) {
 #pragma unroll
         for (int c = 0; c < C::kChunks; ++c) {
           const unsigned buf = epi0 + (2 * g + (q & 1)) * 8192;
           if (t128 == 0) bulk_wait_read_1();
+          const unsigned i = f * C::kChunks + c;  // the chunk's place in the tile's epilogue
+          stamp(3 + 4 * i);
           named_bar(1 + g);
+          stamp(4 + 4 * i);
           const unsigned row = 16 * warp + lane / 4;  // and row + 8
 #pragma unroll
           for (int jj = 0; jj < 8; ++jj) {
@@ -376,14 +405,17 @@ __global__ void __launch_bounds__(384, 1)
           }
           fence_proxy_async();
           named_bar(1 + g);
+          stamp(5 + 4 * i);
           if (t128 == 0) {
             tma_store_2d(&tmD, buf, static_cast<int>(n * C::BN + 64 * c), static_cast<int>(m * C::BM + r0 + 64 * f));
             bulk_commit();
           }
+          stamp(6 + 4 * i);
           ++q;
         }
       }
       phase(2);
+      copy_stamps();
       if (!kCoop) {
         named_bar(1 + g);
         if (lane == 0) mbar_arrive(epi_turn(1 - g));
@@ -447,6 +479,7 @@ struct Args {
   std::string tile_log;  // --tile-log FILE: each CTA's SM and its tiles' start times (last timed launch)
   std::string phase_log;  // --phase-log FILE: each consumer WG's tile phases (last timed launch)
   bool no_epilogue = false;  // --no-epilogue: with --phase-log, tiles without their epilogue's stores (D unwritten)
+  std::string chunk_log;  // --chunk-log FILE: with --phase-log, each epilogue chunk's steps (clock64)
 };
 
 static float bf16_bits_to_float(uint16_t b) {
@@ -555,9 +588,14 @@ void write_tile_log(const std::string& path, const GemmParams& p, int grid, cons
 // --phase-log: one row per tile of each consumer WG in the last timed launch: the CTA, the WG, the
 // tile's index in the WG's sequence, the CTA's start and the tile's mainloop start, mainloop end
 // and epilogue end, in cycles (at the launch's clock) after the launch's first CTA start.
-void write_phase_log(const std::string& path, const GemmParams& p, int grid, const long long* dev,
-                     const std::vector<long long>& tim, double mhz) {
-  std::vector<long long> h(static_cast<size_t>(grid) * 2 * p.phase_tiles * 3, 0);
+// --chunk-log: one row per epilogue chunk of each of those tiles: the tile's mainloop start (SM
+// cycles after its CTA's first clock64: the prologue, for j = 0), and in SM cycles after the tile's
+// mainloop end (clock64 of thread 0 of the WG): the epilogue's start (after the empty arrive and
+// the turn wait), and when the chunk's wait_group.read, first bar.sync, second bar.sync and TMA
+// store + commit had passed.
+void write_phase_log(const std::string& path, const std::string& chunk_path, unsigned chunks, const GemmParams& p,
+                     int grid, const long long* dev, const std::vector<long long>& tim, double mhz) {
+  std::vector<long long> h(static_cast<size_t>(grid) * 2 * p.phase_tiles * kPhaseSlots, 0);
   CHECK(cudaMemcpy(h.data(), dev, h.size() * sizeof(long long), cudaMemcpyDeviceToHost));
   long long t0 = tim[0];
   for (int c = 0; c < grid; ++c) t0 = std::min(t0, tim[static_cast<size_t>(c) * 6]);
@@ -571,12 +609,29 @@ void write_phase_log(const std::string& path, const GemmParams& p, int grid, con
   for (int c = 0; c < grid; ++c)
     for (unsigned g = 0; g < 2; ++g)
       for (unsigned j = 0; j < p.phase_tiles; ++j) {
-        const long long* v = &h[((static_cast<size_t>(c) * 2 + g) * p.phase_tiles + j) * 3];
+        const long long* v = &h[((static_cast<size_t>(c) * 2 + g) * p.phase_tiles + j) * kPhaseSlots];
         if (v[0] == 0) continue;  // the WG had fewer tiles
         std::fprintf(f, "%d,%u,%u,%.0f,%.0f,%.0f,%.0f\n", c, g, j, cyc(tim[static_cast<size_t>(c) * 6]), cyc(v[0]),
                      cyc(v[1]), cyc(v[2]));
       }
   std::fclose(f);
+  if (chunk_path.empty()) return;
+  FILE* cf = std::fopen(chunk_path.c_str(), "w");
+  if (!cf) {
+    std::fprintf(stderr, "cannot write %s\n", chunk_path.c_str());
+    return;
+  }
+  std::fprintf(cf, "# clock_mhz,%.0f\ncta,wg,j,ml_start,epi_start,chunk,waited,synced,staged,issued\n", mhz);
+  for (int c = 0; c < grid; ++c)
+    for (unsigned g = 0; g < 2; ++g)
+      for (unsigned j = 0; j < p.phase_tiles; ++j) {
+        const long long* v = &h[((static_cast<size_t>(c) * 2 + g) * p.phase_tiles + j) * kPhaseSlots];
+        if (v[0] == 0) continue;
+        for (unsigned i = 0; i < chunks; ++i)
+          std::fprintf(cf, "%d,%u,%u,%lld,%lld,%u,%lld,%lld,%lld,%lld\n", c, g, j, v[3] - tim[static_cast<size_t>(c) * 6 + 1],
+                       v[5] - v[4], i, v[6 + 4 * i] - v[4], v[7 + 4 * i] - v[4], v[8 + 4 * i] - v[4], v[9 + 4 * i] - v[4]);
+      }
+  std::fclose(cf);
 }
 
 template <bool kCoop, int kRows, int kBN>
@@ -623,7 +678,7 @@ int run(const Args& a, int sms) {
   const size_t log_count = static_cast<size_t>(grid) * (p.log_tiles + 1);
   if (p.log_tiles) CHECK(cudaMalloc(&tile_log, log_count * sizeof(long long)));
   long long* phases = nullptr;
-  const size_t phase_count = static_cast<size_t>(grid) * 2 * p.phase_tiles * 3;
+  const size_t phase_count = static_cast<size_t>(grid) * 2 * p.phase_tiles * kPhaseSlots;
   if (p.phase_tiles) {
     CHECK(cudaMalloc(&phases, phase_count * sizeof(long long)));
     CHECK(cudaMemset(phases, 0, phase_count * sizeof(long long)));
@@ -720,7 +775,9 @@ int run(const Args& a, int sms) {
     reps.push_back({span * mhz / 1000.0, mhz, span, ms * 1e6});
   }
   if (p.log_tiles) write_tile_log(a.tile_log, p, grid, tile_log, reps.back().mhz);
-  if (p.phase_tiles) write_phase_log(a.phase_log, p, grid, phases, ht, reps.back().mhz);
+  if (p.phase_tiles)
+    write_phase_log(a.phase_log, a.chunk_log, p.no_epilogue ? 0 : C::F * C::kChunks, p, grid, phases, ht,
+                    reps.back().mhz);
   std::sort(reps.begin(), reps.end(), [](const Rep& x, const Rep& y) { return x.cycles < y.cycles; });
   const Rep med = reps[reps.size() / 2];
   const double tflops = 2.0 * a.m * a.n * a.k / med.span_ns / 1000.0;
@@ -772,6 +829,7 @@ int main(int argc, char** argv) {
     else if (k == "--rotate") a.rotate = std::stoi(val());
     else if (k == "--phase-log") a.phase_log = val();
     else if (k == "--no-epilogue") a.no_epilogue = true;
+    else if (k == "--chunk-log") a.chunk_log = val();
 
     else {
       std::fprintf(stderr, "unknown argument %s\n", k.c_str());

@@ -54,12 +54,8 @@ constexpr unsigned kBOffset = 2 * kATile;           // B after the two A tiles
 constexpr unsigned kOperandBytes = kBOffset + 256 * 128;
 constexpr unsigned kSmemBytes = kOperandBytes + 1024;  // + alignment slack
 
-// ---- wgmma wrappers (WG_ACC*, ACC_OPS_*, WG_SS_BF16, WG_SS_E4M3, wgmma_fence / commit / wait, fence_regs,
+// ---- wgmma wrappers (WG_ACC*, ACC_OPS_*, WG_SS_BF16, WG_SS_E4M3, WG_RS_BF16, wgmma_fence / commit / wait, fence_regs,
 // gmma_desc: calibration_ptx.cuh) -------------------------------------------------------------
-// RS: d, {a0..a3}, b-desc, scale-d, imm-scale-a 1, imm-scale-b 1, tnspB 0.
-#define WG_RS_BF16(NN, ACC, I0, I1, I2, I3, IB, IS)                                                  \
-  "{\n.reg .pred p;\nsetp.ne.b32 p, %" #IS ", 0;\nwgmma.mma_async.sync.aligned.m64n" #NN              \
-  "k16.f32.bf16.bf16 " ACC ", {%" #I0 ", %" #I1 ", %" #I2 ", %" #I3 "}, %" #IB ", p, 1, 1, 0;\n}\n"
 
 template <int N>
 struct Wgmma;

@@ -2,7 +2,9 @@
 # On the H100/H200 machine: where the validation GEMMs spend their time tile by tile. Builds
 # gemm_sm90_twin.cu and runs the shapes of the validation (and single-CTA runs that isolate one SM's
 # pipeline) with --phase-log, writing <tag>_gemm_sm90_phases_<name>.csv (each consumer warpgroup's
-# mainloop start, mainloop end and epilogue end per tile, the last timed launch) and the result
+# mainloop start, mainloop end and epilogue end per tile, the last timed launch), with --chunk-log
+# <tag>_gemm_sm90_chunks_<name>.csv (each epilogue chunk's wait, bar.sync and TMA store issue, SM
+# cycles after its tile's mainloop end, and the tile's mainloop start after its CTA's start) and the result
 # rows into <tag>_gemm_sm90_phase_rows.csv, each configuration also without the log (the phase
 # probes are in their own kernel instantiation; the rows show they leave the time alone) and the
 # SASS counts per instantiation. tools/calibration/phase_log.py summarises the files, and bwsim run
@@ -18,11 +20,13 @@ silicon_header > "$rows"
 run() {  # name, then the twin's arguments
   local name=$1
   shift
-  local log="$out/${tag}_gemm_sm90_phases_${name}.csv"
+  local log="$out/${tag}_gemm_sm90_phases_${name}.csv" chunks="$out/${tag}_gemm_sm90_chunks_${name}.csv"
   "$bin/gemm_sm90_twin" "$@" --reps 5 >> "$rows" 2>> "$out/run.log"
-  "$bin/gemm_sm90_twin" "$@" --reps 5 --phase-log "$log" >> "$rows" 2>> "$out/run.log"
-  { silicon_header; echo "# gemm_sm90_twin --phase-log (run_phase_log.sh, configuration $name: $*)"; cat "$log"; } > "$log.tmp"
-  mv "$log.tmp" "$log"
+  "$bin/gemm_sm90_twin" "$@" --reps 5 --phase-log "$log" --chunk-log "$chunks" >> "$rows" 2>> "$out/run.log"
+  for f in "$log" "$chunks"; do
+    { silicon_header; echo "# gemm_sm90_twin --phase-log (run_phase_log.sh, configuration $name: $*)"; cat "$f"; } > "$f.tmp"
+    mv "$f.tmp" "$f"
+  done
 }
 coop="--schedule cooperative --rows-per-wg 64 --tile-n 256"
 run one_cta_k1024 --m 128 --n 256 --k 1024 $coop --stages 4 --grid 1

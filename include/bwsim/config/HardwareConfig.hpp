@@ -111,6 +111,7 @@ struct HardwareConfig {
   struct Warp {
     Cycle issue_cycles = 0;           // issue slot cost of one instruction of one warp
     Cycle named_barrier_latency = 0;  // last bar.sync arrival -> waiting warps resume
+    Cycle udiv_latency = 0;  // a u32 division by a run-time divisor as compiled, to its dependent use
   } warp;
 
   struct Smem {

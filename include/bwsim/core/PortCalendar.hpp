@@ -18,10 +18,15 @@ class PortCalendar {
   // Reserves `cycles` free cycles at or after `from` (none earlier than `now`, the engine's clock,
   // are asked for); returns the cycle after the last one reserved.
   Cycle reserve(Cycle now, Cycle from, Cycle cycles);
+  // The first cycle at or after `from` that no reservation holds (when the port has drained what
+  // was queued on it up to `from`).
+  Cycle free_from(Cycle now, Cycle from);
   // Busy intervals kept (for tests).
   std::size_t intervals() const { return busy_.size() - head_; }
 
  private:
+  void drop_before(Cycle now);  // forgets the intervals that ended by `now`
+
   std::vector<std::pair<Cycle, Cycle>> busy_;  // [start, end), sorted, disjoint, not touching
   std::size_t head_ = 0;                       // intervals before it ended before `now`
 };

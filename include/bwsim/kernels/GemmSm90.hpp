@@ -13,6 +13,7 @@
 //     buffers per WG, stored with TMA (bulk groups, wait_group.read before reusing a buffer);
 //   - a tile scheduler (TileScheduler, by default the static persistent one: raster, swizzle) over a grid of at most
 //     one CTA per SM.
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -50,9 +51,20 @@ struct TileStart {
 // moments with %globaltimer, by the warpgroup's first thread): its mainloop start (after the
 // ping-pong turn wait, before wgmma.fence), mainloop end (after wgmma.wait_group 0) and epilogue
 // end (after its last TMA store's commit); j: the tile's index in the warpgroup's sequence.
+// The epilogue's steps as the twin's --chunk-log records them (clock64): its start (after the
+// empty arrive and the turn wait) and, per chunk, when the warpgroup's first warp had passed the
+// chunk's wait_group.read, its first bar.sync, its second (before the TMA store) and the store's
+// commit.
 struct TilePhases {
+  static constexpr std::size_t kMaxChunks = 8;  // 2 fragments x 4 chunks of 64 columns
+  struct Chunk {
+    Cycle waited = 0, synced = 0, staged = 0, issued = 0;
+  };
   std::uint32_t cta = 0, wg = 0, j = 0;
   Cycle cta_start = 0, ml_start = 0, ml_end = 0, epi_end = 0;
+  Cycle epi_start = 0;
+  std::uint32_t chunk_count = 0;
+  std::array<Chunk, kMaxChunks> chunks{};
 };
 
 struct GemmSm90Result {

@@ -72,6 +72,8 @@ std::vector<UbenchScenario> private_stream_scenarios();
 std::vector<UbenchScenario> smem_port_scenarios();
 // The GEMM epilogue's parts, h100_epilogue.cu (UbenchEpilogue.cpp), part of ubench_scenarios().
 std::vector<UbenchScenario> epilogue_scenarios();
+// The epilogue's staging beside wgmma / TMA traffic, h100_epilogue.cu (UbenchEpilogueBackground.cpp).
+std::vector<UbenchScenario> epilogue_background_scenarios();
 // The SemiAnalysis B200 scenarios (UbenchB200.cpp), part of ubench_scenarios().
 std::vector<UbenchScenario> b200_published_scenarios();
 const UbenchScenario* find_ubench(const std::string& name);

@@ -151,6 +151,14 @@ void TmaUnit::send_load(std::uint64_t slot, Cycle start) {
   ctx_.couple(Coupling::MemoryReply, done - start);  // the box lands
   if (multicast || (r.dests.to_pair_leader && r.cta->rank() % 2)) ctx_.couple_at(Coupling::Cluster, done);
   if (ctx_.tracer_for(sm_)) trace_request(r, multicast ? "tma.load.multicast" : "tma.load", r.issued, start, end, done, bytes);
+  // The box's bytes take the destination SMs' SMEM bandwidth as they come back, spread over the
+  // request's time from the unit to its completion (hw/sm/SmemBackground: ld/st.shared get what
+  // is left).
+  const double landing_rate = static_cast<double>(bytes) / static_cast<double>(std::max<Cycle>(1, done - start));
+  for (std::uint32_t rank = 0; rank < r.cta->cluster().size(); ++rank)
+    if (r.dests.ranks >> rank & 1u)
+      r.cta->cluster().cta(rank).sm().smem_background().add(start, done, landing_rate,
+                                                             SmemBackground::Source::Landing);
   ++stats_.loads;
   stats_.load_bytes += bytes;
   stats_.delivered_bytes += static_cast<std::uint64_t>(bytes) * std::popcount(r.dests.ranks);

@@ -554,9 +554,26 @@ void Cta::on_sync(void* wsp, std::uint64_t) {
 // then either resume now or register where the releasing event will find it.
 void Cta::enlist(WarpState& ws) {
   switch (ws.wait) {
-    case WaitKind::NamedBarrier:
+    case WaitKind::NamedBarrier: {
+      // bar.sync's arrival goes to the SM's SMEM pipe behind the shared-memory accesses queued
+      // there, every warp's (what orders the warp's stores before the barrier): it arrives once
+      // the port has moved them. Checked now that the engine has reached the warp, so every warp
+      // that took port cycles up to now has taken them. Ours: h100/h200_epilogue.csv
+      // "epilogue_st_bar_wg2": two warpgroups' chunks of 16 st.shared.b32 per thread with a
+      // bar.sync before and after take 207 cycles a chunk, where one warpgroup storing while the
+      // other waits at its barrier would take the port's 128 (16 KiB at 128 B/clk); the one-
+      // warpgroup rows are unchanged by it. The port's cycles include fence.proxy.async's, which
+      // silicon's bar.sync does not wait for without stores ("epilogue_fence_bar_wg2": 96.5, the
+      // model 111), but does beside them ("epilogue_no_tma_wg2", the GEMM's staging: 246, the
+      // model 239; without the fences' cycles 190).
+      const Cycle drained = sm_.smem_port().free_from(ctx_.now(), ctx_.now());
+      if (drained > ctx_.now()) {
+        ctx_.engine.schedule(drained, &Cta::on_sync, &ws);
+        return;
+      }
       named_arrive(ws, ws.wait_slot, static_cast<std::uint32_t>(ws.wait_value), true);
       return;
+    }
     case WaitKind::CoreBlock:
       sm_.sub_partition(ws.index % kSubPartitions).start(*this, ws, *ws.block, sm_.pipe_stats());
       return;

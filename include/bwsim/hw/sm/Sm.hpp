@@ -6,6 +6,7 @@
 
 #include "bwsim/core/PortCalendar.hpp"
 #include "bwsim/hw/sm/CorePipes.hpp"
+#include "bwsim/hw/sm/SmemBackground.hpp"
 #include "bwsim/hw/sm/SubPartition.hpp"
 #include "bwsim/hw/tensor/sm100/MmaPipe.hpp"
 #include "bwsim/hw/sm/SimContext.hpp"
@@ -26,7 +27,7 @@ class Sm {
         tma_(ctx, static_cast<int>(index)),
         tmem_(ctx.config.tmem.columns, ctx.functional()),
         mma_(ctx, static_cast<int>(index), tmem_),
-        wgmma_(ctx, static_cast<int>(index)),
+        wgmma_(ctx, static_cast<int>(index), smem_background_),
         sub_partitions_{SubPartition(ctx), SubPartition(ctx), SubPartition(ctx), SubPartition(ctx)} {}
   Sm(const Sm&) = delete;
   Sm& operator=(const Sm&) = delete;
@@ -43,6 +44,9 @@ class Sm {
   // The SMEM data port of generic ld.shared / st.shared: its banks move smem.bytes_per_cycle for
   // all the SM's warps together (its busy cycles).
   PortCalendar& smem_port() { return smem_port_; }
+  // What wgmma operand reads and TMA load writes take of the SMEM's bandwidth (ld/st.shared get the
+  // rest).
+  SmemBackground& smem_background() { return smem_background_; }
   // A CUDA-core pipe of one sub-partition: the cycle it can take its next warp instruction.
   Cycle& pipe_free(std::uint32_t sub_partition, CorePipe pipe) {
     return pipe_free_[sub_partition][static_cast<std::size_t>(pipe)];
@@ -62,6 +66,7 @@ class Sm {
 
  private:
   std::uint32_t index_;
+  SmemBackground smem_background_;  // before the units that feed it
   TmaUnit tma_;
   Tmem tmem_;
   MmaPipe mma_;

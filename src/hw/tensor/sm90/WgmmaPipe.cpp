@@ -32,11 +32,14 @@ Cycle WgmmaPipe::math_cycles(const WgmmaInstr& in) const {
   return (flops + rate - 1) / rate;
 }
 
-Cycle WgmmaPipe::smem_cycles(const WgmmaInstr& in) const {
+std::uint64_t WgmmaPipe::smem_bytes(const WgmmaInstr& in) {
   constexpr std::uint32_t kBytesOfK = 32;  // every type reads 32 bytes of K per row
-  const std::uint64_t bytes = (in.a_from_regs ? 0 : kWgmmaM * kBytesOfK) + in.shape.n * kBytesOfK;
+  return (in.a_from_regs ? 0 : kWgmmaM * kBytesOfK) + in.shape.n * kBytesOfK;
+}
+
+Cycle WgmmaPipe::smem_cycles(const WgmmaInstr& in) const {
   const std::uint32_t bw = ctx_.config.wgmma.smem_bytes_per_cycle;
-  return (bytes + bw - 1) / bw;
+  return (smem_bytes(in) + bw - 1) / bw;
 }
 
 Cycle WgmmaPipe::latency(const WgmmaInstr& in) const {
@@ -48,6 +51,8 @@ WgmmaPipe::Timing WgmmaPipe::issue(const WgmmaInstr& in, Cycle at, std::uint32_t
   const Cycle interval = std::max(math, smem_cycles(in));
   const Cycle start = std::max(at + ctx_.config.wgmma.issue_cycles, free_at_);
   free_at_ = start + interval;
+  smem_.add(start, free_at_, static_cast<double>(smem_bytes(in)) / static_cast<double>(interval),
+            SmemBackground::Source::Mma);
   const Cycle done = start + math + latency(in);
   ++stats_.mmas;
   const double flops = 2.0 * kWgmmaM * in.shape.n * wgmma_k(in.shape.a_type);

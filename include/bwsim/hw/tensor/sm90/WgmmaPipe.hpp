@@ -16,6 +16,7 @@
 #include "bwsim/core/SlotPool.hpp"
 #include "bwsim/core/Stats.hpp"
 #include "bwsim/hw/sm/SimContext.hpp"
+#include "bwsim/hw/sm/SmemBackground.hpp"
 #include "bwsim/hw/tensor/sm90/Wgmma.hpp"
 
 namespace bwsim {
@@ -41,7 +42,7 @@ struct WgmmaStats {
 
 class WgmmaPipe {
  public:
-  WgmmaPipe(SimContext& ctx, int sm_index) : ctx_(ctx), sm_(sm_index) {}
+  WgmmaPipe(SimContext& ctx, int sm_index, SmemBackground& smem) : ctx_(ctx), sm_(sm_index), smem_(smem) {}
 
   struct Timing {
     Cycle start = 0;  // the pipe starts it (reads its operands)
@@ -51,6 +52,7 @@ class WgmmaPipe {
   Timing issue(const WgmmaInstr& in, Cycle at, std::uint32_t warp);
   Cycle math_cycles(const WgmmaInstr& in) const;
   Cycle smem_cycles(const WgmmaInstr& in) const;
+  static std::uint64_t smem_bytes(const WgmmaInstr& in);  // its SMEM operands' bytes
   Cycle latency(const WgmmaInstr& in) const;
 
   // Functional mode: at cycle `at`, (D +)= A B for the 16 rows of warp `warp_in_group` into `acc`
@@ -74,6 +76,7 @@ class WgmmaPipe {
 
   SimContext& ctx_;
   int sm_;
+  SmemBackground& smem_;  // the SM's: this pipe's operand reads
   Cycle free_at_ = 0;
   SlotPool<Pending> pending_;
   WgmmaStats stats_;
