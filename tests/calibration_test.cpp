@@ -518,19 +518,20 @@ void expect_gemm_rows(const char* chip, double mean_bound, const std::string& cs
   EXPECT_LE(mean_absolute_error(rows), mean_bound) << chip;
 }
 
-// Mean errors 5.2% (H100) and 4.5% (H200) with the epilogue's measured parts (two warps' TMA stores
-// sharing the write path, fence.proxy.async on the SMEM port, bar.sync 31, conversions between
-// the stores: 5.1% and 4.1% before them, 5.9% and 5.3% before the SM's SMEM port), much of it the
-// chaotic ping-pong 8192^3 row's one deterministic draw (gemm_sm90_tolerances.csv gives its
+// Mean errors 4.5% (H100) and 3.3% (H200; the H100 reruns 4.4% and 4.3%) with the SMEM shared with
+// wgmma operand reads and TMA landings, bar.sync waiting for the port and the tile index
+// arithmetic (5.2% and 4.5% before them, with the epilogue's measured parts; 5.1% and 4.1% before
+// those, 5.9% and 5.3% before the SM's SMEM port), much of it the ping-pong 128x128 4096^3 row and
+// the chaotic ping-pong 8192^3 row's one deterministic draw (gemm_sm90_tolerances.csv gives its
 // perturbed means).
-TEST(KernelValidationTest, GemmSm90OnTheH100StaysWithinItsStatedBounds) { expect_gemm_rows("h100", 0.053); }
-TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.046); }
+TEST(KernelValidationTest, GemmSm90OnTheH100StaysWithinItsStatedBounds) { expect_gemm_rows("h100", 0.046); }
+TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.034); }
 // The same program on two more H100s, measured 2026-11-26: mean errors 5.0% and 4.6% (5.2% and
 // 4.9% before the epilogue's parts, 5.2% and 6.0% before the SMEM port); the ping-pong 128x128
 // rows vary most from machine to machine (4096^3: 336,388 / 329,927 / 309,881 cycles on the three).
 TEST(KernelValidationTest, GemmSm90OnTwoMoreH100sStaysWithinItsStatedBounds) {
-  expect_gemm_rows("h100", 0.051, "h100_gemm_sm90_rerun.csv");
-  expect_gemm_rows("h100", 0.047, "h100_gemm_sm90_rerun2.csv");
+  expect_gemm_rows("h100", 0.045, "h100_gemm_sm90_rerun.csv");
+  expect_gemm_rows("h100", 0.044, "h100_gemm_sm90_rerun2.csv");
 }
 
 // The twin's DRAM traffic on its timed launch (ncu, h100_gemm_traffic.csv) against the model's HBM

@@ -50,17 +50,21 @@ TEST(SmemBackgroundTest, LdStSharedTakeWhatTheUnitsLeaveOfThePort) {
   SmemBackground alone;
   EXPECT_EQ(alone.stretch(0, 0, 16, 128, 64), 16u);
   SmemBackground mma;
-  mma.add(0, 100, 96, Source::Mma);
+  mma.add(0, 0, 100, 96, Source::Mma);
   EXPECT_EQ(mma.stretch(0, 0, 16, 128, 64), 64u);
   EXPECT_EQ(mma.stretch(100, 100, 16, 128, 64), 16u);  // ended by now: dropped
   EXPECT_EQ(mma.intervals(), 0u);
   SmemBackground burst;
-  burst.add(10, 20, 128, Source::Mma);
+  burst.add(0, 10, 20, 128, Source::Mma);
   EXPECT_EQ(burst.stretch(0, 0, 16, 128, 64), 25u);
   SmemBackground landing;
-  landing.add(0, 100, 64, Source::Landing);
-  landing.add(0, 100, 64, Source::Landing);
+  landing.add(0, 0, 100, 64, Source::Landing);
+  landing.add(0, 0, 100, 64, Source::Landing);
   EXPECT_EQ(landing.stretch(0, 0, 16, 128, 64), 32u);
+  // An SM that never stretches keeps only a bounded number of ended intervals.
+  SmemBackground unasked;
+  for (Cycle t = 0; t < 1000; ++t) unasked.add(t, t, t + 1, 64, Source::Landing);
+  EXPECT_LE(unasked.intervals(), 64u);
 }
 
 HardwareConfig h100_path() {

@@ -157,7 +157,7 @@ void TmaUnit::send_load(std::uint64_t slot, Cycle start) {
   const double landing_rate = static_cast<double>(bytes) / static_cast<double>(std::max<Cycle>(1, done - start));
   for (std::uint32_t rank = 0; rank < r.cta->cluster().size(); ++rank)
     if (r.dests.ranks >> rank & 1u)
-      r.cta->cluster().cta(rank).sm().smem_background().add(start, done, landing_rate,
+      r.cta->cluster().cta(rank).sm().smem_background().add(ctx_.now(), start, done, landing_rate,
                                                              SmemBackground::Source::Landing);
   ++stats_.loads;
   stats_.load_bytes += bytes;

@@ -8,15 +8,22 @@ namespace {
 // What the port keeps for ld/st.shared however busy the units are: a share never reached in the
 // measured rows (at most 75 of 128 B/clk taken), so that a transfer always ends (E).
 constexpr double kLeastShare = 1.0 / 8;
+constexpr std::size_t kDropEvery = 32;  // add() drops the ended intervals each time this many more are kept
 }  // namespace
 
-void SmemBackground::add(Cycle start, Cycle end, double bytes_per_cycle, Source source) {
+void SmemBackground::drop_ended(Cycle now) {
+  std::erase_if(live_, [now](const Interval& i) { return i.end <= now; });
+}
+
+void SmemBackground::add(Cycle now, Cycle start, Cycle end, double bytes_per_cycle, Source source) {
+  // An SM whose warps never touch ld/st.shared never asks stretch(): drop here too, now and then.
+  if (live_.size() >= kDropEvery && live_.size() % kDropEvery == 0) drop_ended(now);
   if (end > start && bytes_per_cycle > 0) live_.push_back({start, end, bytes_per_cycle, source});
 }
 
 Cycle SmemBackground::stretch(Cycle now, Cycle from, Cycle port_cycles, double port_bytes_per_cycle,
                               double landing_bytes_per_cycle) {
-  std::erase_if(live_, [now](const Interval& i) { return i.end <= now; });
+  drop_ended(now);
   if (live_.empty() || port_cycles == 0) return port_cycles;
   // Walk from `from` over the pieces where the units' total rate is constant, moving the port's
   // share left over in each, until the transfer's port cycles are done.

@@ -19,8 +19,9 @@ class SmemBackground {
     Mma,      // an MMA reading its SMEM operands
     Landing,  // a TMA load's box landing: together at most the landing rate (the SM's one TMA unit)
   };
-  // `source` takes `bytes_per_cycle` of SMEM over [start, end).
-  void add(Cycle start, Cycle end, double bytes_per_cycle, Source source);
+  // `source` takes `bytes_per_cycle` of SMEM over [start, end) (`now`: the engine's clock, before
+  // which the intervals that ended are dropped).
+  void add(Cycle now, Cycle start, Cycle end, double bytes_per_cycle, Source source);
   // The cycles from `from` that `port_cycles` of the port's whole rate (`port_bytes_per_cycle`)
   // take in what the units leave, at least `port_cycles`; boxes landing together take at most
   // `landing_bytes_per_cycle`. Intervals that ended by `now` (the engine's clock) are dropped: no
@@ -29,6 +30,8 @@ class SmemBackground {
   std::size_t intervals() const { return live_.size(); }
 
  private:
+  void drop_ended(Cycle now);
+
   struct Interval {
     Cycle start, end;
     double bytes_per_cycle;

@@ -51,7 +51,7 @@ WgmmaPipe::Timing WgmmaPipe::issue(const WgmmaInstr& in, Cycle at, std::uint32_t
   const Cycle interval = std::max(math, smem_cycles(in));
   const Cycle start = std::max(at + ctx_.config.wgmma.issue_cycles, free_at_);
   free_at_ = start + interval;
-  smem_.add(start, free_at_, static_cast<double>(smem_bytes(in)) / static_cast<double>(interval),
+  smem_.add(ctx_.now(), start, free_at_, static_cast<double>(smem_bytes(in)) / static_cast<double>(interval),
             SmemBackground::Source::Mma);
   const Cycle done = start + math + latency(in);
   ++stats_.mmas;
