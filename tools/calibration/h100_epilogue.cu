@@ -48,6 +48,22 @@ __device__ __forceinline__ unsigned pack_bf16x2(float lo, float hi) {
 __device__ __forceinline__ void bulk_wait_read_1() { asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory"); }
 __device__ __forceinline__ void named_bar(unsigned id) { asm volatile("bar.sync %0, 128;" ::"r"(id) : "memory"); }
 
+// The twin's epilogue chunk c (of 4): this thread's 16 cvt.rn.bf16x2.f32 of acc[32 c, 32 c + 32)
+// and 16 st.shared.b32 at its swizzled offsets in the 64 x 64 bf16 chunk at `buf`.
+__device__ __forceinline__ void store_chunk(unsigned buf, const float* acc, unsigned c, unsigned warp, unsigned lane) {
+  const unsigned row = 16 * warp + lane / 4;
+#pragma unroll
+  for (int jj = 0; jj < 8; ++jj) {
+    const int j = 8 * c + jj;
+    const unsigned col = 8 * jj + 2 * (lane % 4);
+    const unsigned off_lo = row * 128 + (((col / 8) ^ (row % 8)) * 16) + (col % 8) * 2;
+    const unsigned off_hi = (row + 8) * 128 + (((col / 8) ^ ((row + 8) % 8)) * 16) + (col % 8) * 2;
+    asm volatile("st.shared.b32 [%0], %1;" ::"r"(buf + off_lo), "r"(pack_bf16x2(acc[4 * j], acc[4 * j + 1])) : "memory");
+    asm volatile("st.shared.b32 [%0], %1;" ::"r"(buf + off_hi), "r"(pack_bf16x2(acc[4 * j + 2], acc[4 * j + 3]))
+                 : "memory");
+  }
+}
+
 template <unsigned kParts>
 __global__ void __launch_bounds__(384, 1)
     k_epi(const __grid_constant__ CUtensorMap tmD, unsigned wgs, unsigned long long* out, unsigned* sink) {
@@ -74,20 +90,7 @@ __global__ void __launch_bounds__(384, 1)
       const unsigned buf = epi0 + (2 * g + (q & 1)) * 8192;
       if ((kParts & kTma) && t128 == 0) bulk_wait_read_1();
       if (kParts & kBar) named_bar(1 + g);
-      if (kParts & kSt) {
-        const unsigned row = 16 * warp + lane / 4;
-#pragma unroll
-        for (int jj = 0; jj < 8; ++jj) {
-          const int j = 8 * c + jj;
-          const unsigned col = 8 * jj + 2 * (lane % 4);
-          const unsigned off_lo = row * 128 + (((col / 8) ^ (row % 8)) * 16) + (col % 8) * 2;
-          const unsigned off_hi = (row + 8) * 128 + (((col / 8) ^ ((row + 8) % 8)) * 16) + (col % 8) * 2;
-          asm volatile("st.shared.b32 [%0], %1;" ::"r"(buf + off_lo), "r"(pack_bf16x2(acc[4 * j], acc[4 * j + 1]))
-                       : "memory");
-          asm volatile("st.shared.b32 [%0], %1;" ::"r"(buf + off_hi), "r"(pack_bf16x2(acc[4 * j + 2], acc[4 * j + 3]))
-                       : "memory");
-        }
-      }
+      if (kParts & kSt) store_chunk(buf, acc, c, warp, lane);
       if (kParts & kFence) fence_proxy_async();
       if (kParts & kBar) named_bar(1 + g);
       if ((kParts & kTma) && t128 == 0) {
@@ -276,21 +279,12 @@ __device__ __forceinline__ void measured_chunks(unsigned epi0, unsigned long lon
     for (unsigned c = 0; c < 4; ++c) {
       const unsigned buf = epi0 + ((q0 + c) & 1) * 8192;
       if constexpr (kPart == kPartStaging) named_bar(1);
-      const unsigned row = 16 * warp + lane / 4;
+      if constexpr (kPart == kPartCvt) {
 #pragma unroll
-      for (int jj = 0; jj < 8; ++jj) {
-        const int j = 8 * c + jj;
-        const unsigned col = 8 * jj + 2 * (lane % 4);
-        const unsigned off_lo = row * 128 + (((col / 8) ^ (row % 8)) * 16) + (col % 8) * 2;
-        const unsigned off_hi = (row + 8) * 128 + (((col / 8) ^ ((row + 8) % 8)) * 16) + (col % 8) * 2;
-        if constexpr (kPart == kPartCvt) {
+        for (int j = 8 * c; j < 8 * c + 8; ++j)
           fold ^= pack_bf16x2(acc[4 * j], acc[4 * j + 1]) + pack_bf16x2(acc[4 * j + 2], acc[4 * j + 3]);
-        } else {
-          asm volatile("st.shared.b32 [%0], %1;" ::"r"(buf + off_lo), "r"(pack_bf16x2(acc[4 * j], acc[4 * j + 1]))
-                       : "memory");
-          asm volatile("st.shared.b32 [%0], %1;" ::"r"(buf + off_hi), "r"(pack_bf16x2(acc[4 * j + 2], acc[4 * j + 3]))
-                       : "memory");
-        }
+      } else {
+        store_chunk(buf, acc, c, warp, lane);
       }
       if constexpr (kPart == kPartStaging) {
         fence_proxy_async();
