@@ -134,6 +134,21 @@ TEST(GemmSm90, ThePhaseLogHasEachWarpgroupsTilesInOrder) {
   p.rows_per_wg = 64;
   r = gemm(p, Mode::Timing);
   ASSERT_EQ(r.tile_phases.size(), 8u);  // 2 x 2 tiles of 128 x 128 ... logged by both warpgroups
+  // Each tile's epilogue chunks (--chunk-log): two of 64 columns, each step after the one before,
+  // the first after the tile's coordinates (two u32 divisions, warp.udiv_latency 65 on h100.yaml).
+  for (const TilePhases& t : r.tile_phases) {
+    ASSERT_EQ(t.chunk_count, 2u);
+    EXPECT_LE(t.ml_end, t.epi_start);
+    EXPECT_GE(t.chunks[0].waited, t.epi_start + 2 * 65);
+    for (std::uint32_t i = 0; i < t.chunk_count; ++i) {
+      const TilePhases::Chunk& c = t.chunks[i];
+      EXPECT_LE(c.waited, c.synced);
+      EXPECT_LT(c.synced, c.staged);
+      EXPECT_LE(c.staged, c.issued);
+      if (i > 0) EXPECT_LE(t.chunks[i - 1].issued, c.waited);
+    }
+    EXPECT_LE(t.chunks[1].issued, t.epi_end);
+  }
 }
 
 TEST(GemmSm90, TheCommandLineWritesTheTileLog) {

@@ -364,17 +364,21 @@ void write_tile_log(const std::string& path, const std::vector<TileStart>& start
   std::fclose(f);
 }
 
+// The logged tiles by CTA, warpgroup and tile, as the twin writes them.
+std::vector<TilePhases> in_tile_order(std::vector<TilePhases> rows) {
+  std::sort(rows.begin(), rows.end(), [](const TilePhases& x, const TilePhases& y) {
+    return std::tuple(x.cta, x.wg, x.j) < std::tuple(y.cta, y.wg, y.j);
+  });
+  return rows;
+}
+
 // The twin's --phase-log format: one row per consumer warpgroup's tile, cycles after the
 // launch's first CTA start.
 void write_phase_log(const std::string& path, const std::vector<TilePhases>& phases, double clock_ghz) {
   std::FILE* f = open_log("--phase-log", path, clock_ghz, "cta,wg,j,cta_start,ml_start,ml_end,epi_end");
   Cycle t0 = ~Cycle{0};
   for (const TilePhases& t : phases) t0 = std::min(t0, t.cta_start);
-  std::vector<TilePhases> rows = phases;
-  std::sort(rows.begin(), rows.end(), [](const TilePhases& x, const TilePhases& y) {
-    return std::tuple(x.cta, x.wg, x.j) < std::tuple(y.cta, y.wg, y.j);
-  });
-  for (const TilePhases& t : rows)
+  for (const TilePhases& t : in_tile_order(phases))
     fmt::print(f, "{},{},{},{},{},{},{}\n", t.cta, t.wg, t.j, t.cta_start - t0, t.ml_start - t0, t.ml_end - t0,
                t.epi_end - t0);
   std::fclose(f);
@@ -382,13 +386,10 @@ void write_phase_log(const std::string& path, const std::vector<TilePhases>& pha
 
 // The twin's --chunk-log format: one row per epilogue chunk of each consumer warpgroup's tile; the
 // tile's mainloop start after its CTA's start, then cycles after the tile's mainloop end.
-void write_chunk_log(const std::string& path, std::vector<TilePhases> rows, double clock_ghz) {
+void write_chunk_log(const std::string& path, const std::vector<TilePhases>& phases, double clock_ghz) {
   std::FILE* f = open_log("--chunk-log", path, clock_ghz, "cta,wg,j,ml_start,epi_start,chunk,waited,synced,staged,issued");
-  std::sort(rows.begin(), rows.end(), [](const TilePhases& x, const TilePhases& y) {
-    return std::tuple(x.cta, x.wg, x.j) < std::tuple(y.cta, y.wg, y.j);
-  });
   auto after = [](Cycle t, Cycle from) { return static_cast<std::int64_t>(t) - static_cast<std::int64_t>(from); };
-  for (const TilePhases& t : rows)
+  for (const TilePhases& t : in_tile_order(phases))
     for (std::uint32_t i = 0; i < t.chunk_count; ++i) {
       const TilePhases::Chunk& c = t.chunks[i];
       fmt::print(f, "{},{},{},{},{},{},{},{},{},{}\n", t.cta, t.wg, t.j, after(t.ml_start, t.cta_start),
