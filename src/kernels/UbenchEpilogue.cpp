@@ -21,18 +21,12 @@
 namespace bwsim {
 namespace {
 
-constexpr std::uint32_t kChunks = 256, kChunkBytes = 8192, kWarpBytes = kChunkBytes / 4;
+constexpr std::uint32_t kChunks = kEpilogueChunks, kChunkBytes = kEpilogueChunkBytes;
 constexpr std::uint32_t kSt = 1, kFence = 2, kBar = 4, kTma = 8;
-
-// D of the .cu: 1024 x 1024 bf16 in 64 x 64 boxes (8 KiB), 128B-swizzled.
-TensorMap chunk_map(Simulator& sim) {
-  return TensorMap::tiled({.dtype = DataType::BF16, .address = sim.gmem().alloc(1024 * 1024 * 2), .dims = {1024, 1024},
-                           .strides = {1024 * 2}, .box = {64, 64}, .swizzle = Swizzle::B128});
-}
 
 std::int64_t cycles_per_chunk_x100(const HardwareConfig& c, std::uint32_t parts, std::uint32_t wgs, std::uint32_t g) {
   Simulator sim(c, SimOptions{.mode = Mode::Timing, .check_races = false});
-  const TensorMap d = chunk_map(sim);
+  const TensorMap d = epilogue_chunk_map(sim);
   std::vector<std::array<Cycle, 2>> took(g, std::array<Cycle, 2>{});
   auto program = [&](Warp& w) -> Task {
     if (w.warpgroup_idx() == 0) {
@@ -42,15 +36,13 @@ std::int64_t cycles_per_chunk_x100(const HardwareConfig& c, std::uint32_t parts,
     co_await w.setmaxnreg_inc(232);
     const std::uint32_t wg = w.warpgroup_idx() - 1, wi = w.warp_idx() % 4;
     if (wg >= wgs) co_return;
-    std::array<std::byte, kWarpBytes> staged{};
     co_await w.bar_sync(1 + wg, 128);
     const Cycle t0 = w.now();
     for (std::uint32_t q = 0; q < kChunks; ++q) {
       const SmemAddr buf{(2 * wg + q % 2) * kChunkBytes};
       if ((parts & kTma) && wi == 0) co_await w.bulk_wait_group_read(1);
       if (parts & kBar) co_await w.bar_sync(1 + wg, 128);
-      if (parts & kSt)  // 32 values per thread: 16 cvt.rn.bf16x2.f32 between the 16 stores
-        w.st_shared_tensor(buf + wi * kWarpBytes, staged, 4, {CorePipe::Cvt, 16});
+      if (parts & kSt) store_epilogue_chunk(w, buf);
       if (parts & kFence) w.fence_proxy_async();
       if (parts & kBar) co_await w.bar_sync(1 + wg, 128);
       if ((parts & kTma) && wi == 0) {
@@ -82,7 +74,7 @@ struct StoreOrder {
 
 StoreOrder store_order(const HardwareConfig& c, bool write, std::uint32_t warps, std::uint32_t k) {
   Simulator sim(c, SimOptions{.mode = Mode::Timing, .check_races = false});
-  const TensorMap d = chunk_map(sim);
+  const TensorMap d = epilogue_chunk_map(sim);
   StoreOrder o{std::vector<Cycle>(warps * k), std::vector<Cycle>(warps)};
   auto program = [&](Warp& w) -> Task {
     co_await w.syncthreads();

@@ -7,8 +7,7 @@
 // 128 ("_op_cycles_x100"; "_alone_" with WG1 idle).
 #include <fmt/format.h>
 
-#include <array>
-#include <optional>
+#include <utility>
 
 #include "bwsim/kernels/Ubench.hpp"
 #include "bwsim/kernels/UbenchPrograms.hpp"
@@ -16,7 +15,7 @@
 namespace bwsim {
 namespace {
 
-constexpr std::uint32_t kChunks = 256, kChunkBytes = 8192, kWarpBytes = kChunkBytes / 4;
+constexpr std::uint32_t kChunks = kEpilogueChunks, kChunkBytes = kEpilogueChunkBytes;
 constexpr std::uint32_t kOps = 1024, kProbe = 128;  // the background's operations; its rate over the first kProbe
 // SMEM: the 4 epilogue buffers (WG1's two, WG2's two: its wgmma's A), the background's 4 boxes
 // (or the wgmmas' B), the loads' 4 mbarriers.
@@ -74,8 +73,6 @@ Task tma_background(Warp& w, Background bg, const TensorMap& d, Measured& m) {
 }
 
 Task measured_chunks(Warp& w, Part part, Measured& m) {
-  const std::uint32_t wi = w.warp_idx() % 4;
-  std::array<std::byte, kWarpBytes> staged{};
   co_await w.bar_sync(1, 128);
   const Cycle t0 = w.now();
   for (std::uint32_t q = 0; q < kChunks; ++q) {
@@ -86,7 +83,7 @@ Task measured_chunks(Warp& w, Part part, Measured& m) {
       const Warp::PipeWork work[] = {{CorePipe::Cvt, 16}, {CorePipe::Alu, 16}, {CorePipe::Fma, 32}};
       w.execute(work);
     } else {
-      w.st_shared_tensor(buf + wi * kWarpBytes, staged, 4, {CorePipe::Cvt, 16});
+      store_epilogue_chunk(w, buf);
     }
     if (part == Part::Staging) {
       w.fence_proxy_async();
@@ -94,14 +91,12 @@ Task measured_chunks(Warp& w, Part part, Measured& m) {
     }
     co_await w.sleep(0);  // the warps take the port and pipes in time order (see UbenchEpilogue.cpp)
   }
-  if (wi == 0) m.chunks = w.now() - t0;
+  if (w.warp_idx() % 4 == 0) m.chunks = w.now() - t0;
 }
 
 Measured run(const HardwareConfig& c, Background bg, Part part) {
   Simulator sim(c, SimOptions{.mode = Mode::Timing, .check_races = false});
-  const TensorMap d = TensorMap::tiled({.dtype = DataType::BF16, .address = sim.gmem().alloc(1024 * 1024 * 2),
-                                        .dims = {1024, 1024}, .strides = {1024 * 2}, .box = {64, 64},
-                                        .swizzle = Swizzle::B128});
+  const TensorMap d = epilogue_chunk_map(sim);
   Measured m;
   auto program = [&](Warp& w) -> Task {
     if (w.warp_idx() == 0)

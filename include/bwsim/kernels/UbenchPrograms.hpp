@@ -2,6 +2,7 @@
 // Pieces the microbenchmark programs (Ubench*.cpp) share: the 128-byte-row tensor map of the
 // calibration programs, and the staged TMA load loop that every stream of them runs.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -24,6 +25,21 @@ inline TensorMap ubench_strided_map(GmemAddr base, std::uint64_t width, std::uin
                                     L2Promotion promotion) {
   return TensorMap::tiled({.dtype = DataType::U8, .address = base, .dims = {width, rows}, .strides = {width},
                            .box = {kUbenchRowBytes, box_rows}, .swizzle = Swizzle::B128, .l2_promotion = promotion});
+}
+
+// h100_epilogue.cu's epilogue chunks (UbenchEpilogue*.cpp): D is 1024 x 1024 bf16 stored in 64 x
+// 64 boxes, 128B-swizzled, each box an 8 KiB chunk of which every warp of a warpgroup converts and
+// stores 2 KiB; a warpgroup runs 256 of them.
+inline constexpr std::uint32_t kEpilogueChunks = 256, kEpilogueChunkBytes = 8192, kEpilogueWarpBytes = kEpilogueChunkBytes / 4;
+inline TensorMap epilogue_chunk_map(Simulator& sim) {
+  return TensorMap::tiled({.dtype = DataType::BF16, .address = sim.gmem().alloc(1024 * 1024 * 2), .dims = {1024, 1024},
+                           .strides = {1024 * 2}, .box = {64, 64}, .swizzle = Swizzle::B128});
+}
+// A warp's 2 KiB of the chunk at `buf`: 32 values per thread, 16 cvt.rn.bf16x2.f32 issued between
+// its 16 st.shared.b32 (timing mode: the bytes are not moved).
+inline void store_epilogue_chunk(Warp& w, SmemAddr buf) {
+  static const std::array<std::byte, kEpilogueWarpBytes> staged{};
+  w.st_shared_tensor(buf + (w.warp_idx() % 4) * kEpilogueWarpBytes, staged, 4, {CorePipe::Cvt, 16});
 }
 
 // The upper median of `v` (the element at size / 2 once sorted), as the calibration programs take it.
