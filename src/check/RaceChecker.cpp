@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
+#include <tuple>
 
 #include "bwsim/hw/sm/Cluster.hpp"
 #include "bwsim/hw/sm/Cta.hpp"
@@ -10,7 +12,7 @@
 namespace bwsim {
 
 std::pair<std::uint32_t, bool> RaceRecords::find_or_add(AccessKind kind, const WarpState* issuer, std::uint32_t begin,
-                                                        std::uint32_t end) {
+                                                        std::uint32_t end, std::uint32_t lanes) {
   if (2 * (used_ + 1) > slots_.size()) grow();
   const std::uint64_t range = range_key(kind, begin, end);
   for (std::size_t i = home(issuer, range);; i = (i + 1) & (slots_.size() - 1)) {
@@ -22,7 +24,7 @@ std::pair<std::uint32_t, bool> RaceRecords::find_or_add(AccessKind kind, const W
       auto& sorted = by_begin_[static_cast<std::size_t>(kind)];
       sorted.insert(std::upper_bound(sorted.begin(), sorted.end(), begin,
                                      [](std::uint32_t b, const ByBegin& x) { return b < x.begin; }),
-                    ByBegin{begin, s.position});
+                    ByBegin{begin, s.position, lanes});
       std::uint32_t& longest = longest_[static_cast<std::size_t>(kind)];
       longest = std::max(longest, end - begin);
       return {s.position, true};
@@ -31,7 +33,7 @@ std::pair<std::uint32_t, bool> RaceRecords::find_or_add(AccessKind kind, const W
 }
 
 std::span<AsyncAccess* const> RaceRecords::overlapping(std::initializer_list<AccessKind> kinds, std::uint32_t begin,
-                                                       std::uint32_t end) {
+                                                       std::uint32_t end, std::uint32_t lanes) {
   found_.clear();
   for (const AccessKind k : kinds) {
     const auto i = static_cast<std::size_t>(k);
@@ -41,7 +43,8 @@ std::span<AsyncAccess* const> RaceRecords::overlapping(std::initializer_list<Acc
     auto it = std::lower_bound(by_begin_[i].begin(), by_begin_[i].end(), from,
                                [](const ByBegin& x, std::uint32_t b) { return x.begin < b; });
     for (; it != by_begin_[i].end() && it->begin < end; ++it)
-      if (AsyncAccess& a = records[it->position]; a.end > begin) found_.push_back(&a);
+      if ((it->lanes & lanes) != 0)
+        if (AsyncAccess& a = records[it->position]; a.end > begin) found_.push_back(&a);
   }
   return found_;
 }
@@ -72,8 +75,15 @@ namespace {
 
 // The records of `kinds` of `cta` that overlap [begin, end).
 std::span<AsyncAccess* const> overlapping(Cta& cta, std::initializer_list<AccessKind> kinds, std::uint32_t begin,
-                                          std::uint32_t end) {
-  return cta.race_record_table().overlapping(kinds, begin, end);
+                                          std::uint32_t end, std::uint32_t lanes = RaceRecords::kAllLanes) {
+  return cta.race_record_table().overlapping(kinds, begin, end, lanes);
+}
+
+// The TMEM lane quadrants an access touches: a warp's tcgen05.ld / st its own (warp index % 4),
+// every other access all four.
+std::uint32_t lanes_of(AccessKind kind, const WarpState& issuer) {
+  return kind == AccessKind::TmemLoad || kind == AccessKind::TmemStore ? 1u << (issuer.index % 4)
+                                                                         : RaceRecords::kAllLanes;
 }
 
 const char* what_of(AccessKind k) {
@@ -97,27 +107,63 @@ std::string by(const AsyncAccess& a) {
 }
 
 // Replaces the record of the same kind, issuer and range, or appends one: a warp's repeated
-// access to the same buffer keeps one record, the latest.
-AsyncAccess& record(Cta& cta, AccessKind kind, WarpState& issuer, std::uint32_t begin, std::uint32_t end) {
+// access to the same buffer keeps one record, the latest. A `pending` access (done = false) that
+// the issuer's own later step completes (Undone) is listed in the issuer's undone_records once,
+// however often it is replaced before that step.
+enum class Completion : std::uint8_t { Done, Pending, Undone };
+AsyncAccess& record(Cta& cta, AccessKind kind, WarpState& issuer, std::uint32_t begin, std::uint32_t end,
+                    Completion completion = Completion::Done) {
   RaceRecords& r = cta.race_record_table();
   r.changed(kind);
-  const HbClock seq = kind == AccessKind::MmaRead || kind == AccessKind::MmaWrite || kind == AccessKind::MmaTmemRead
-                         ? issuer.hb.commits
-                         : issuer.hb.releases;
-  const AsyncAccess latest{.issuer = &issuer, .cycle = issuer.ready, .begin = begin, .end = end, .seq = seq, .kind = kind};
   std::vector<AsyncAccess>& of = r.of(kind);
   const std::uint64_t hash = mix64(RaceRecords::range_key(kind, begin, end) ^ reinterpret_cast<std::uintptr_t>(&cta));
   std::uint32_t& cached = issuer.race_record_cache[hash % issuer.race_record_cache.size()];
   // A hit names a position of this kind; it may be another CTA's (a warp records into its peers'
   // SMEM too), so the position is bounds-checked and the record compared.
-  if (const std::uint32_t at = (cached & 0xfffffff) - 1; cached >> 28 == static_cast<std::uint32_t>(kind) && at < of.size()) {
-    AsyncAccess& c = of[at];
-    if (c.issuer == &issuer && c.begin == begin && c.end == end) return c = latest;
+  std::uint32_t at = (cached & 0xfffffff) - 1;
+  bool added = false;
+  if (cached >> 28 != static_cast<std::uint32_t>(kind) || at >= of.size() || of[at].issuer != &issuer ||
+      of[at].begin != begin || of[at].end != end) {
+    std::tie(at, added) = r.find_or_add(kind, &issuer, begin, end, lanes_of(kind, issuer));
+    cached = static_cast<std::uint32_t>(kind) << 28 | (at + 1);
+    if (added) of.emplace_back();
   }
-  const auto [at, added] = r.find_or_add(kind, &issuer, begin, end);
-  cached = static_cast<std::uint32_t>(kind) << 28 | (at + 1);
-  if (added) return of.emplace_back(latest);
-  return of[at] = latest;
+  AsyncAccess& a = of[at];
+  if (completion == Completion::Undone && (added || a.done)) {
+    if (&cta != issuer.cta) throw std::logic_error("race checker: an access its issuer completes, in another CTA");
+    issuer.undone_records.push_back(WarpState::UndoneRecord{kind, at});
+  }
+  const HbClock seq = kind == AccessKind::MmaRead || kind == AccessKind::MmaWrite || kind == AccessKind::MmaTmemRead
+                          ? issuer.hb.commits
+                          : issuer.hb.releases;
+  return a = AsyncAccess{.issuer = &issuer,
+                         .cycle = issuer.ready,
+                         .begin = begin,
+                         .end = end,
+                         .seq = seq,
+                         .kind = kind,
+                         .done = completion == Completion::Done};
+}
+
+// Completes the issuer's undone records of `kind` in its CTA that `accept` takes (each then
+// leaves the list), with done_seq the issuer's releases now.
+template <class Accept>
+void complete_undone(Cta& cta, WarpState& issuer, AccessKind kind, Accept accept) {
+  std::vector<AsyncAccess>& of = cta.race_records(kind);
+  std::vector<WarpState::UndoneRecord>& undone = issuer.undone_records;
+  std::size_t kept = 0;
+  for (const WarpState::UndoneRecord& u : undone) {
+    if (u.kind == kind) {
+      AsyncAccess& a = of[u.position];
+      if (accept(a)) {
+        a.done = true;
+        a.done_seq = issuer.hb.releases;
+        continue;
+      }
+    }
+    undone[kept++] = u;
+  }
+  undone.resize(kept);
 }
 
 }  // namespace
@@ -175,8 +221,7 @@ void tma_write(Cta& dest, WarpState& producer, std::uint32_t begin, std::uint32_
                        "release a stage only after wgmma.wait_group covers the wgmmas reading it, and acquire it by "
                        "waiting on that barrier before loading into it");
   }
-  AsyncAccess& w = record(dest, AccessKind::TmaWrite, producer, begin, end);
-  w.done = false;
+  record(dest, AccessKind::TmaWrite, producer, begin, end, Completion::Pending);
 }
 
 void tma_landed(Cta& dest, const WarpState& producer, std::uint32_t begin, const HbPhase& phase) {
@@ -260,17 +305,12 @@ void mma_operand(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t en
 void wgmma_operand(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end, const char* which,
                    std::uint64_t group) {
   check_operand_written(cta, reader, begin, end, which, "wgmma.mma_async");
-  AsyncAccess& r = record(cta, AccessKind::WgmmaRead, reader, begin, end);
-  r.done = false;
-  r.group = group;
+  record(cta, AccessKind::WgmmaRead, reader, begin, end, Completion::Undone).group = group;
 }
 
 void wgmma_retired(Cta& cta, WarpState& reader) {
-  for (AsyncAccess& a : cta.race_records(AccessKind::WgmmaRead))
-    if (a.issuer == &reader && !a.done && a.group <= reader.wgmma_retired) {
-      a.done = true;
-      a.done_seq = reader.hb.releases;
-    }
+  complete_undone(cta, reader, AccessKind::WgmmaRead,
+                  [&](const AsyncAccess& a) { return a.group <= reader.wgmma_retired; });
 }
 
 void mma_accumulator(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end) {
@@ -310,16 +350,10 @@ void mma_accumulator(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_
   record(cta, AccessKind::MmaWrite, mma, begin, end);
 }
 
-// Whether TMEM access `a` touches the lanes warp `w` does (a warp its quadrant, an MMA all).
-bool shares_lanes(const AsyncAccess& a, const WarpState& w) {
-  return (a.kind != AccessKind::TmemLoad && a.kind != AccessKind::TmemStore) || a.issuer->index % 4 == w.index % 4;
-}
-
 void tmem_load(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end) {
   bool written = false;
-  for (AsyncAccess* p : overlapping(cta, {AccessKind::TmemStore}, begin, end))
-    if (AsyncAccess& a = *p; shares_lanes(a, reader) &&
-        (a.issuer == &reader ? !a.done : !ordered_after_cached(a, reader)))
+  for (AsyncAccess* p : overlapping(cta, {AccessKind::TmemStore}, begin, end, lanes_of(AccessKind::TmemLoad, reader)))
+    if (AsyncAccess& a = *p; a.issuer == &reader ? !a.done : !ordered_after_cached(a, reader))
       reader.cta->fail(Rule::RaceEarlyRead, reader, "tcgen05.ld",
                        fmt::format("reads TMEM columns [{}, {}) of its lanes that {} writes: that warp has not passed "
                                    "tcgen05.wait::st and then made a release that happens-before this warp",
@@ -335,25 +369,19 @@ void tmem_load(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t e
                                    begin, end, by(a)),
                        "wait on the accumulator's full barrier (signalled by the MMA warp's tcgen05.commit) first");
   }
-  AsyncAccess& l = record(cta, AccessKind::TmemLoad, reader, begin, end);
-  l.done = false;
-  l.read_unwritten = !written;
+  record(cta, AccessKind::TmemLoad, reader, begin, end, Completion::Undone).read_unwritten = !written;
 }
 
 void tmem_wait_ld(Cta& cta, WarpState& reader) {
-  for (AsyncAccess& a : cta.race_records(AccessKind::TmemLoad))
-    if (a.issuer == &reader && !a.done) {
-      a.done = true;
-      a.done_seq = reader.hb.releases;
-    }
+  complete_undone(cta, reader, AccessKind::TmemLoad, [](const AsyncAccess&) { return true; });
 }
 
 void tmem_store(Cta& cta, WarpState& writer, std::uint32_t begin, std::uint32_t end) {
-  for (AsyncAccess* p : overlapping(
-           cta, {AccessKind::MmaWrite, AccessKind::MmaTmemRead, AccessKind::TmemLoad, AccessKind::TmemStore}, begin, end)) {
+  for (AsyncAccess* p : overlapping(cta, {AccessKind::MmaWrite, AccessKind::MmaTmemRead, AccessKind::TmemLoad, AccessKind::TmemStore},
+                                    begin, end, lanes_of(AccessKind::TmemStore, writer))) {
     AsyncAccess& a = *p;
     const bool others = a.kind == AccessKind::MmaWrite || a.kind == AccessKind::MmaTmemRead || a.issuer != &writer;
-    if (!others || !shares_lanes(a, writer) || ordered_after_cached(a, writer)) continue;
+    if (!others || ordered_after_cached(a, writer)) continue;
     if (a.kind == AccessKind::MmaWrite)
       writer.cta->fail(Rule::RaceAccumulatorOverwrite, writer, "tcgen05.st",
                        fmt::format("writes TMEM columns [{}, {}) of CTA {} that {} writes: no tcgen05.commit of that "
@@ -371,15 +399,11 @@ void tmem_store(Cta& cta, WarpState& writer, std::uint32_t begin, std::uint32_t 
                      "order the readers before the store: a commit (MMA) or wait::ld and an arrive (warp) on a "
                      "barrier this warp waits on, or a bar.sync after the reads");
   }
-  record(cta, AccessKind::TmemStore, writer, begin, end).done = false;
+  record(cta, AccessKind::TmemStore, writer, begin, end, Completion::Undone);
 }
 
 void tmem_wait_st(Cta& cta, WarpState& writer) {
-  for (AsyncAccess& a : cta.race_records(AccessKind::TmemStore))
-    if (a.issuer == &writer && !a.done) {
-      a.done = true;
-      a.done_seq = writer.hb.releases;
-    }
+  complete_undone(cta, writer, AccessKind::TmemStore, [](const AsyncAccess&) { return true; });
 }
 
 void mma_tmem_operand(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end) {
@@ -397,12 +421,11 @@ void mma_tmem_operand(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32
 }
 
 void generic_write(Cta& cta, WarpState& writer, std::uint32_t begin, std::uint32_t end) {
-  record(cta, AccessKind::GenericWrite, writer, begin, end).done = false;
+  record(cta, AccessKind::GenericWrite, writer, begin, end, Completion::Undone);
 }
 
 void proxy_fence(Cta& cta, WarpState& writer) {
-  for (AsyncAccess& a : cta.race_records(AccessKind::GenericWrite))
-    if (a.issuer == &writer) a.done = true;
+  complete_undone(cta, writer, AccessKind::GenericWrite, [](const AsyncAccess&) { return true; });
 }
 
 void async_proxy_read(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end, const char* op) {

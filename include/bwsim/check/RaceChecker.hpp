@@ -65,8 +65,10 @@ class RaceRecords {
   std::vector<AsyncAccess>& of(AccessKind k) { return of_[static_cast<std::size_t>(k)]; }
   // The record of (kind, issuer, range): its position in of(kind), and whether it is new (then
   // the caller appends it at that position).
+  // `lanes`: the TMEM lane quadrants the access touches, a bit each (kAllLanes for SMEM and MMAs).
   std::pair<std::uint32_t, bool> find_or_add(AccessKind kind, const WarpState* issuer, std::uint32_t begin,
-                                             std::uint32_t end);
+                                             std::uint32_t end, std::uint32_t lanes);
+  static constexpr std::uint32_t kAllLanes = 0xf;
   // Counts the changes to the records of `kind` that can make a check fail that passed (a record
   // added or replaced by a newer access): a check that passed against the same records and range
   // still passes, since ordering only ever becomes true.
@@ -78,10 +80,10 @@ class RaceRecords {
   static std::uint64_t range_key(AccessKind kind, std::uint32_t begin, std::uint32_t end) {
     return (static_cast<std::uint64_t>(kind) << 60) | (static_cast<std::uint64_t>(begin) << 30) | end;
   }
-  // The records of `kinds` whose range overlaps [begin, end): kind by kind, each by start (then
-  // age). Valid until the next call or the next record added.
+  // The records of `kinds` whose range overlaps [begin, end) and whose lanes meet `lanes`: kind
+  // by kind, each by start (then age). Valid until the next call or the next record added.
   std::span<AsyncAccess* const> overlapping(std::initializer_list<AccessKind> kinds, std::uint32_t begin,
-                                            std::uint32_t end);
+                                            std::uint32_t end, std::uint32_t lanes = kAllLanes);
 
  private:
   struct Slot {
@@ -94,8 +96,11 @@ class RaceRecords {
   }
   void grow();
 
+  // A record's start and TMEM lane quadrants beside its position, so a check skips the records of
+  // other lanes in this compact list, without reading them (each a cold host cache line).
   struct ByBegin {
-    std::uint32_t begin, position;
+    std::uint32_t begin;
+    std::uint32_t position : 28, lanes : 4;
   };
   std::array<std::vector<AsyncAccess>, kAccessKinds> of_;
   std::array<std::vector<ByBegin>, kAccessKinds> by_begin_;  // per kind, sorted by (begin, position)

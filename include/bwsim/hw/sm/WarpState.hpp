@@ -10,6 +10,7 @@
 
 #include "bwsim/core/Cycle.hpp"
 #include "bwsim/check/HappensBefore.hpp"
+#include "bwsim/check/RaceChecker.hpp"
 #include "bwsim/hw/sm/BulkGroups.hpp"
 #include "bwsim/hw/tensor/sm100/UmmaDescriptor.hpp"
 
@@ -98,6 +99,15 @@ struct WarpState {
     bool operator==(const AccumulatorCheck&) const = default;
   };
   std::array<AccumulatorCheck, 2> accumulator_checked{};
+  // Race checking: this warp's records in its CTA that wait for its own later step to be done (a
+  // tcgen05.ld for wait::ld, a tcgen05.st for wait::st, an st.shared for fence.proxy.async, a
+  // wgmma read for the wait_group retiring it), one entry per record, so that step visits these
+  // instead of scanning every record of the kind (most of them other warps', and cold).
+  struct UndoneRecord {
+    AccessKind kind;
+    std::uint32_t position;
+  };
+  std::vector<UndoneRecord> undone_records;
 
   BulkGroups bulk;
 
