@@ -53,30 +53,39 @@ const char* activity_name(Activity a);
 // Why a Delay wait (WaitKind::Delay, in wait_slot) waits: its activity.
 inline constexpr std::uint32_t kDelaySleep = 0, kDelayTmem = 1, kDelayLatency = 2, kDelayWgmma = 3;
 
-struct WarpState {
+// Laid out for the host cache: the fields every resume, park and wait touches come first, in the
+// first cache lines (a full-chip run switches warps every event, so each line a step touches is
+// mostly a cache miss); the trace name, statistics and per-feature state follow.
+struct alignas(64) WarpState {
   Cta* cta = nullptr;
   std::uint32_t index = 0;
   std::uint32_t trace_tid = 0;  // its track in the SM's trace process (see kWarpTracksPerCta)
-  std::string role;  // set by the kernel; names the trace track
 
   // The warp's issue clock: always >= engine.now() while the warp runs. Operations that do
   // not block advance it by their issue cost; a blocking wait first lets the engine catch up.
   Cycle ready = 0;
   std::coroutine_handle<> handle;
-  bool done = false;
 
   WaitKind wait = WaitKind::None;
+  bool done = false;
+  bool registered = false;  // parked on a barrier/group list, not just syncing its clock
   std::uint32_t wait_slot = 0;   // barrier offset, named barrier id
   std::uint64_t wait_value = 0;  // parity, token phase, group count
   const CoreBlockProfile* block = nullptr;  // WaitKind::CoreBlock: the block
   Cycle wait_since = 0;
-  bool registered = false;  // parked on a barrier/group list, not just syncing its clock
   WarpState* next_waiter = nullptr;
   // An mbarrier wait's place among its barrier's waiters: when it began waiting and the engine
   // sequence number of that moment. A wait parked before the warp's clock reached it is listed at
   // once with the cycle and sequence number of the clock catch-up it then skips (Cta::park).
   Cycle registered_at = 0;
   std::uint64_t registered_seq = 0;
+
+  // Statistics every resume adds to.
+  std::uint64_t instructions = 0;
+  std::array<Cycle, static_cast<std::size_t>(Activity::kCount)> activity{};
+  std::vector<std::pair<std::uint32_t, Cycle>> barrier_wait;  // mbarrier offset -> cycles blocked on it
+  void account(Activity a, Cycle cycles) { activity[static_cast<std::size_t>(a)] += cycles; }
+
   std::uint64_t token_result = 0;  // phase returned by the last arrive-with-token
   HbWarp hb;  // race checking: what this warp knows happened before it (check/HappensBefore)
   // Race checking: recent records of this warp, by key hash (kind << 28 | position + 1, 0: none),
@@ -156,10 +165,7 @@ struct WarpState {
   // Statistics.
   Cycle start = 0;
   Cycle finish = 0;
-  std::uint64_t instructions = 0;
-  std::array<Cycle, static_cast<std::size_t>(Activity::kCount)> activity{};
-  std::vector<std::pair<std::uint32_t, Cycle>> barrier_wait;  // mbarrier offset -> cycles blocked on it
-  void account(Activity a, Cycle cycles) { activity[static_cast<std::size_t>(a)] += cycles; }
+  std::string role;  // set by the kernel; names the trace track
 };
 
 }  // namespace bwsim
