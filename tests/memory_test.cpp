@@ -72,6 +72,66 @@ TEST(MemorySystemTest, AMissPaysTheHbmLatencyAndTheSameBoxThenHits) {
   EXPECT_EQ(r.memory.hbm_read_bytes, 4096u);
 }
 
+// CTA 0 (SM 0) loads a 4 KiB box that misses (hbm.latency 500): its request reaches the L2 at
+// cycle 4 and its data is in the L2 at 505 (the latency and a cycle at the HBM link: the transfer
+// waited 501 cycles). CTA 1 (SM 1) loads the same box with its request at 204, while that fill is
+// in flight. Within the join window (l2.join_window_cycles, plus l2.join_queue_share of the 501
+// cycles the fill waited) it joins the transfer: no array read, its bytes counted as coalesced.
+// Past the window it is read out of the arrays, but not before the fill it waits for: its data is
+// ready at 505 either way, so it streams 204 .. 268 and completes at 505 + load latency 100, its
+// waiter waking 10 later and passing the wait at 615 (a plain hit: 268 + 100 + 11 = 379).
+TEST(MemorySystemTest, AReadJoinsAnotherSmsTransferWithinTheJoinWindowAndOtherwiseWaitsForItsFill) {
+  struct Outcome {
+    Cycle woke = 0;
+    std::uint64_t coalesced = 0, hbm = 0;
+  };
+  auto run = [](std::vector<std::string> overrides) {
+    overrides.insert(overrides.end(), {"hbm.latency=500", "l2.coalesce_in_flight=true"});
+    const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml", overrides);
+    Simulator sim(cfg, SimOptions{.mode = Mode::Timing});
+    const TensorMap map = TensorMap::tiled({.dtype = DataType::U8, .address = sim.gmem().alloc(4096), .dims = {128, 32},
+                                            .strides = {128}, .box = {128, 32}, .swizzle = Swizzle::B128});
+    Outcome o;
+    const RunResult r = sim.launch(
+        "join", LaunchConfig{.grid_ctas = 2, .block_threads = 32, .dynamic_smem_bytes = 8192}, [&](Warp& w) -> Task {
+          const MBarrierRef bar{0};
+          w.mbarrier_init(bar, 1);                 // cycle 0
+          if (w.cta_idx() == 1) co_await w.sleep(200);
+          w.mbarrier_arrive_expect_tx(bar, 4096);  // 1 (CTA 1: 201)
+          w.tma_load(map, SmemAddr{1024}, bar, {0, 0});  // reaches the unit at 4 (CTA 1: 204)
+          co_await w.mbarrier_wait(bar, 0);
+          if (w.cta_idx() == 1) o.woke = w.now();
+        });
+    o.coalesced = r.memory.l2_coalesced_bytes;
+    o.hbm = r.memory.hbm_read_bytes;
+    return o;
+  };
+  // Joinable while in flight (no window): joins.
+  const Outcome whole = run({});
+  EXPECT_EQ(whole.woke, 615u);
+  EXPECT_EQ(whole.coalesced, 4096u);
+  // Window 300: until 4 + 300 = 304 > 204, joins.
+  const Outcome wide = run({"l2.join_window_cycles=300"});
+  EXPECT_EQ(wide.woke, 615u);
+  EXPECT_EQ(wide.coalesced, 4096u);
+  // Window 50: until 54, past; read out of the arrays after the fill (ready 505, not 204).
+  const Outcome narrow = run({"l2.join_window_cycles=50"});
+  EXPECT_EQ(narrow.woke, 615u);
+  EXPECT_EQ(narrow.coalesced, 0u);
+  // Window 50 plus 0.4 of the fill's 501-cycle wait: until 4 + 50 + 200.4 = 254.4, joins.
+  const Outcome loaded = run({"l2.join_window_cycles=50", "l2.join_queue_share=0.4"});
+  EXPECT_EQ(loaded.woke, 615u);
+  EXPECT_EQ(loaded.coalesced, 4096u);
+  // The box came from HBM once in every case.
+  for (const Outcome& o : {whole, wide, narrow, loaded}) EXPECT_EQ(o.hbm, 4096u);
+}
+
+TEST(MemorySystemTest, AJoinWindowNeedsTheCoalescer) {
+  test::expect_bad_input("run gemm_sm90 --config " BWSIM_SOURCE_DIR
+                         "/sim_configs/h100.yaml --set l2.coalesce_in_flight=false --set l2.join_window_cycles=110",
+                         "l2.join_window_cycles: a join window needs l2.coalesce_in_flight: true");
+}
+
 // Two 4 KiB boxes that both miss, issued back to back by one warp (hbm.latency 500): the second
 // streams 68 .. 132 and its missed bytes are in at 68 + 500 + 64 = 632, but with
 // tma.miss_box_cycles 1000 not before the first's (4 + 500 + 64 = 568) + 1000 = 1568 (our H100

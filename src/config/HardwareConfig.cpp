@@ -312,6 +312,10 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   l2.read("gbytes_per_second", c.l2.gbytes_per_second, 1.0, 1e9);
   l2.read("delivery_gbytes_per_second", c.l2.delivery_gbytes_per_second, 1.0, 1e9);
   l2.read("coalesce_in_flight", c.l2.coalesce_in_flight, false, true);
+  if (l2.has("join_window_cycles")) l2.read<std::uint32_t>("join_window_cycles", c.l2.join_window_cycles, 0, 1u << 30);
+  if (l2.has("join_queue_share")) l2.read("join_queue_share", c.l2.join_queue_share, 0.0, 1.0);
+  if (c.l2.join_window_cycles && !c.l2.coalesce_in_flight)
+    l2.fail("l2.join_window_cycles", "a join window needs l2.coalesce_in_flight: true");
   l2.read("store_link_cost", c.l2.store_link_cost, 1.0, 64.0);
   l2.read("reduce_link_cost", c.l2.reduce_link_cost, 1.0, 64.0);
   l2.read("fill_link_cost", c.l2.fill_link_cost, 1.0, 64.0);

@@ -78,6 +78,12 @@ struct HardwareConfig {
     // A read of lines whose transfer to another SM is still in flight joins it (the L2 request
     // coalescer): it takes no array bandwidth and its data arrives with the earlier transfer's.
     bool coalesce_in_flight = false;
+    // How long a transfer stays joinable (with coalesce_in_flight): a read joins another SM's
+    // transfer of the line within join_window_cycles of its request plus join_queue_share of the
+    // time that request waited at the L2; a later read is read out of the arrays, after the line's
+    // fill if one is in flight. 0: joinable while in flight.
+    std::uint32_t join_window_cycles = 0;
+    double join_queue_share = 0;
     // What the crossbar delivers to the SMs in all, coalesced reads included (bytes per ns).
     double delivery_gbytes_per_second = 0;
     // Array bytes a store of one byte takes from the L2's bandwidth (a write is dearer than a

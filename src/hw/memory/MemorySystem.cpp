@@ -133,6 +133,17 @@ void MemorySystem::WindowCounter::add(MemorySystem& m, Cycle at, std::uint64_t n
 // With `promote`, the lines of the map's L2 promotion granules that the box's lines lie in are
 // touched too; those that miss are fetched beside the box and are in flight with it (a granule
 // wider than a line: 256B promotion with 128-byte lines).
+// Ours: h100_join_window.csv / h200_join_window.csv and *_join_window_arrivals.csv (pairs of SMs
+// reading the same boxes DELAY cycles apart): a partner's read joins its leader's until about
+// l2.join_window_cycles after the leader's request, and under load for a share of the time the
+// leader waited at the L2 beyond that (sim_configs/h100.yaml).
+bool MemorySystem::joinable(const L2InFlight& last, Cycle at) const {
+  if (!config_.l2.join_window_cycles) return true;
+  const Cycle requested = last.until - last.waited;
+  return static_cast<double>(at) < static_cast<double>(requested + config_.l2.join_window_cycles) +
+                                       config_.l2.join_queue_share * static_cast<double>(last.waited);
+}
+
 MemorySystem::Touched MemorySystem::touch(std::uint32_t die, const TensorMap& map, const TensorCoords& c, bool write,
                                           Cycle at, std::vector<L2InFlight*>* fresh, std::uint32_t sm) {
   const bool promote = !write;
@@ -221,7 +232,10 @@ MemorySystem::Touched MemorySystem::touch(std::uint32_t die, const TensorMap& ma
       L2Touch& t = touches[far_index_[j]];
       t.hit = far_touches_[j].hit;
       t.last = far_touches_[j].last;
-      if (fresh && !t.hit) fresh->push_back(far_touches_[j].in_flight);
+      if (fresh && !t.hit) {
+        far_touches_[j].in_flight->fill = 1;
+        fresh->push_back(far_touches_[j].in_flight);
+      }
     }
   }
   Touched t;
@@ -231,19 +245,28 @@ MemorySystem::Touched MemorySystem::touch(std::uint32_t die, const TensorMap& ma
     if (promoting && promoted_[i]) {
       if (b.hit) continue;
       ++c.promoted_misses;
-      if (fresh) fresh->push_back(b.in_flight);
+      if (fresh) {
+        b.in_flight->fill = 1;
+        fresh->push_back(b.in_flight);
+      }
       continue;
     }
     ++c.blocks;
     c.hits += b.hit ? 1 : 0;
     if (!fresh) continue;
-    // A read joins a transfer in flight to another SM; the SM's own earlier request of the line
-    // does not serve a second one (ours: h100_loads_private.csv, 4 hot boxes per SM with 6 in
-    // flight: the arrays' rate, not 1.4x it).
-    if (b.hit && b.last.until > at && b.last.sm != sm && config_.l2.coalesce_in_flight) {
+    // A read joins a transfer in flight to another SM while it is joinable (l2.join_window_cycles);
+    // the SM's own earlier request of the line does not serve a second one (ours:
+    // h100_loads_private.csv, 4 hot boxes per SM with 6 in flight: the arrays' rate, not 1.4x it).
+    // With a window, a read that does not join a fill in flight waits for it, then is read out of
+    // the arrays (without one, as before the window: a read that does not join is a plain hit).
+    const bool in_flight = b.hit && b.last.until > at && config_.l2.coalesce_in_flight;
+    if (in_flight && b.last.sm != sm && joinable(b.last, at)) {
       ++c.coalesced;
       t.coalesced_ready = std::max(t.coalesced_ready, b.last.until);
     } else {
+      const bool after_fill = in_flight && b.last.fill && config_.l2.join_window_cycles;
+      if (after_fill) t.coalesced_ready = std::max(t.coalesced_ready, b.last.until);
+      b.in_flight->fill = !b.hit || after_fill;
       fresh->push_back(b.in_flight);
     }
   }
@@ -321,7 +344,12 @@ MemoryRead MemorySystem::read(std::uint32_t sm, const TensorMap& map, const Tens
     if (h != die && p.bytes) served = std::max(served, cross(h, at, p.bytes)) + config_.dies.link_latency;
     ready = std::max(ready, served);
   }
-  for (L2InFlight* in_flight : fresh_) *in_flight = L2InFlight{ready, sm};
+  const auto waited = static_cast<std::uint32_t>(std::min<Cycle>(ready - at, 0xffffffffu));
+  for (L2InFlight* in_flight : fresh_) {
+    in_flight->until = ready;
+    in_flight->sm = sm;
+    in_flight->waited = waited;
+  }
   return MemoryRead{ready, miss_bytes};
 }
 

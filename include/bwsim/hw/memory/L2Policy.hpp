@@ -14,11 +14,16 @@
 
 namespace bwsim {
 
-// A block's last transfer towards an SM: when it ends, and to which SM.
+// A block's last transfer towards an SM: when it ends, to which SM, how long it waited at the L2
+// (from its request to `until`), and whether it is a fill from HBM (a read that missed, or one
+// that waited for such a fill).
 struct L2InFlight {
   Cycle until = 0;
-  std::uint32_t sm = 0;
+  std::uint32_t sm : 31 = 0;
+  std::uint32_t fill : 1 = 0;
+  std::uint32_t waited = 0;
 };
+static_assert(sizeof(L2InFlight) == 16);
 
 // What touching one block found.
 struct L2Touch {

@@ -139,6 +139,8 @@ class MemorySystem {
     Cycle coalesced_ready = 0;
     std::uint32_t blocks() const { return served[0].blocks + served[1].blocks; }
   };
+  // Whether a read at `at` joins the transfer `last` in flight to another SM.
+  bool joinable(const L2InFlight& last, Cycle at) const;
   Touched touch(std::uint32_t die, const TensorMap& map, const TensorCoords& coords, bool write, Cycle at,
                 std::vector<L2InFlight*>* fresh, std::uint32_t sm);
 
