@@ -6,7 +6,6 @@ namespace bwsim {
 
 void HappensBefore::add_warp(HbWarp& w) {
   w.release_component = components_++;
-  w.commit_component = components_++;
 }
 
 std::uint32_t HappensBefore::add_object() {
@@ -23,6 +22,7 @@ void HappensBefore::release_later(HbWarp& w, const void* target, std::uint32_t o
   w.clock.raise(w.release_component, ++w.releases);
   // A commit orders the warp's earlier tcgen05 operations for whoever observes its arrival, not
   // for the warp itself (it knows of their completion only by waiting on the barrier too).
+  if (kind == HbWarp::Arrival::Commit && w.commit_component == kNoHbObject) w.commit_component = components_++;
   const HbClock commits = kind == HbWarp::Arrival::Commit ? ++w.commits : 0;
   w.in_flight.push_back(HbWarp::InFlight{target, offset, kind, w.releases, commits});
 }

@@ -13,8 +13,9 @@
 // An object's clock is cumulative: observing phase p orders after every arrival of phases <= p
 // (a release sequence of the PTX memory model).
 //
-// Cost: a join is O(components); with W warps and S objects in a cluster each warp holds 2W + S
-// clocks and each object two vectors of as many (a 2-CTA GEMM cluster: ~70 components, ~30 KB).
+// Cost: a join is O(components); with W warps (C of them committing) and S objects in a cluster
+// each warp holds W + C + S clocks and each object two vectors of as many (the attention CTA:
+// 16 warps, one committing, 36 barriers: 53 components, 68 while every warp had a commit one).
 // An arrival in flight needs its warp's clock as of its issue. Until the warp's next acquire that
 // clock is the warp's present one but for the warp's own release count (which the arrival notes),
 // so it is copied only when the warp acquires while arrivals are in flight, once for all of them
@@ -64,7 +65,9 @@ struct HbPhase {
 // A warp's part: its clock, its two components and the arrivals it issued that have not landed.
 struct HbWarp {
   VectorClock clock;
-  std::uint32_t release_component = 0, commit_component = 0;
+  // The commit component is given at the warp's first tcgen05.commit (most warps never commit,
+  // and every clock of the cluster is as long as its components).
+  std::uint32_t release_component = 0, commit_component = kNoHbObject;
   HbClock releases = 0;  // arrivals issued (its clock's own release component)
   HbClock commits = 0;   // tcgen05.commit arrivals issued
   // What an arrival lands on: arrivals of one kind to one barrier land in issue order, those of
@@ -83,7 +86,9 @@ struct HbWarp {
   std::vector<InFlight> in_flight;
   // Whether this warp's clock orders it after `c`'s release number `n` / commit number `n`.
   bool knows_release(const HbWarp& of, HbClock n) const { return clock[of.release_component] >= n; }
-  bool knows_commit(const HbWarp& of, HbClock n) const { return clock[of.commit_component] >= n; }
+  bool knows_commit(const HbWarp& of, HbClock n) const {
+    return of.commit_component == kNoHbObject ? n == 0 : clock[of.commit_component] >= n;
+  }
   bool knows(const HbPhase& p) const { return clock[p.component] > p.index; }
 };
 
