@@ -127,12 +127,6 @@ void MemorySystem::WindowCounter::add(MemorySystem& m, Cycle at, std::uint64_t n
   bytes += n;
 }
 
-// The blocks of a box: for every group of l2.block_rows rows of dimension 1 (and every index of
-// the higher dimensions) the 128-byte lines its innermost extent covers, keyed by their GMEM address.
-// Blocks wholly outside the tensor are not fetched (TMA fills them without reading memory).
-// With `promote`, the lines of the map's L2 promotion granules that the box's lines lie in are
-// touched too; those that miss are fetched beside the box and are in flight with it (a granule
-// wider than a line: 256B promotion with 128-byte lines).
 // Ours: h100_join_window.csv / h200_join_window.csv and *_join_window_arrivals.csv (pairs of SMs
 // reading the same boxes DELAY cycles apart): a partner's read joins its leader's until about
 // l2.join_window_cycles after the leader's request, and under load for a share of the time the
@@ -144,6 +138,12 @@ bool MemorySystem::joinable(const L2InFlight& last, Cycle at) const {
                                        config_.l2.join_queue_share * static_cast<double>(last.waited);
 }
 
+// The blocks of a box: for every group of l2.block_rows rows of dimension 1 (and every index of
+// the higher dimensions) the 128-byte lines its innermost extent covers, keyed by their GMEM address.
+// Blocks wholly outside the tensor are not fetched (TMA fills them without reading memory).
+// With `promote`, the lines of the map's L2 promotion granules that the box's lines lie in are
+// touched too; those that miss are fetched beside the box and are in flight with it (a granule
+// wider than a line: 256B promotion with 128-byte lines).
 MemorySystem::Touched MemorySystem::touch(std::uint32_t die, const TensorMap& map, const TensorCoords& c, bool write,
                                           Cycle at, std::vector<L2InFlight*>* fresh, std::uint32_t sm) {
   const bool promote = !write;
