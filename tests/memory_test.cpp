@@ -126,10 +126,12 @@ TEST(MemorySystemTest, AReadJoinsAnotherSmsTransferWithinTheJoinWindowAndOtherwi
   for (const Outcome& o : {whole, wide, narrow, loaded}) EXPECT_EQ(o.hbm, 4096u);
 }
 
-TEST(MemorySystemTest, AJoinWindowNeedsTheCoalescer) {
+TEST(MemorySystemTest, AJoinWindowNeedsTheCoalescerAndAQueueShareNeedsAWindow) {
   test::expect_bad_input("run gemm_sm90 --config " BWSIM_SOURCE_DIR
                          "/sim_configs/h100.yaml --set l2.coalesce_in_flight=false --set l2.join_window_cycles=110",
                          "l2.join_window_cycles: a join window needs l2.coalesce_in_flight: true");
+  test::expect_bad_input("run gemm_sm90 --config " BWSIM_SOURCE_DIR "/sim_configs/h100.yaml --set l2.join_queue_share=0.2",
+                         "l2.join_queue_share: a queue share widens a join window: it needs l2.join_window_cycles");
 }
 
 // Two 4 KiB boxes that both miss, issued back to back by one warp (hbm.latency 500): the second

@@ -316,6 +316,8 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   if (l2.has("join_queue_share")) l2.read("join_queue_share", c.l2.join_queue_share, 0.0, 1.0);
   if (c.l2.join_window_cycles && !c.l2.coalesce_in_flight)
     l2.fail("l2.join_window_cycles", "a join window needs l2.coalesce_in_flight: true");
+  if (c.l2.join_queue_share > 0 && !c.l2.join_window_cycles)
+    l2.fail("l2.join_queue_share", "a queue share widens a join window: it needs l2.join_window_cycles");
   l2.read("store_link_cost", c.l2.store_link_cost, 1.0, 64.0);
   l2.read("reduce_link_cost", c.l2.reduce_link_cost, 1.0, 64.0);
   l2.read("fill_link_cost", c.l2.fill_link_cost, 1.0, 64.0);
