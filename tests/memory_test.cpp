@@ -126,6 +126,58 @@ TEST(MemorySystemTest, AReadJoinsAnotherSmsTransferWithinTheJoinWindowAndOtherwi
   for (const Outcome& o : {whole, wide, narrow, loaded}) EXPECT_EQ(o.hbm, 4096u);
 }
 
+// Two GPCs of one TPC each (sm.gpcs 2: SMs 0-1 and 2-3). CTA 0 (SM 0) misses a 4 KiB box at
+// cycle 4 (fill in at 505, as above); CTA 1 (SM 2, the other GPC) reads it at 104 and CTA 2 (SM 1,
+// CTA 0's GPC) at 204, both while the fill is in flight. Any SM's transfer joinable (join_scope
+// chip): both join CTA 0's, 8192 bytes coalesced. Within a GPC (gpc): CTA 1 finds no transfer to
+// its GPC, waits for the fill and is read out of the arrays; CTA 2 joins CTA 0's although CTA 1's
+// read came between (the table keeps each GPC's last transfer). Every waiter passes at 505 + load
+// latency 100 + wakeup 10 = 615 (CTA 1 served as a plain hit would pass at 104 + 64 + 100 + 11 = 279).
+TEST(MemorySystemTest, WithinAGpcAReadJoinsOnlyItsGpcsTransferAndOtherwiseWaitsForTheFill) {
+  struct Outcome {
+    std::array<Cycle, 3> woke{};
+    std::uint64_t coalesced = 0, hbm = 0;
+  };
+  auto run = [](const std::string& scope) {
+    const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml",
+                                           {"hbm.latency=500", "l2.coalesce_in_flight=true", "sm.gpcs=2",
+                                            "l2.join_scope=" + scope});
+    Simulator sim(cfg, SimOptions{.mode = Mode::Timing});
+    const TensorMap map = TensorMap::tiled({.dtype = DataType::U8, .address = sim.gmem().alloc(4096), .dims = {128, 32},
+                                            .strides = {128}, .box = {128, 32}, .swizzle = Swizzle::B128});
+    Outcome o;
+    const RunResult r = sim.launch(
+        "join", LaunchConfig{.grid_ctas = 3, .block_threads = 32, .dynamic_smem_bytes = 8192}, [&](Warp& w) -> Task {
+          const MBarrierRef bar{0};
+          w.mbarrier_init(bar, 1);
+          if (w.cta_idx() > 0) co_await w.sleep(100 * w.cta_idx());
+          w.mbarrier_arrive_expect_tx(bar, 4096);
+          w.tma_load(map, SmemAddr{1024}, bar, {0, 0});  // reaches the unit at 4, 104, 204
+          co_await w.mbarrier_wait(bar, 0);
+          o.woke[w.cta_idx()] = w.now();
+        });
+    o.coalesced = r.memory.l2_coalesced_bytes;
+    o.hbm = r.memory.hbm_read_bytes;
+    return o;
+  };
+  const Outcome chip = run("chip"), gpc = run("gpc");
+  EXPECT_EQ(chip.coalesced, 8192u);
+  EXPECT_EQ(gpc.coalesced, 4096u);
+  for (const Outcome& o : {chip, gpc}) {
+    EXPECT_EQ(o.woke[1], 615u);
+    EXPECT_EQ(o.woke[2], 615u);
+    EXPECT_EQ(o.hbm, 4096u);
+  }
+}
+
+TEST(MemorySystemTest, AJoinScopeIsChipOrGpcAndGpcNeedsTheCoalescer) {
+  test::expect_bad_input("run gemm_sm90 --config " BWSIM_SOURCE_DIR "/sim_configs/h100.yaml --set l2.join_scope=tpc",
+                         "l2.join_scope: 'tpc' is not chip (a read joins any SM's transfer) or gpc (its GPC's)");
+  test::expect_bad_input("run gemm_sm90 --config " BWSIM_SOURCE_DIR
+                         "/sim_configs/h100.yaml --set l2.coalesce_in_flight=false --set l2.join_scope=gpc",
+                         "l2.join_scope: joining within a GPC needs l2.coalesce_in_flight: true");
+}
+
 TEST(MemorySystemTest, AJoinWindowNeedsTheCoalescerAndAQueueShareNeedsAWindow) {
   test::expect_bad_input("run gemm_sm90 --config " BWSIM_SOURCE_DIR
                          "/sim_configs/h100.yaml --set l2.coalesce_in_flight=false --set l2.join_window_cycles=110",

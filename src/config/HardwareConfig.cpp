@@ -318,6 +318,15 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
     l2.fail("l2.join_window_cycles", "a join window needs l2.coalesce_in_flight: true");
   if (c.l2.join_queue_share > 0 && !c.l2.join_window_cycles)
     l2.fail("l2.join_queue_share", "a queue share widens a join window: it needs l2.join_window_cycles");
+  if (l2.has("join_scope")) {
+    std::string scope;
+    l2.read<std::string>("join_scope", scope, "", "");
+    if (scope != "chip" && scope != "gpc")
+      l2.fail("l2.join_scope", fmt::format("'{}' is not chip (a read joins any SM's transfer) or gpc (its GPC's)", scope));
+    c.l2.join_within_gpc = scope == "gpc";
+    if (c.l2.join_within_gpc && !c.l2.coalesce_in_flight)
+      l2.fail("l2.join_scope", "joining within a GPC needs l2.coalesce_in_flight: true");
+  }
   l2.read("store_link_cost", c.l2.store_link_cost, 1.0, 64.0);
   l2.read("reduce_link_cost", c.l2.reduce_link_cost, 1.0, 64.0);
   l2.read("fill_link_cost", c.l2.fill_link_cost, 1.0, 64.0);

@@ -84,6 +84,9 @@ struct HardwareConfig {
     // fill if one is in flight. 0: joinable while in flight.
     std::uint32_t join_window_cycles = 0;
     double join_queue_share = 0;
+    // Which reads may join a transfer: any SM's (false) or only those of an SM of the same GPC
+    // (true: l2.join_scope gpc; hw/memory/GpcJoinTable).
+    bool join_within_gpc = false;
     // What the crossbar delivers to the SMs in all, coalesced reads included (bytes per ns).
     double delivery_gbytes_per_second = 0;
     // Array bytes a store of one byte takes from the L2's bandwidth (a write is dearer than a

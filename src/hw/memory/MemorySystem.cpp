@@ -65,6 +65,12 @@ const StatGroup<MemoryStats>& MemoryStats::declared() {
 MemorySystem::MemorySystem(const HardwareConfig& config)
     : config_(config), sm_die_(chip_layout(config).die),
       load_gate_(chip_layout(config), config.l2.cpc_load_bytes_in_flight) {
+  const ChipLayout layout = chip_layout(config);
+  sm_gpc_.resize(layout.die.size());
+  for (std::uint32_t g = 0; g < layout.gpcs(); ++g)
+    std::fill(sm_gpc_.begin() + layout.gpc_first[g], sm_gpc_.begin() + layout.gpc_end(g), g);
+  // Half as many slots as the L2 has lines: far more than the lines any chip has in flight.
+  if (config.l2.join_within_gpc) gpc_joins_ = std::make_unique<GpcJoinTable>(config.l2.bytes / config.l2.line_bytes / 2);
   const std::uint32_t dies = config.dies.count;
   const double share = 1.0 / dies, clock = config.clock_ghz;
   const std::uint64_t blocks = std::max<std::uint64_t>(1, config.l2.bytes / (config.l2.line_bytes * config.l2.block_rows));
@@ -90,6 +96,7 @@ void MemorySystem::begin_launch(Tracer* tracer, int pid) {
     h.hbm->reset();
   }
   for (BandwidthLink& l : links_) l.reset();
+  if (gpc_joins_) gpc_joins_->clear();
   load_gate_.reset();
   stats_ = {};
   tracer_ = tracer;
@@ -257,17 +264,24 @@ MemorySystem::Touched MemorySystem::touch(std::uint32_t die, const TensorMap& ma
     // A read joins a transfer in flight to another SM while it is joinable (l2.join_window_cycles);
     // the SM's own earlier request of the line does not serve a second one (ours:
     // h100_loads_private.csv, 4 hot boxes per SM with 6 in flight: the arrays' rate, not 1.4x it).
-    // With a window, a read that does not join a fill in flight waits for it, then is read out of
-    // the arrays (without one, as before the window: a read that does not join is a plain hit).
+    // Within a GPC (l2.join_scope gpc) the transfer to join is the line's last to this SM's GPC.
+    // With a window or within a GPC, a read that does not join a fill in flight waits for it, then
+    // is read out of the arrays (without either, a read that does not join is a plain hit).
     const bool in_flight = b.hit && b.last.until > at && config_.l2.coalesce_in_flight;
-    if (in_flight && b.last.sm != sm && joinable(b.last, at)) {
+    L2InFlight* group = gpc_joins_ ? &gpc_joins_->of(keys[i] / line, sm_gpc_[sm]) : nullptr;
+    const L2InFlight& joined = group ? *group : b.last;
+    if (config_.l2.coalesce_in_flight && b.hit && joined.until > at && joined.sm != sm && joinable(joined, at)) {
       ++c.coalesced;
-      t.coalesced_ready = std::max(t.coalesced_ready, b.last.until);
+      t.coalesced_ready = std::max(t.coalesced_ready, joined.until);
     } else {
-      const bool after_fill = in_flight && b.last.fill && config_.l2.join_window_cycles;
+      const bool after_fill = in_flight && b.last.fill && (config_.l2.join_window_cycles || gpc_joins_);
       if (after_fill) t.coalesced_ready = std::max(t.coalesced_ready, b.last.until);
       b.in_flight->fill = !b.hit || after_fill;
       fresh->push_back(b.in_flight);
+      if (group) {
+        group->fill = b.in_flight->fill;
+        fresh->push_back(group);
+      }
     }
   }
   return t;

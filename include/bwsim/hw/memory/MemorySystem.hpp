@@ -21,6 +21,7 @@
 #include "bwsim/core/Trace.hpp"
 #include "bwsim/hw/memory/BandwidthLink.hpp"
 #include "bwsim/hw/memory/CpcLoadGate.hpp"
+#include "bwsim/hw/memory/GpcJoinTable.hpp"
 #include "bwsim/hw/memory/HbmModel.hpp"
 #include "bwsim/hw/memory/L2Policy.hpp"
 #include "bwsim/hw/memory/TensorMap.hpp"
@@ -139,7 +140,7 @@ class MemorySystem {
     Cycle coalesced_ready = 0;
     std::uint32_t blocks() const { return served[0].blocks + served[1].blocks; }
   };
-  // Whether a read at `at` joins the transfer `last` in flight to another SM.
+  // Whether a read at `at` joins the transfer `last` in flight to another SM (l2.join_window_cycles).
   bool joinable(const L2InFlight& last, Cycle at) const;
   Touched touch(std::uint32_t die, const TensorMap& map, const TensorCoords& coords, bool write, Cycle at,
                 std::vector<L2InFlight*>* fresh, std::uint32_t sm);
@@ -148,6 +149,8 @@ class MemorySystem {
   std::vector<Half> halves_;          // one per die
   std::vector<BandwidthLink> links_;  // the die-to-die link from die d to the other (two dies)
   std::vector<std::uint8_t> sm_die_;  // the die of each SM
+  std::vector<std::uint32_t> sm_gpc_;  // the GPC of each SM
+  std::unique_ptr<GpcJoinTable> gpc_joins_;  // with l2.join_scope gpc
   CpcLoadGate load_gate_;
   MemoryStats stats_;
   std::vector<L2InFlight*> fresh_;  // a read's blocks that go over the link (reused, no allocation per read)
