@@ -104,14 +104,15 @@ TEST(CalibrationTest, AFifoLinkHbmFailsTheBoxRows) {
 // Each SM streaming its own 16 KiB A boxes (h100_gemm_loads.cu --private-a, both chips): with 6
 // boxes in flight cycling through 4 hot ones an SM re-requests lines its own earlier request still
 // has in flight; silicon serves each from the L2 arrays (their rate, not 1.4x it), so the model's
-// coalescer joins only another SM's transfer. Every row within 10% but two of the H200's, the
-// 66-SM one and the HBM stream that the fills' array cost binds, and the H100's HBM fast-pace row
-// (loads_private_tolerances.csv); the H100's 66-SM row holds because 66 CTAs take one SM of every
+// coalescer joins only another SM's transfer. Every row within 10% but the H200's 66-SM row
+// (loads_private_tolerances.csv; with fills at the store rows' 1.83 array bytes per byte the H200's
+// HBM stream was -12.5% and the H100's HBM fast-pace row outside too: a fill costs what a read
+// does, h100.yaml's l2.fill_link_cost); the H100's 66-SM row holds because 66 CTAs take one SM of every
 // TPC over both L2 halves, as on silicon (with GPCs filled in turn it was -46%). The fast-pace rows
 // (the 24 SMs of the short CPCs take 0.81 / 0.89 of the median SM's time with 6 boxes in flight,
 // ~1.0 with 1-3) hold only with l2.cpc_load_bytes_in_flight: without it the s6 rows are 1.00.
 TEST(CalibrationTest, PrivateStreamsGetTheArraysRateNotTheirOwnInFlightReads) {
-  expect_both_chips("_loads_private.csv", "loads_private_tolerances.csv", 13, {1, 2});
+  expect_both_chips("_loads_private.csv", "loads_private_tolerances.csv", 13, {0, 1});
 }
 
 // The SMEM data port (h100_smem_port.cu, run_smem_port.sh; H100 and H200 identical): one warp's
@@ -163,10 +164,11 @@ TEST(CalibrationTest, TheEpilogueStagingSharesTheSmemWithWgmmaAndTmaLoads) {
 // The CPC load gate's depth sweep (run_cpc_depth.sh, both chips): the short CPCs' SMs keep the
 // median pace up to 64 KiB in flight per SM and fall to 0.72-0.76 of it by 128 KiB with 16 and 32
 // KiB boxes, which one limit per chip (l2.cpc_load_bytes_in_flight) holds within 8% on every such
-// row; outside: the 8 KiB boxes that silicon streams at one pace at every depth, and the H100's
-// private HBM stream at 96-128 KiB (cpc_depth_tolerances.csv). Without the gate every row is ~1.00.
+// row; outside: the 8 KiB boxes that silicon streams at one pace at every depth (and, with fills
+// at 1.85 array bytes per byte, the H100's private HBM stream at 96-128 KiB; within 10% at 1.0)
+// (cpc_depth_tolerances.csv). Without the gate every row is ~1.00.
 TEST(CalibrationTest, ShortCpcsStreamFasterOnlyPastTheirShareOfTheLimit) {
-  expect_both_chips("_cpc_depth.csv", "cpc_depth_tolerances.csv", 23, {5, 3});
+  expect_both_chips("_cpc_depth.csv", "cpc_depth_tolerances.csv", 23, {3, 3});
 }
 
 // The 2-stage scaling series' loads without math (h100_gemm_loads.cu, run_loads_scaling.sh, both
@@ -195,34 +197,41 @@ TEST(CalibrationTest, StageRingRowsStayWithinTheirStatedBounds) {
 }
 
 // 132 SMs streaming one shared ring, SM c starting STEP boxes after SM c - 1 (h100_shared_offsets.csv,
-// h100_units2.cu --shared-offsets): in step (STEP 0) the coalesced rate, within 10%; apart, silicon
-// streams at about the distinct rate while the model's SMs fall into convoys that share every fill
-// (shared_offsets_tolerances.csv). The test pins that gap at STEP 2 (it fails once a mechanism
-// closes it, so the bounds get revisited with it).
-TEST(CalibrationTest, SmsReadingOneRingApartConvoyInTheModelNotOnSilicon) {
+// h100_units2.cu --shared-offsets): in step (STEP 0) the coalesced rate, within 10%; apart (STEP 2,
+// 4, 8), silicon streams at about the distinct rate, and so does the model since a read joins only
+// its GPC's transfer within the join window (l2.join_scope, l2.join_window_cycles). Before, with
+// any SM's transfer joinable while in flight, its SMs fell into convoys that shared every fill:
+// +105% / +117% / +159%, which the second half of the test shows.
+TEST(CalibrationTest, SmsReadingOneRingApartStreamAtTheDistinctRate) {
   const auto rows = expect_rows_within("h100", calibration("h100_shared_offsets.csv"),
                                        calibration("shared_offsets_tolerances.csv"), 6);
-  ASSERT_EQ(rows[0].param, 0u);
-  EXPECT_LE(std::abs(rows[0].error), 0.10);
+  for (std::size_t i : {0, 3, 4}) EXPECT_LE(std::abs(rows[i].error), 0.10) << rows[i].param;
   ASSERT_EQ(rows[2].param, 2u);
-  EXPECT_GT(rows[2].error, 0.5);
+  EXPECT_LT(rows[2].error, 0.15);
+  HardwareConfig chip_wide = load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml");
+  chip_wide.l2.join_within_gpc = false;
+  chip_wide.l2.join_window_cycles = 0;
+  chip_wide.l2.join_queue_share = 0;
+  const auto convoys = compare_with_hardware(chip_wide, calibration("h100_shared_offsets.csv"), "");
+  EXPECT_GT(convoys[2].error, 0.5);
 }
 
 // All-SM streams with one box of every PERIOD from HBM (<chip>_hit_miss_mix.csv): up to 1 of 3
 // (H100) or 1 of 2 (H200) silicon keeps the all-hit rate (a miss is one request at the L2, like a
-// hit) until HBM binds. The model charges a fill l2.fill_link_cost array bytes per byte and falls
-// 15-21% short there (hit_miss_mix_tolerances.csv); with a fill charged like a hit every row is
-// within 4% on the H100 (3.4% at 1 of 2) and 10% on the H200, the HBM-bound ones included.
+// hit) until HBM binds. With l2.fill_link_cost 1.0 (a fill costs the arrays what a read does) every
+// row is within 4% on the H100 (3.4% at 1 of 2) and 10% on the H200 (8.9% at 1 of 2), the HBM-bound
+// ones included; at the store rows' cost (1.85 / 1.83, the configs' value until 2026-11-28) the
+// model fell 15-21% short of the mixed rows, which the loop's second half shows.
 TEST(CalibrationTest, AMissCostsTheL2OneRequestLikeAHit) {
   for (const auto& [chip, bound] : {std::pair{"h100", 0.04}, std::pair{"h200", 0.10}}) {
     const std::string csv = calibration((std::string(chip) + "_hit_miss_mix.csv").c_str());
-    const auto rows = expect_rows_within(chip, csv, calibration("hit_miss_mix_tolerances.csv"), 6);
+    for (const UbenchComparison& r : expect_rows_within(chip, csv, "", 6))
+      EXPECT_LE(std::abs(r.error), bound) << chip << " " << r.scenario;
+    HardwareConfig fill_like_a_store = load_config(std::string(BWSIM_SOURCE_DIR "/sim_configs/") + chip + ".yaml");
+    fill_like_a_store.l2.fill_link_cost = fill_like_a_store.l2.store_link_cost;
+    const auto rows = compare_with_hardware(fill_like_a_store, csv, "");
     ASSERT_EQ(rows[3].scenario, "tma_stream_mix_1of3_bytes_per_ns_x100");
     EXPECT_LT(rows[3].error, -0.15) << chip;
-    HardwareConfig fill_like_a_hit = load_config(std::string(BWSIM_SOURCE_DIR "/sim_configs/") + chip + ".yaml");
-    fill_like_a_hit.l2.fill_link_cost = 1.0;
-    for (const UbenchComparison& r : compare_with_hardware(fill_like_a_hit, csv, ""))
-      EXPECT_LE(std::abs(r.error), bound) << chip << " " << r.scenario;
   }
 }
 
@@ -298,19 +307,22 @@ TEST(CalibrationTest, AColdSharedBoxIssuedAfterTheMissesQueuesBehindThem) {
   EXPECT_NEAR(stage_parts_at_132(cfg, "ab1_quiet"), 3405, 3405 / 4);
 }
 
-// A line filled from HBM takes l2.fill_link_cost array bytes per byte (the store rows' cost of a
-// write), where a hit's read takes 1. The stage with an HBM box and a hot box private to each SM
-// (abp, abp1: 132 SMs) is bound by the arrays then: silicon 2475 / 2407 cycles per k-block (H100)
-// and 2226 / 2174 (H200, h200_stage_parts.csv, not used to set anything); with fills free the
-// model gave 1681 and 1664 (-32% and -25%), now within 10% on both chips. A stage of two HBM boxes
-// stays within 10% (HBM-bound either way).
-TEST(CalibrationTest, FilledLinesTakeTheL2ArraysBandwidth) {
+// The stage with an HBM box and a hot box private to each SM (abp, abp1: 132 SMs, 2 stages):
+// silicon 2475 / 2407 cycles per k-block (H100) and 2226 / 2174 (H200, h200_stage_parts.csv). The
+// configs charged a filled line the store rows' 1.85 / 1.83 array bytes per byte, which made the
+// arrays bind these rows within 10%; the hit/miss mix rows show a fill costs what a read does
+// (AMissCostsTheL2OneRequestLikeAHit), and at 1.0 the model gives 1953 and 1658 (-21% / -25%). Every
+// k-block here is a burst of 132 boxes from HBM, and silicon completes a burst's boxes together
+// where the model completes them one after another (BurstBoxesCompleteInTurnInTheModel): the
+// missing mechanism. The test pins the gap (it fails once a mechanism closes it). A stage of two
+// HBM boxes stays within 10% (HBM-bound).
+TEST(CalibrationTest, APrivateHbmAndHotStageIsFastInTheModelAsHbmBurstsAre) {
   const std::pair<const char*, std::array<std::int64_t, 3>> chips[] = {{"h100", {2475, 2407, 2891}},
                                                                         {"h200", {2226, 2174, 2175}}};
   for (const auto& [chip, measured] : chips) {
     const HardwareConfig cfg = load_config(std::string(BWSIM_SOURCE_DIR "/sim_configs/") + chip + ".yaml");
-    EXPECT_NEAR(stage_parts_at_132(cfg, "abp"), measured[0], measured[0] / 10) << chip;
-    EXPECT_NEAR(stage_parts_at_132(cfg, "abp1"), measured[1], measured[1] / 10) << chip;
+    EXPECT_LT(stage_parts_at_132(cfg, "abp"), measured[0] * 85 / 100) << chip;
+    EXPECT_LT(stage_parts_at_132(cfg, "abp1"), measured[1] * 85 / 100) << chip;
     EXPECT_NEAR(stage_parts_at_132(cfg, "aa"), measured[2], measured[2] / 10) << chip;
   }
 }
@@ -359,16 +371,14 @@ TileDrift tile_drift(const std::vector<TileStart>& starts) {
   return {std::sqrt(sq / means.size()) / mean, diffs.empty() ? 0.0 : diffs[diffs.size() / 2]};
 }
 
-// The ping-pong 128 x 128 GEMMs' CTAs drift apart on silicon and not in the model
-// (h100_gemm_sm90_tiles_*.csv, gemm_sm90_twin.cu --tile-log): at 4096^3 the CTAs' mean tile
-// intervals spread with cv 0.045 and the CTAs reading one A tile in their sixth tile start it 8522
-// cycles apart (median); the model: cv 0.001 and ~250. At 8192^3 the same drift makes the second
-// reader of an A tile miss the L2, and silicon reads 6.19 GB from HBM where the model read 4.37
-// (the row's -34%). Cooperative CTAs stay together on both (coop 8192^3: cv 0.004). Since
-// l2.cpc_load_bytes_in_flight the model's 8192^3 CTAs drift (cv 0.084, 7.16 GB, the row +6.4%),
-// but its 4096^3 ones still do not (their stages are rarely all in flight there). The test pins
-// the gap: it fails once a mechanism desynchronizes the model's SMs, so the bounds get revisited.
-TEST(CalibrationTest, PingPongCtasDriftApartOnSiliconNotInTheModel) {
+// The ping-pong 128 x 128 GEMMs' CTAs drift apart (h100_gemm_sm90_tiles_*.csv, gemm_sm90_twin.cu
+// --tile-log): at 4096^3 silicon's CTAs' mean tile intervals spread with cv 0.045 and the CTAs
+// reading one A tile in their sixth tile start it 8522 cycles apart (median). The model's stayed
+// together (cv 0.001, ~250 cycles) while any SM's transfer was joinable as long as it was in flight:
+// a CTA that fell behind caught up by joining the others' reads. Since reads join only within a
+// GPC and a join window (l2.join_scope, l2.join_window_cycles) they drift too: cv 0.083 and 7267
+// cycles (more spread than silicon's; the row +0.0%, -19.4% before).
+TEST(CalibrationTest, PingPongCtasDriftApartOnSiliconAndInTheModel) {
   std::vector<TileStart> silicon;
   for (const auto& row : read_csv_rows(calibration("h100_gemm_sm90_tiles_pp128_4096.csv"), 8))
     silicon.push_back({static_cast<std::uint32_t>(std::stoul(row[0])), static_cast<std::uint32_t>(std::stoul(row[1])),
@@ -387,8 +397,9 @@ TEST(CalibrationTest, PingPongCtasDriftApartOnSiliconNotInTheModel) {
   const GemmSm90Result r = run_gemm_sm90(cfg, SimOptions{.mode = Mode::Timing, .check_races = false}, p, false);
   ASSERT_EQ(r.tile_starts.size(), 1024u);
   const TileDrift model = tile_drift(r.tile_starts);
-  EXPECT_LT(model.cv, 0.01);
-  EXPECT_LT(model.same_a_tile_j5, 1000);
+  EXPECT_GT(model.cv, 0.04);
+  EXPECT_LT(model.cv, 0.1);
+  EXPECT_GT(model.same_a_tile_j5, 5000);
 }
 
 // The L2's room for data all SMs read (132 SMs reading F MiB, DRAM bytes per pass as a share of F;
@@ -518,26 +529,30 @@ void expect_gemm_rows(const char* chip, double mean_bound, const std::string& cs
   EXPECT_LE(mean_absolute_error(rows), mean_bound) << chip;
 }
 
-// Mean errors 4.5% (H100) and 3.3% (H200; the H100 reruns 4.4% and 4.3%) with the SMEM shared with
+// Mean errors 3.8% (H100) and 4.8% (H200) with reads joined only within a GPC and a join window,
+// and fills costing the arrays what a read does (the ping-pong 128x128 4096^3 row +0.0% / -8.8%,
+// the chaotic ping-pong 8192^3 row's draw -16.4% / -20.4%; README, "Calibration and validation on
+// Hopper silicon" (9)); 4.5% and 3.3% (the H100 reruns 4.4% and 4.3%) with the SMEM shared with
 // wgmma operand reads and TMA landings, bar.sync waiting for the port and the tile index
 // arithmetic (5.2% and 4.5% before them, with the epilogue's measured parts; 5.1% and 4.1% before
 // those, 5.9% and 5.3% before the SM's SMEM port), much of it the ping-pong 128x128 4096^3 row and
 // the chaotic ping-pong 8192^3 row's one deterministic draw (gemm_sm90_tolerances.csv gives its
 // perturbed means).
-TEST(KernelValidationTest, GemmSm90OnTheH100StaysWithinItsStatedBounds) { expect_gemm_rows("h100", 0.046); }
-TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.034); }
-// The same program on two more H100s, measured 2026-11-26: mean errors 5.0% and 4.6% (5.2% and
+TEST(KernelValidationTest, GemmSm90OnTheH100StaysWithinItsStatedBounds) { expect_gemm_rows("h100", 0.039); }
+TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.049); }
+// The same program on two more H100s, measured 2026-11-26: mean errors 4.2% and 3.9% with reads
+// joined within a GPC and a window (ping-pong 8192^3 -19.6% / -18.6%); 5.0% and 4.6% before (5.2% and
 // 4.9% before the epilogue's parts, 5.2% and 6.0% before the SMEM port); the ping-pong 128x128
 // rows vary most from machine to machine (4096^3: 336,388 / 329,927 / 309,881 cycles on the three).
 TEST(KernelValidationTest, GemmSm90OnTwoMoreH100sStaysWithinItsStatedBounds) {
-  expect_gemm_rows("h100", 0.045, "h100_gemm_sm90_rerun.csv");
-  expect_gemm_rows("h100", 0.044, "h100_gemm_sm90_rerun2.csv");
+  expect_gemm_rows("h100", 0.043, "h100_gemm_sm90_rerun.csv");
+  expect_gemm_rows("h100", 0.040, "h100_gemm_sm90_rerun2.csv");
 }
 
 // The twin's DRAM traffic on its timed launch (ncu, h100_gemm_traffic.csv) against the model's HBM
-// reads after one warm-up launch, for the 4096^3 rows: five of six within 10% (they were 42-89% short
+// reads after one warm-up launch, for the 4096^3 rows: four of six within 10% (they were 42-89% short
 // while the L2 was one 50 MiB cache; the ping-pong rows read ~10x their operands on silicon), the
-// ping-pong 128x128 row +15% with the CPC load gate.
+// ping-pong 128x128 row within 16% with the CPC load gate and the cooperative 256x128 one +11.5%.
 TEST(KernelValidationTest, TheH100GemmsReadFromHbmWhatSiliconReadsAt4096Cubed) {
   const HardwareConfig h100 = load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml");
   std::size_t checked = 0;
@@ -553,8 +568,9 @@ TEST(KernelValidationTest, TheH100GemmsReadFromHbmWhatSiliconReadsAt4096Cubed) {
     const auto model = static_cast<double>(
         run_gemm_sm90(h100, SimOptions{.mode = Mode::Timing, .check_races = false}, p, false).run.memory.hbm_read_bytes);
     // Ping-pong 128x128: +15% since l2.cpc_load_bytes_in_flight (its CTAs drift apart more than
-    // silicon's; 0.99 before), the others within 10%.
-    const double bound = row[3] == "pingpong" && row[4] == "128" ? 0.16 : 0.10;
+    // silicon's; 0.99 before); cooperative 256x128 +11.5% since reads join only within a GPC
+    // (1.03 before); the others within 10%.
+    const double bound = row[4] == "128" ? 0.16 : 0.10;
     EXPECT_NEAR(model / silicon, 1.0, bound) << row[3] << " " << row[4] << "/" << row[5] << " " << row[6] << " stages";
     ++checked;
   }

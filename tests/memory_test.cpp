@@ -174,7 +174,8 @@ TEST(MemorySystemTest, AJoinScopeIsChipOrGpcAndGpcNeedsTheCoalescer) {
   test::expect_bad_input("run gemm_sm90 --config " BWSIM_SOURCE_DIR "/sim_configs/h100.yaml --set l2.join_scope=tpc",
                          "l2.join_scope: 'tpc' is not chip (a read joins any SM's transfer) or gpc (its GPC's)");
   test::expect_bad_input("run gemm_sm90 --config " BWSIM_SOURCE_DIR
-                         "/sim_configs/h100.yaml --set l2.coalesce_in_flight=false --set l2.join_scope=gpc",
+                         "/sim_configs/h100.yaml --set l2.coalesce_in_flight=false --set l2.join_window_cycles=0 "
+                         "--set l2.join_queue_share=0 --set l2.join_scope=gpc",
                          "l2.join_scope: joining within a GPC needs l2.coalesce_in_flight: true");
 }
 
@@ -182,7 +183,8 @@ TEST(MemorySystemTest, AJoinWindowNeedsTheCoalescerAndAQueueShareNeedsAWindow) {
   test::expect_bad_input("run gemm_sm90 --config " BWSIM_SOURCE_DIR
                          "/sim_configs/h100.yaml --set l2.coalesce_in_flight=false --set l2.join_window_cycles=110",
                          "l2.join_window_cycles: a join window needs l2.coalesce_in_flight: true");
-  test::expect_bad_input("run gemm_sm90 --config " BWSIM_SOURCE_DIR "/sim_configs/h100.yaml --set l2.join_queue_share=0.2",
+  test::expect_bad_input("run gemm_sm90 --config " BWSIM_SOURCE_DIR
+                         "/sim_configs/h100.yaml --set l2.join_window_cycles=0 --set l2.join_queue_share=0.2",
                          "l2.join_queue_share: a queue share widens a join window: it needs l2.join_window_cycles");
 }
 
