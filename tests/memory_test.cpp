@@ -72,6 +72,39 @@ TEST(MemorySystemTest, AMissPaysTheHbmLatencyAndTheSameBoxThenHits) {
   EXPECT_EQ(r.memory.hbm_read_bytes, 4096u);
 }
 
+// CTAs that each load the same 4 KiB box (hbm.latency 500, the coalescer on, `overrides` beside),
+// CTA i after sleeping delays[i] cycles: the cycle each passed its wait, and the run's coalesced
+// and HBM bytes. A CTA that does not sleep initializes its barrier at cycle 0, arrives at 1 and
+// issues the load, which reaches the unit at 4 (one that sleeps D cycles: 4 + D).
+struct SameBoxLoads {
+  std::vector<Cycle> woke;
+  std::uint64_t coalesced = 0, hbm = 0;
+};
+SameBoxLoads load_one_box(std::vector<std::string> overrides, const std::vector<Cycle>& delays) {
+  overrides.insert(overrides.end(), {"hbm.latency=500", "l2.coalesce_in_flight=true"});
+  const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml", overrides);
+  Simulator sim(cfg, SimOptions{.mode = Mode::Timing});
+  const TensorMap map = TensorMap::tiled({.dtype = DataType::U8, .address = sim.gmem().alloc(4096), .dims = {128, 32},
+                                          .strides = {128}, .box = {128, 32}, .swizzle = Swizzle::B128});
+  SameBoxLoads o;
+  o.woke.resize(delays.size());
+  const RunResult r = sim.launch(
+      "join", LaunchConfig{.grid_ctas = static_cast<std::uint32_t>(delays.size()), .block_threads = 32,
+                           .dynamic_smem_bytes = 8192},
+      [&](Warp& w) -> Task {
+        const MBarrierRef bar{0};
+        w.mbarrier_init(bar, 1);
+        if (const Cycle d = delays[w.cta_idx()]) co_await w.sleep(d);
+        w.mbarrier_arrive_expect_tx(bar, 4096);
+        w.tma_load(map, SmemAddr{1024}, bar, {0, 0});
+        co_await w.mbarrier_wait(bar, 0);
+        o.woke[w.cta_idx()] = w.now();
+      });
+  o.coalesced = r.memory.l2_coalesced_bytes;
+  o.hbm = r.memory.hbm_read_bytes;
+  return o;
+}
+
 // CTA 0 (SM 0) loads a 4 KiB box that misses (hbm.latency 500): its request reaches the L2 at
 // cycle 4 and its data is in the L2 at 505 (the latency and a cycle at the HBM link: the transfer
 // waited 501 cycles). CTA 1 (SM 1) loads the same box with its request at 204, while that fill is
@@ -81,102 +114,46 @@ TEST(MemorySystemTest, AMissPaysTheHbmLatencyAndTheSameBoxThenHits) {
 // ready at 505 either way, so it streams 204 .. 268 and completes at 505 + load latency 100, its
 // waiter waking 10 later and passing the wait at 615 (a plain hit: 268 + 100 + 11 = 379).
 TEST(MemorySystemTest, AReadJoinsAnotherSmsTransferWithinTheJoinWindowAndOtherwiseWaitsForItsFill) {
-  struct Outcome {
-    Cycle woke = 0;
-    std::uint64_t coalesced = 0, hbm = 0;
-  };
-  auto run = [](std::vector<std::string> overrides) {
-    overrides.insert(overrides.end(), {"hbm.latency=500", "l2.coalesce_in_flight=true"});
-    const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml", overrides);
-    Simulator sim(cfg, SimOptions{.mode = Mode::Timing});
-    const TensorMap map = TensorMap::tiled({.dtype = DataType::U8, .address = sim.gmem().alloc(4096), .dims = {128, 32},
-                                            .strides = {128}, .box = {128, 32}, .swizzle = Swizzle::B128});
-    Outcome o;
-    const RunResult r = sim.launch(
-        "join", LaunchConfig{.grid_ctas = 2, .block_threads = 32, .dynamic_smem_bytes = 8192}, [&](Warp& w) -> Task {
-          const MBarrierRef bar{0};
-          w.mbarrier_init(bar, 1);                 // cycle 0
-          if (w.cta_idx() == 1) co_await w.sleep(200);
-          w.mbarrier_arrive_expect_tx(bar, 4096);  // 1 (CTA 1: 201)
-          w.tma_load(map, SmemAddr{1024}, bar, {0, 0});  // reaches the unit at 4 (CTA 1: 204)
-          co_await w.mbarrier_wait(bar, 0);
-          if (w.cta_idx() == 1) o.woke = w.now();
-        });
-    o.coalesced = r.memory.l2_coalesced_bytes;
-    o.hbm = r.memory.hbm_read_bytes;
-    return o;
-  };
+  auto run = [](std::vector<std::string> overrides) { return load_one_box(std::move(overrides), {0, 200}); };
   // Joinable while in flight (no window): joins.
-  const Outcome whole = run({});
-  EXPECT_EQ(whole.woke, 615u);
+  const SameBoxLoads whole = run({});
+  EXPECT_EQ(whole.woke[1], 615u);
   EXPECT_EQ(whole.coalesced, 4096u);
   // Window 300: until 4 + 300 = 304 > 204, joins.
-  const Outcome wide = run({"l2.join_window_cycles=300"});
-  EXPECT_EQ(wide.woke, 615u);
+  const SameBoxLoads wide = run({"l2.join_window_cycles=300"});
+  EXPECT_EQ(wide.woke[1], 615u);
   EXPECT_EQ(wide.coalesced, 4096u);
   // Window 50: until 54, past; read out of the arrays after the fill (ready 505, not 204).
-  const Outcome narrow = run({"l2.join_window_cycles=50"});
-  EXPECT_EQ(narrow.woke, 615u);
+  const SameBoxLoads narrow = run({"l2.join_window_cycles=50"});
+  EXPECT_EQ(narrow.woke[1], 615u);
   EXPECT_EQ(narrow.coalesced, 0u);
   // Window 50 plus 0.4 of the fill's 501-cycle wait: until 4 + 50 + 200.4 = 254.4, joins.
-  const Outcome loaded = run({"l2.join_window_cycles=50", "l2.join_queue_share=0.4"});
-  EXPECT_EQ(loaded.woke, 615u);
+  const SameBoxLoads loaded = run({"l2.join_window_cycles=50", "l2.join_queue_share=0.4"});
+  EXPECT_EQ(loaded.woke[1], 615u);
   EXPECT_EQ(loaded.coalesced, 4096u);
   // The box came from HBM once in every case.
-  for (const Outcome& o : {whole, wide, narrow, loaded}) EXPECT_EQ(o.hbm, 4096u);
+  for (const SameBoxLoads& o : {whole, wide, narrow, loaded}) EXPECT_EQ(o.hbm, 4096u);
 }
 
-// Two GPCs of one TPC each (sm.gpcs 2: SMs 0-1 and 2-3). CTA 0 (SM 0) misses a 4 KiB box at
-// cycle 4 (fill in at 505, as above); CTA 1 (SM 2, the other GPC) reads it at 104 and CTA 2 (SM 1,
-// CTA 0's GPC) at 204, both while the fill is in flight. Any SM's transfer joinable (join_scope
-// chip): both join CTA 0's, 8192 bytes coalesced. Within a GPC (gpc): CTA 1 finds no transfer to
-// its GPC, waits for the fill and is read out of the arrays; CTA 2 joins CTA 0's although CTA 1's
-// read came between (the table keeps each GPC's last transfer). Every waiter passes at 505 + load
+// Two GPCs of one TPC each (sm.gpcs 2: SMs 0-1 and 2-3). CTA 0 (SM 0) misses the box at cycle 4
+// (fill in at 505, as above); CTA 1 (SM 2, the other GPC) reads it at 104 and CTA 2 (SM 1, CTA 0's
+// GPC) at 204, both while the fill is in flight. Any SM's transfer joinable (join_scope chip):
+// both join CTA 0's, 8192 bytes coalesced. Within a GPC (gpc): CTA 1 finds no transfer to its
+// GPC, waits for the fill and is read out of the arrays; CTA 2 joins CTA 0's although CTA 1's read
+// came between (the table keeps each GPC's last transfer). Every waiter passes at 505 + load
 // latency 100 + wakeup 10 = 615 (CTA 1 served as a plain hit would pass at 104 + 64 + 100 + 11 = 279).
 TEST(MemorySystemTest, WithinAGpcAReadJoinsOnlyItsGpcsTransferAndOtherwiseWaitsForTheFill) {
-  struct Outcome {
-    std::array<Cycle, 3> woke{};
-    std::uint64_t coalesced = 0, hbm = 0;
-  };
   auto run = [](const std::string& scope) {
-    const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml",
-                                           {"hbm.latency=500", "l2.coalesce_in_flight=true", "sm.gpcs=2",
-                                            "l2.join_scope=" + scope});
-    Simulator sim(cfg, SimOptions{.mode = Mode::Timing});
-    const TensorMap map = TensorMap::tiled({.dtype = DataType::U8, .address = sim.gmem().alloc(4096), .dims = {128, 32},
-                                            .strides = {128}, .box = {128, 32}, .swizzle = Swizzle::B128});
-    Outcome o;
-    const RunResult r = sim.launch(
-        "join", LaunchConfig{.grid_ctas = 3, .block_threads = 32, .dynamic_smem_bytes = 8192}, [&](Warp& w) -> Task {
-          const MBarrierRef bar{0};
-          w.mbarrier_init(bar, 1);
-          if (w.cta_idx() > 0) co_await w.sleep(100 * w.cta_idx());
-          w.mbarrier_arrive_expect_tx(bar, 4096);
-          w.tma_load(map, SmemAddr{1024}, bar, {0, 0});  // reaches the unit at 4, 104, 204
-          co_await w.mbarrier_wait(bar, 0);
-          o.woke[w.cta_idx()] = w.now();
-        });
-    o.coalesced = r.memory.l2_coalesced_bytes;
-    o.hbm = r.memory.hbm_read_bytes;
-    return o;
+    return load_one_box({"sm.gpcs=2", "l2.join_scope=" + scope}, {0, 100, 200});
   };
-  const Outcome chip = run("chip"), gpc = run("gpc");
+  const SameBoxLoads chip = run("chip"), gpc = run("gpc");
   EXPECT_EQ(chip.coalesced, 8192u);
   EXPECT_EQ(gpc.coalesced, 4096u);
-  for (const Outcome& o : {chip, gpc}) {
+  for (const SameBoxLoads& o : {chip, gpc}) {
     EXPECT_EQ(o.woke[1], 615u);
     EXPECT_EQ(o.woke[2], 615u);
     EXPECT_EQ(o.hbm, 4096u);
   }
-}
-
-TEST(MemorySystemTest, AJoinScopeIsChipOrGpcAndGpcNeedsTheCoalescer) {
-  test::expect_bad_input("run gemm_sm90 --config " BWSIM_SOURCE_DIR "/sim_configs/h100.yaml --set l2.join_scope=tpc",
-                         "l2.join_scope: 'tpc' is not chip (a read joins any SM's transfer) or gpc (its GPC's)");
-  test::expect_bad_input("run gemm_sm90 --config " BWSIM_SOURCE_DIR
-                         "/sim_configs/h100.yaml --set l2.coalesce_in_flight=false --set l2.join_window_cycles=0 "
-                         "--set l2.join_queue_share=0 --set l2.join_scope=gpc",
-                         "l2.join_scope: joining within a GPC needs l2.coalesce_in_flight: true");
 }
 
 TEST(MemorySystemTest, AJoinWindowNeedsTheCoalescerAndAQueueShareNeedsAWindow) {
@@ -186,6 +163,15 @@ TEST(MemorySystemTest, AJoinWindowNeedsTheCoalescerAndAQueueShareNeedsAWindow) {
   test::expect_bad_input("run gemm_sm90 --config " BWSIM_SOURCE_DIR
                          "/sim_configs/h100.yaml --set l2.join_window_cycles=0 --set l2.join_queue_share=0.2",
                          "l2.join_queue_share: a queue share widens a join window: it needs l2.join_window_cycles");
+}
+
+TEST(MemorySystemTest, AJoinScopeIsChipOrGpcAndGpcNeedsTheCoalescer) {
+  test::expect_bad_input("run gemm_sm90 --config " BWSIM_SOURCE_DIR "/sim_configs/h100.yaml --set l2.join_scope=tpc",
+                         "l2.join_scope: 'tpc' is not chip (a read joins any SM's transfer) or gpc (its GPC's)");
+  test::expect_bad_input("run gemm_sm90 --config " BWSIM_SOURCE_DIR
+                         "/sim_configs/h100.yaml --set l2.coalesce_in_flight=false --set l2.join_window_cycles=0 "
+                         "--set l2.join_queue_share=0 --set l2.join_scope=gpc",
+                         "l2.join_scope: joining within a GPC needs l2.coalesce_in_flight: true");
 }
 
 // Two 4 KiB boxes that both miss, issued back to back by one warp (hbm.latency 500): the second
