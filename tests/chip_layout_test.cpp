@@ -38,6 +38,12 @@ TEST(ChipLayoutTest, TheH100sGpcsAndPartitionsAreTheMeasuredOnes) {
   EXPECT_EQ(l.die[113], 0);
   EXPECT_EQ(l.die[114], 1);
   EXPECT_EQ(l.die[131], 1);
+  // Each SM's GPC: the GPC whose first SM is the last at or before it.
+  EXPECT_EQ(l.gpc[15], 0u);
+  EXPECT_EQ(l.gpc[16], 1u);
+  EXPECT_EQ(l.gpc[113], 6u);
+  EXPECT_EQ(l.gpc[114], 7u);
+  EXPECT_EQ(l.gpc[131], 7u);
 }
 
 }  // namespace

@@ -62,13 +62,11 @@ const StatGroup<MemoryStats>& MemoryStats::declared() {
   return group;
 }
 
-MemorySystem::MemorySystem(const HardwareConfig& config)
-    : config_(config), sm_die_(chip_layout(config).die),
-      load_gate_(chip_layout(config), config.l2.cpc_load_bytes_in_flight) {
-  const ChipLayout layout = chip_layout(config);
-  sm_gpc_.resize(layout.die.size());
-  for (std::uint32_t g = 0; g < layout.gpcs(); ++g)
-    std::fill(sm_gpc_.begin() + layout.gpc_first[g], sm_gpc_.begin() + layout.gpc_end(g), g);
+MemorySystem::MemorySystem(const HardwareConfig& config) : MemorySystem(config, chip_layout(config)) {}
+
+MemorySystem::MemorySystem(const HardwareConfig& config, const ChipLayout& layout)
+    : config_(config), sm_die_(layout.die), sm_gpc_(layout.gpc),
+      load_gate_(layout, config.l2.cpc_load_bytes_in_flight) {
   // Twice as many slots as the L2 has lines (H100: 2^20, 24 MiB), so that the lines in flight at
   // once (132 SMs x 192 KiB is 0.2 M) rarely meet in a slot. With a quarter as many (2^18) the
   // ping-pong 128x128 4096^3 GEMM took 2.8% fewer cycles and the chaotic ping-pong 8192^3 draw 7%

@@ -48,10 +48,12 @@ ChipLayout chip_layout(const HardwareConfig& config) {
                                   config.dies.count));
   ChipLayout layout;
   layout.die.resize(n);
+  layout.gpc.resize(n);
   for (std::uint32_t g = 0, sm = 0; g < config.sm.gpcs; ++g) {
     layout.gpc_first.push_back(sm);
     const std::uint32_t end = std::min(n, sm + 2 * tpcs_of_gpc[g]);
     std::fill(layout.die.begin() + sm, layout.die.begin() + end, static_cast<std::uint8_t>(die_of_gpc[g]));
+    std::fill(layout.gpc.begin() + sm, layout.gpc.begin() + end, g);
     sm = end;
   }
   layout.cpc.resize(n);

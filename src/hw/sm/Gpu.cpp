@@ -21,11 +21,8 @@ Gpu::Gpu(SimContext& ctx, Sm::FinishFn on_cta_finished, void* context)
     : config_(ctx.config),
       layout_(chip_layout(ctx.config)),
       load_(ctx.config.sm.count),
-      gpc_of_(ctx.config.sm.count),
       gpc_ctas_(layout_.gpcs()),
       gpc_order_(layout_.gpcs()) {
-  for (std::uint32_t g = 0; g < layout_.gpcs(); ++g)
-    std::fill(gpc_of_.begin() + layout_.gpc_first[g], gpc_of_.begin() + layout_.gpc_end(g), g);
   for (std::uint32_t i = 0; i < config_.sm.count; ++i) {
     sms_.emplace_back(ctx, i);
     sms_.back().set_on_cta_finished(on_cta_finished, context);
@@ -77,7 +74,7 @@ bool Gpu::place_one(const CtaFootprint& cta, Placement& out) const {
   std::uint32_t best = n;
   auto key = [&](std::uint32_t sm) {
     const std::uint32_t partner = sm ^ 1u;
-    return std::tuple{load_[sm].ctas, partner < n ? load_[partner].ctas : 0u, gpc_ctas_[gpc_of_[sm]], sm};
+    return std::tuple{load_[sm].ctas, partner < n ? load_[partner].ctas : 0u, gpc_ctas_[layout_.gpc[sm]], sm};
   };
   for (std::uint32_t sm = 0; sm < n; ++sm)
     if (fits(sm, cta, load_[sm].ctas) && (best == n || key(sm) < key(best))) best = sm;
@@ -102,7 +99,7 @@ bool Gpu::place(const CtaFootprint& cta, std::uint32_t cluster_size, Placement& 
     const auto slot = static_cast<std::uint32_t>(std::countr_one(l.slots));
     l.slots |= std::uint64_t{1} << slot;
     ++l.ctas;
-    ++gpc_ctas_[gpc_of_[sm]];
+    ++gpc_ctas_[layout_.gpc[sm]];
     l.smem += cta.smem;
     l.warps += cta.warps;
     l.registers += cta.registers;
@@ -116,7 +113,7 @@ void Gpu::release(std::uint32_t sm, std::uint32_t slot, const CtaFootprint& cta)
   Load& l = load_[sm];
   l.slots &= ~(std::uint64_t{1} << slot);
   --l.ctas;
-  --gpc_ctas_[gpc_of_[sm]];
+  --gpc_ctas_[layout_.gpc[sm]];
   l.smem -= cta.smem;
   l.warps -= cta.warps;
   l.registers -= cta.registers;

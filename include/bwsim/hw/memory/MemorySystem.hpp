@@ -85,6 +85,8 @@ class MemorySystem {
   CpcLoadGate& load_gate() { return load_gate_; }
 
  private:
+  // The public constructor's body, given the chip's layout (built once).
+  MemorySystem(const HardwareConfig& config, const ChipLayout& layout);
   // Bytes a link delivered, summed per counter window (deliveries come in cycle order per link).
   struct WindowCounter {
     const char* name;
@@ -148,7 +150,7 @@ class MemorySystem {
   const HardwareConfig& config_;
   std::vector<Half> halves_;          // one per die
   std::vector<BandwidthLink> links_;  // the die-to-die link from die d to the other (two dies)
-  std::vector<std::uint8_t> sm_die_;  // the die of each SM
+  std::vector<std::uint8_t> sm_die_;   // the die of each SM
   std::vector<std::uint32_t> sm_gpc_;  // the GPC of each SM
   std::unique_ptr<GpcJoinTable> gpc_joins_;  // with l2.join_scope gpc
   CpcLoadGate load_gate_;

@@ -16,6 +16,7 @@ namespace bwsim {
 struct ChipLayout {
   std::vector<std::uint32_t> gpc_first;  // the first SM of each GPC
   std::vector<std::uint8_t> die;         // the die of each SM
+  std::vector<std::uint32_t> gpc;        // the GPC of each SM
   std::vector<std::uint32_t> cpc;        // the CPC of each SM (numbered over the chip; its SMs consecutive)
   std::uint32_t gpcs() const { return static_cast<std::uint32_t>(gpc_first.size()); }
   std::uint32_t gpc_end(std::uint32_t gpc) const {  // one past the GPC's last SM

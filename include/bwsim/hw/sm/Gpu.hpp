@@ -68,7 +68,6 @@ class Gpu {
   std::deque<Sm> sms_;
   ChipLayout layout_;
   std::vector<Load> load_;
-  std::vector<std::uint32_t> gpc_of_;    // each SM's GPC
   std::vector<std::uint32_t> gpc_ctas_;  // CTAs resident on each GPC
   std::vector<std::uint32_t> gpc_order_;  // scratch: GPCs in the order a cluster tries them
 };
