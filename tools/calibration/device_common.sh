@@ -33,3 +33,15 @@ ncu_values() {
     --metrics "$metrics" --csv --page raw --print-units base "$@" > "$bin/ncu.txt" 2>&1
   python3 ncu_metrics.py "$bin/ncu.txt" ${metrics//,/ }
 }
+
+# ncu_rows RUN KERNEL_REGEX SKIP PROGRAM [ARG...]: ncu_values as one RUN,metric,value line per
+# metric (a "# FAILED RUN" line if ncu profiled nothing).
+ncu_rows() {
+  local run=$1 values
+  shift
+  if values=$(ncu_values "$@"); then
+    paste -d, <(tr ',' '\n' <<< "$metrics") <(tr ',' '\n' <<< "$values") | sed "s/^/$run,/"
+  else
+    echo "# FAILED $run"
+  fi
+}

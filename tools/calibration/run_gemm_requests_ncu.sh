@@ -13,14 +13,9 @@ metrics=lts__t_requests_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_re
 metrics+=,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum,dram__bytes_read.sum,gpu__time_duration.sum
 metrics+=,sm__cycles_elapsed.avg.per_second
 csv="$out/${tag}_gemm_requests_ncu.csv"
-profile() {  # profile RUN M N K SCHEDULE ROWS_PER_WG TILE_N STAGES: one run,metric,value row per metric
-  local run=$1
-  if values=$(ncu_values k_gemm 2 "$bin/gemm_sm90_twin" --m "$2" --n "$3" --k "$4" --reps 1 --raster m --swizzle 1 \
-      --grid 0 --schedule "$5" --rows-per-wg "$6" --tile-n "$7" --stages "$8"); then
-    paste -d, <(tr ',' '\n' <<< "$metrics") <(tr ',' '\n' <<< "$values") | sed "s/^/$run,/"
-  else
-    echo "# FAILED $run"
-  fi
+profile() {  # profile RUN M N K SCHEDULE ROWS_PER_WG TILE_N STAGES
+  ncu_rows "$1" k_gemm 2 "$bin/gemm_sm90_twin" --m "$2" --n "$3" --k "$4" --reps 1 --raster m --swizzle 1 --grid 0 \
+    --schedule "$5" --rows-per-wg "$6" --tile-n "$7" --stages "$8"
 }
 {
   silicon_header

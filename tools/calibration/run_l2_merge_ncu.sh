@@ -12,24 +12,15 @@ metrics=lts__t_sectors_op_read.sum,lts__t_requests_srcunit_tex_op_read.sum,lts__
 metrics+=,lts__d_sectors_fill_device.sum,lts__t_sectors_op_write.sum,lts__t_sectors_srcunit_ltcfabric.sum
 metrics+=,gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second
 csv="$out/${tag}_l2_merge_ncu.csv"
-profile() {  # profile RUN KERNEL_REGEX SKIP PROGRAM ARGS...: one run,metric,value row per metric
-  local run=$1
-  shift
-  if values=$(ncu_values "$@"); then
-    paste -d, <(tr ',' '\n' <<< "$metrics") <(tr ',' '\n' <<< "$values") | sed "s/^/$run,/"
-  else
-    echo "# FAILED $run"
-  fi
-}
 {
   silicon_header
   echo "# ncu,$(ncu --version | tail -n 1)"
   echo "run,metric,value"
-  for step in 0 1 2 8 16; do profile "ring_step$step" k_stream_logged 1 "$bin/h100_shared_drift" "$step"; done
+  for step in 0 1 2 8 16; do ncu_rows "ring_step$step" k_stream_logged 1 "$bin/h100_shared_drift" "$step"; done
   t="$bin/gemm_sm90_twin --m 4096 --n 4096 --k 4096 --reps 1 --raster m --swizzle 1 --grid 0"
-  profile coop_64x256_s4 k_gemm 2 $t --schedule cooperative --rows-per-wg 64 --tile-n 256 --stages 4
-  profile coop_128x128_s4 k_gemm 2 $t --schedule cooperative --rows-per-wg 128 --tile-n 128 --stages 4
-  profile pp_128x128_s6 k_gemm 2 $t --schedule pingpong --rows-per-wg 128 --tile-n 128 --stages 6
-  profile pp_64x256_s4 k_gemm 2 $t --schedule pingpong --rows-per-wg 64 --tile-n 256 --stages 4
+  ncu_rows coop_64x256_s4 k_gemm 2 $t --schedule cooperative --rows-per-wg 64 --tile-n 256 --stages 4
+  ncu_rows coop_128x128_s4 k_gemm 2 $t --schedule cooperative --rows-per-wg 128 --tile-n 128 --stages 4
+  ncu_rows pp_128x128_s6 k_gemm 2 $t --schedule pingpong --rows-per-wg 128 --tile-n 128 --stages 6
+  ncu_rows pp_64x256_s4 k_gemm 2 $t --schedule pingpong --rows-per-wg 64 --tile-n 256 --stages 4
 } > "$csv"
 cat "$csv"
