@@ -3,6 +3,7 @@
 
 #include "bwsim/config/HardwareConfig.hpp"
 #include "bwsim/kernels/Gemm.hpp"
+#include "bwsim/kernels/GemmSm90.hpp"
 
 namespace bwsim {
 namespace {
@@ -56,6 +57,25 @@ void BM_GemmFunctional(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(run_gemm(cfg, SimOptions{.mode = Mode::Functional}, p, state.range(0) != 0));
 }
 BENCHMARK(BM_GemmFunctional)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+// The Hopper validation's GEMM (gemm_sm90 on the H100 config, race checks on) at 4096^3, a row of
+// its table and of the sustained-power tests: args schedule (0 cooperative 128x256, 1 ping-pong
+// 128x128 with 6 stages).
+void BM_GemmSm90Timing(benchmark::State& state) {
+  static const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml");
+  GemmSm90Params p{.m = 4096, .n = 4096, .k = 4096};
+  if (state.range(0) == 1) {
+    p.schedule = Sm90Schedule::Pingpong;
+    p.rows_per_wg = 128;
+    p.tile_n = 128;
+    p.stages = 6;
+  }
+  std::uint64_t events = 0;
+  for (auto _ : state) events += run_gemm_sm90(cfg, SimOptions{.mode = Mode::Timing}, p, false).run.events;
+  state.counters["events/s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+  state.counters["events/kernel"] = static_cast<double>(events) / static_cast<double>(state.iterations());
+}
+BENCHMARK(BM_GemmSm90Timing)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace bwsim

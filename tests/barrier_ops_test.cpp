@@ -339,6 +339,46 @@ TEST(BarrierOpsTest, AWaitAheadOfTheEngineWhosePhaseFlippedBeforeItsClockPassesA
   EXPECT_EQ(resume_after_running_ahead(4096, 0), 44u);
 }
 
+// A wait whose warp's clock runs ahead of the engine, on a phase already complete, has its resume
+// scheduled at once (no clock catch-up event); a phase completing before the warp's clock reaches
+// the wait takes that pass back, and the wait is decided at the warp's cycle as it would have been.
+// The consumer parks at 21 (phase 0 complete since 16) with its clock at 21 + 32 = 53; the producer
+// completes phase 1 (its arrive issued at 12 + `gap`, landing 5 later) and then phase 2.
+Cycle resume_after_passing_ahead(Cycle gap) {
+  Cycle resumed = 0;
+  auto program = [&](Warp& w) -> Task {
+    if (w.warp_idx() == 0) w.mbarrier_init(kBar, 1, "flag");
+    co_await w.bar_sync(0, 64);  // both at 11
+    if (w.warp_idx() == 1) {
+      co_await w.sleep(10);
+      std::vector<std::byte> data(4096);
+      w.st_shared(SmemAddr{4096}, data);  // 32 issue cycles: the clock runs ahead
+      co_await w.mbarrier_wait(kBar, 0);
+      resumed = w.now();
+    } else {
+      w.mbarrier_arrive(kBar);  // phase 0 completes at 16
+      co_await w.sleep(gap);
+      w.mbarrier_arrive(kBar);  // phase 1
+      co_await w.sleep(100);
+      w.mbarrier_arrive(kBar);  // phase 2
+    }
+  };
+  run_cta(program, 64, 8192);
+  return resumed;
+}
+
+TEST(BarrierOpsTest, AWaitAheadOfTheEngineOnACompletePhasePassesAtItsClock) {
+  // Phase 1 completes at 12 + 60 + 5 = 77, after the warp's clock reached the wait at 53: it passed
+  // there for its issue slot.
+  EXPECT_EQ(resume_after_passing_ahead(60), 54u);
+}
+
+TEST(BarrierOpsTest, AWaitAheadOfTheEngineLosesItsPassWhenThePhaseFlipsBeforeItsClock) {
+  // Phase 1 completes at 12 + 10 + 5 = 27, before 53: parity 0 names phase 2 there, which
+  // completes at 12 + 10 + 1 + 100 + 5 = 128; the warp wakes 10 later.
+  EXPECT_EQ(resume_after_passing_ahead(10), 138u);
+}
+
 TEST(BarrierOpsTest, ADeadlockIsReportedOnceTheBlockedWarpsClockReachedItsWait) {
   auto program = [](Warp& w) -> Task {
     if (w.warp_idx() == 0) w.mbarrier_init(kBar, 2, "never");

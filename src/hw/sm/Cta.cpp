@@ -243,6 +243,7 @@ void Cta::barrier_init(WarpState& ws, std::uint32_t offset, std::uint32_t count,
     fail(Rule::BarrierBadInit, ws, op, fmt::format("arrival count {} is outside 1..{}", count, MBarrier::kMaxCount),
          "the expected arrival count must be at least 1");
   MBarrier* b = barrier_slot(offset);
+  if (b && b->status() == MBarrier::Status::Live) settle_passed_ahead(*b);
   if (b && b->status() == MBarrier::Status::Live &&
       (waited_on(*b) || b->tx() != 0 || b->pending() != b->expected()))
     fail(Rule::BarrierReinitInUse, ws, op, fmt::format("re-initialising {} while it is in use", describe(*b)),
@@ -309,6 +310,7 @@ void Cta::barrier_apply(WarpState& ws, BarrierOp op, std::uint32_t offset, std::
     case BarrierOp::ExpectTx: out = b.expect_tx(value); break;
     case BarrierOp::CompleteTx: out = b.complete_tx(value); break;
     case BarrierOp::Inval:
+      settle_passed_ahead(b);
       if (waited_on(b))
         fail(Rule::BarrierReinitInUse, ws, opname, fmt::format("invalidating {} while warps wait on it", describe(b)),
              "invalidate a barrier only after every waiter has passed");
@@ -340,6 +342,7 @@ void Cta::barrier_apply(WarpState& ws, BarrierOp op, std::uint32_t offset, std::
 
 void Cta::phase_completed(MBarrier& b) {
   const Cycle now = ctx_.now();
+  settle_passed_ahead(b);
   if (ctx_.check_races) cluster_.hb().completed(b.hb_object, b.hb_base + static_cast<HbClock>(b.phase()));
   if (ctx_.phase_flips) ctx_.phase_flips->push_back(PhaseFlip{id_, b.offset(), b.name, b.phase() - 1, now});
   if (tracer())
@@ -511,17 +514,42 @@ bool Cta::register_ahead(WarpState& ws) {
   if (ws.wait != WaitKind::BarrierParity && ws.wait != WaitKind::BarrierToken) return false;
   MBarrier* b = ws.wait_slot % 8 == 0 ? barrier_slot(ws.wait_slot) : nullptr;
   if (!b || b->status() != MBarrier::Status::Live) return false;
-  const bool at_once = ws.wait == WaitKind::BarrierParity
-                           ? b->parity_completed(static_cast<std::uint32_t>(ws.wait_value)) || stale_parity(ws, *b)
-                           : b->phase() > ws.wait_value;
-  if (at_once) return false;
-  // Until the barrier's next flip its state stays as it is now, so the catch-up at ws.ready would
-  // list the warp; a flip before then finds it and schedules that catch-up after all.
+  const bool parity = ws.wait == WaitKind::BarrierParity;
+  if (parity && stale_parity(ws, *b)) return false;  // the catch-up reports it at the warp's cycle
+  const bool passes = parity ? b->parity_completed(static_cast<std::uint32_t>(ws.wait_value)) : b->phase() > ws.wait_value;
+  // Until the barrier's next change its state stays as it is now, so the catch-up at ws.ready would
+  // list the warp or let it pass; a change before then (settle_passed_ahead, phase_completed)
+  // finds it and schedules that catch-up after all.
   ws.registered = true;
   ws.registered_at = ws.ready;
   ws.registered_seq = ctx_.engine.take_seq();
   add_waiter(*b, ws);
+  if (passes) {  // resumes as the catch-up's pass would (enlist): after its issue slot
+    ws.passed_ahead = true;
+    ctx_.engine.schedule(ws.ready + ctx_.config.warp.issue_cycles, &Cta::on_resume, &ws, ++ws.resume_token);
+  }
   return true;
+}
+
+void Cta::settle_passed_ahead(MBarrier& b) {
+  WarpState** link = &b.waiters;
+  while (*link) {
+    WarpState* w = *link;
+    if (!w->passed_ahead) {
+      link = &w->next_waiter;
+      continue;
+    }
+    *link = w->next_waiter;
+    w->next_waiter = nullptr;
+    w->passed_ahead = false;
+    if (waits_later(*w)) {
+      ++w->resume_token;  // its scheduled resume no longer counts
+      w->registered = false;
+      ctx_.engine.schedule_as(w->registered_seq, w->registered_at, &Cta::on_sync, w);
+    } else {
+      note_observed(*w, b);  // its resume, scheduled, stands
+    }
+  }
 }
 
 void Cta::add_waiter(MBarrier& b, WarpState& ws) {
@@ -608,9 +636,22 @@ void Cta::wake(WarpState& ws, Cycle at) {
   ctx_.engine.schedule(at, &Cta::on_resume, &ws);
 }
 
-void Cta::on_resume(void* wsp, std::uint64_t) {
+void Cta::on_resume(void* wsp, std::uint64_t token) {
   auto& ws = *static_cast<WarpState*>(wsp);
   Cta& cta = *ws.cta;
+  if (token != 0) {  // a pass listed ahead (register_ahead)
+    if (token != ws.resume_token) return;  // taken back by a change of its barrier (settle_passed_ahead)
+    ws.registered = false;
+    if (ws.passed_ahead) {  // its barrier did not change since: leave its list, observing the phase
+      MBarrier& b = *cta.barrier_slot(ws.wait_slot);
+      WarpState** link = &b.waiters;
+      while (*link != &ws) link = &(*link)->next_waiter;
+      *link = ws.next_waiter;
+      ws.next_waiter = nullptr;
+      ws.passed_ahead = false;
+      cta.note_observed(ws, b);
+    }
+  }
   const Cycle now = cta.ctx_.now();
   // (Delays and blocks are traced by the operation that waited.)
   if (cta.tracer() && now > ws.wait_since && ws.wait != WaitKind::Delay && ws.wait != WaitKind::CoreBlock) {

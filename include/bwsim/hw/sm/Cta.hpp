@@ -157,9 +157,14 @@ class Cta {
   void check_stale_parity(WarpState& ws, const MBarrier& b);
   bool stale_parity(const WarpState& ws, const MBarrier& b) const;
   // An mbarrier wait parked before the warp's clock reached it joins the barrier's waiters now,
-  // as of its own cycle, rather than by a clock catch-up event (one event fewer); false where the
-  // wait would pass or fail at once (then the catch-up decides it at the warp's cycle).
+  // as of its own cycle, rather than by a clock catch-up event (one event fewer); a wait that
+  // passes there has its resume scheduled now as well (passed_ahead: one event instead of two);
+  // false where the wait fails at once (then the catch-up decides it at the warp's cycle).
   bool register_ahead(WarpState& ws);
+  // Before `b` changes (a phase completes, it is invalidated or re-initialised): each wait listed
+  // ahead as passing takes effect as it would have at its warp's cycle: observed, if that cycle
+  // came before this change; otherwise taken back to its catch-up, which decides it anew.
+  void settle_passed_ahead(MBarrier& b);
   // Lists `ws` among `b`'s waiters, latest registration first (the order they are woken in).
   static void add_waiter(MBarrier& b, WarpState& ws);
   // Whether `ws` was listed ahead of its clock and has not reached the wait by the running event.

@@ -69,6 +69,7 @@ struct alignas(64) WarpState {
   WaitKind wait = WaitKind::None;
   bool done = false;
   bool registered = false;  // parked on a barrier/group list, not just syncing its clock
+  bool passed_ahead = false;  // listed on an mbarrier whose wait it passes at its cycle (Cta::register_ahead)
   std::uint32_t wait_slot = 0;   // barrier offset, named barrier id
   std::uint64_t wait_value = 0;  // parity, token phase, group count
   const CoreBlockProfile* block = nullptr;  // WaitKind::CoreBlock: the block
@@ -79,6 +80,7 @@ struct alignas(64) WarpState {
   // once with the cycle and sequence number of the clock catch-up it then skips (Cta::park).
   Cycle registered_at = 0;
   std::uint64_t registered_seq = 0;
+  std::uint64_t resume_token = 0;  // names the resume a pass listed ahead scheduled (0: any other resume)
 
   // Statistics every resume adds to.
   std::uint64_t instructions = 0;
