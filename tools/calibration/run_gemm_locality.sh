@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# On the H100 (or H200) machine: the ping-pong 128x128 8192^3 GEMM (the one validation row outside
+# 10%) under the tile scheduler's raster orders and swizzles, timed (gemm_sm90_twin's own row: cycles
+# and the SM clock during the launch) and counted by Nsight Compute (DRAM bytes read, L2 read and
+# hit sectors of the third launch, as run_gemm_traffic.sh counts them). A diagnostic, not a
+# calibration: no config value is set from it. It asks whether the model's L2 reuse follows
+# silicon's when the order of the tiles changes how far apart in time the CTAs that share A and B
+# tiles read them. Writes <tag>_gemm_locality.csv (the timed rows, `bwsim compare` reads them) and
+# <tag>_gemm_locality_ncu.csv (the counts) in $OUT (default: this directory).
+# Usage: bash tools/calibration/run_gemm_locality.sh
+set -uo pipefail
+cd "$(dirname "$0")"
+. ./device_common.sh
+build_sm90 gemm_sm90_twin
+metrics=dram__bytes_read.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_read_lookup_hit.sum,sm__cycles_elapsed.avg.per_second
+csv="$out/${tag}_gemm_locality.csv"
+ncu_csv="$out/${tag}_gemm_locality_ncu.csv"
+{
+  silicon_header
+  echo "m,n,k,schedule,rows_per_wg,tile_n,stages,raster,swizzle,grid,cycles,clock_mhz,span_ns,event_ns,tflops,check"
+} > "$csv"
+{
+  silicon_header
+  echo "m,n,k,schedule,rows_per_wg,tile_n,stages,raster,swizzle,grid,dram_read_bytes,l2_read_sectors,l2_read_hit_sectors,ncu_sm_hz"
+} > "$ncu_csv"
+PP="--schedule pingpong --rows-per-wg 128 --tile-n 128 --stages 6"
+CO="--schedule cooperative --rows-per-wg 64 --tile-n 256 --stages 4"
+row() {  # row SCHEDULE_ARGS... : the timed row, then ncu's counts of the same launch shape
+  local timed counted
+  timed=$(timeout 120 "$bin/gemm_sm90_twin" "$@" --m 8192 --n 8192 --k 8192 | tail -n 1) || timed="# FAILED $*"
+  counted=$(ncu_values k_gemm 2 "$bin/gemm_sm90_twin" "$@" --m 8192 --n 8192 --k 8192 --reps 1) || counted=",,,"
+  echo "$timed" >> "$csv"
+  echo "$(cut -d, -f1-10 <<< "$timed"),$counted" >> "$ncu_csv"
+  tail -n 1 "$csv"
+  tail -n 1 "$ncu_csv"
+}
+row $CO --raster m --swizzle 1
+for raster in m n; do
+  for swizzle in 1 2 4 8; do
+    row $PP --raster "$raster" --swizzle "$swizzle"
+  done
+done
