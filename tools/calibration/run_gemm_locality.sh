@@ -40,3 +40,14 @@ for raster in m n; do
     row $PP --raster "$raster" --swizzle "$swizzle"
   done
 done
+# The tile logs of swizzle 1 and 2 (raster m): how far apart in time the readers of one A tile run
+# in each order (tools/calibration/tile_drift.py reads them; the twin's --tile-log as in
+# run_tile_log.sh). <tag>_gemm_sm90_tiles_pp128_8192_sw<S>.csv in $OUT.
+for swizzle in 1 2; do
+  log="$out/${tag}_gemm_sm90_tiles_pp128_8192_sw${swizzle}.csv"
+  timed=$(timeout 120 "$bin/gemm_sm90_twin" $PP --m 8192 --n 8192 --k 8192 --raster m --swizzle "$swizzle" --reps 5 \
+          --tile-log "$log.tmp" | tail -n 1)
+  { silicon_header; echo "# gemm_sm90_twin --tile-log (run_gemm_locality.sh): $timed"; cat "$log.tmp"; } > "$log"
+  rm -f "$log.tmp"
+  head -n 6 "$log"
+done
