@@ -6,7 +6,8 @@
 // The SMs work in pairs that read the same boxes: PAIRING tpc pairs SM 2t with 2t + 1 (one TPC);
 // PAIRING gpc pairs SM s with s ^ 16 for s < 64 (the same GPC on the H100s we measured,
 // h100_gpc_map.csv: GPC g holds SMs 2g, 2g + 1, 2g + 16, 2g + 17, ...; a different TPC), the SMs
-// from 64 on idle. Each pair has its own data, so no read is shared beyond the pair. Both SMs of a
+// from 64 on idle; PAIRING cross pairs SM s with s ^ 2 for s < 64 (GPC g with g ^ 1 by that map:
+// the partner in another GPC, whose reads are not joined before the slices), the SMs from 64 on idle. Each pair has its own data, so no read is shared beyond the pair. Both SMs of a
 // pair issue load j of 16 KiB boxes at the same clock64 offset j x PACE from one common
 // %globaltimer tick, the partner (the higher SM) DELAY cycles later; 4 boxes in flight. The pace
 // keeps the whole chip at a fraction of the L2's and HBM's rates, so loads issue on schedule.
@@ -32,17 +33,19 @@ constexpr unsigned kBoxBytes = 16384, kBoxRows = 128, kStages = 4, kLoads = 64, 
 constexpr unsigned kHitBoxes = 8, kPairs = 80;  // pair index < 80 for either pairing (132 SMs)
 
 // One CTA per SM; role[smid]: 0 idle, 1 leader, 2 partner.
-__global__ void k_pair_stream(const __grid_constant__ CUtensorMap map, bool hit, bool gpc_pairs, unsigned delay,
+// pairing: 0 tpc, 1 gpc, 2 cross (the usage above).
+__global__ void k_pair_stream(const __grid_constant__ CUtensorMap map, bool hit, unsigned pairing, unsigned delay,
                               unsigned long long start, unsigned* role) {
   extern __shared__ unsigned char smem[];
   if (threadIdx.x != 0) return;
   const unsigned s = sm_id();
-  if (gpc_pairs && s >= 64) {
+  if (pairing != 0 && s >= 64) {
     role[s] = 0;
     return;
   }
-  const unsigned pair = gpc_pairs ? s & ~16u : s >> 1;
-  const bool partner = gpc_pairs ? (s & 16u) != 0 : (s & 1u) != 0;
+  const unsigned bit = pairing == 1 ? 16u : 2u;
+  const unsigned pair = pairing == 0 ? s >> 1 : s & ~bit;
+  const bool partner = pairing == 0 ? (s & 1u) != 0 : (s & bit) != 0;
   role[s] = partner ? 2 : 1;
   const unsigned base = init_stage_ring(smem, kStages, kBoxBytes);
   const unsigned bars = base + kStages * kBoxBytes;
@@ -185,11 +188,12 @@ int main(int argc, char** argv) {
     return arrivals(static_cast<unsigned>(prop.multiProcessorCount));
   }
   if (argc != 4 || (std::strcmp(argv[1], "hit") && std::strcmp(argv[1], "miss")) ||
-      (std::strcmp(argv[2], "tpc") && std::strcmp(argv[2], "gpc"))) {
-    std::fprintf(stderr, "usage: h100_join_window hit|miss tpc|gpc DELAY_CYCLES, or h100_join_window arrivals\n");
+      (std::strcmp(argv[2], "tpc") && std::strcmp(argv[2], "gpc") && std::strcmp(argv[2], "cross"))) {
+    std::fprintf(stderr, "usage: h100_join_window hit|miss tpc|gpc|cross DELAY_CYCLES, or h100_join_window arrivals\n");
     return 2;
   }
-  const bool hit = !std::strcmp(argv[1], "hit"), gpc = !std::strcmp(argv[2], "gpc");
+  const bool hit = !std::strcmp(argv[1], "hit");
+  const unsigned pairing = !std::strcmp(argv[2], "tpc") ? 0u : !std::strcmp(argv[2], "gpc") ? 1u : 2u;
   const unsigned delay = static_cast<unsigned>(std::atoi(argv[3]));
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
@@ -210,7 +214,7 @@ int main(int argc, char** argv) {
   CHECK(cudaMalloc(&flush, flush_bytes));
   auto launch = [&] {
     const unsigned long long start = paced_launch_start();
-    k_pair_stream<<<sms, 32, smem>>>(map, hit, gpc, delay, start, role);
+    k_pair_stream<<<sms, 32, smem>>>(map, hit, pairing, delay, start, role);
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
   };
