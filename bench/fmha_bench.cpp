@@ -5,6 +5,7 @@
 
 #include "bwsim/config/HardwareConfig.hpp"
 #include "bwsim/kernels/Fmha.hpp"
+#include "KernelCounters.hpp"
 
 namespace bwsim {
 namespace {
@@ -16,8 +17,7 @@ void BM_FmhaTiming(benchmark::State& state) {
   if (state.range(0) != 0) p.algorithm = FmhaAlgorithm::fa4(p.headdim, causal);
   std::uint64_t events = 0;
   for (auto _ : state) events += run_fmha(cfg, SimOptions{.mode = Mode::Timing}, p, false).run.events;
-  state.counters["events/s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
-  state.counters["events/kernel"] = static_cast<double>(events) / static_cast<double>(state.iterations());
+  report_kernel_events(state, events);
 }
 BENCHMARK(BM_FmhaTiming)->Args({0, 0})->Args({1, 0})->Args({0, 1})->Args({1, 1})->Unit(benchmark::kMillisecond);
 
@@ -28,8 +28,7 @@ void BM_FmhaLongTiming(benchmark::State& state) {
   const FmhaParams p{.batch = 1, .heads = 16, .seqlen = static_cast<std::uint32_t>(state.range(0))};
   std::uint64_t events = 0;
   for (auto _ : state) events += run_fmha(cfg, SimOptions{.mode = Mode::Timing}, p, false).run.events;
-  state.counters["events/s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
-  state.counters["events/kernel"] = static_cast<double>(events) / static_cast<double>(state.iterations());
+  report_kernel_events(state, events);
 }
 BENCHMARK(BM_FmhaLongTiming)->Arg(16384)->Unit(benchmark::kMillisecond)->Iterations(1);
 

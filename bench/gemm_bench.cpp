@@ -4,6 +4,7 @@
 #include "bwsim/config/HardwareConfig.hpp"
 #include "bwsim/kernels/Gemm.hpp"
 #include "bwsim/kernels/GemmSm90.hpp"
+#include "KernelCounters.hpp"
 
 namespace bwsim {
 namespace {
@@ -12,8 +13,7 @@ void run(benchmark::State& state, const GemmParams& p) {
   static const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/b200.yaml");
   std::uint64_t events = 0;
   for (auto _ : state) events += run_gemm(cfg, SimOptions{.mode = Mode::Timing}, p, false).run.events;
-  state.counters["events/s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
-  state.counters["events/kernel"] = static_cast<double>(events) / static_cast<double>(state.iterations());
+  report_kernel_events(state, events);
 }
 
 void BM_GemmTiming(benchmark::State& state) {
@@ -43,8 +43,7 @@ void BM_GemmPersistentTiming(benchmark::State& state) {
   std::uint64_t events = 0;
   for (auto _ : state)
     events += run_gemm(cfg, SimOptions{.mode = Mode::Timing, .check_races = state.range(2) != 0}, p, false).run.events;
-  state.counters["events/s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
-  state.counters["events/kernel"] = static_cast<double>(events) / static_cast<double>(state.iterations());
+  report_kernel_events(state, events);
 }
 BENCHMARK(BM_GemmPersistentTiming)->Args({8192, 1, 1})->Args({8192, 1, 0})->Args({8192, 0, 1})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_GemmPersistentTiming)->Args({16384, 1, 1})->Unit(benchmark::kMillisecond)->Iterations(1);
@@ -72,8 +71,7 @@ void BM_GemmSm90Timing(benchmark::State& state) {
   }
   std::uint64_t events = 0;
   for (auto _ : state) events += run_gemm_sm90(cfg, SimOptions{.mode = Mode::Timing}, p, false).run.events;
-  state.counters["events/s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
-  state.counters["events/kernel"] = static_cast<double>(events) / static_cast<double>(state.iterations());
+  report_kernel_events(state, events);
 }
 BENCHMARK(BM_GemmSm90Timing)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 

@@ -3,6 +3,7 @@
 
 #include "bwsim/config/HardwareConfig.hpp"
 #include "bwsim/kernels/TmaCopy.hpp"
+#include "KernelCounters.hpp"
 
 namespace bwsim {
 namespace {
@@ -20,8 +21,7 @@ void BM_TmaCopyTiming(benchmark::State& state) {
     events += r.run.events;
     cycles = r.run.cycles;
   }
-  state.counters["events/s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
-  state.counters["events/kernel"] = static_cast<double>(events) / static_cast<double>(state.iterations());
+  report_kernel_events(state, events);
   state.counters["sim_cycles"] = static_cast<double>(cycles);
 }
 // 1024^2 on one CTA (the CLI default) and 8192^2 bf16 (128 MiB moved) across all 148 SMs.

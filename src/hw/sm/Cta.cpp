@@ -562,6 +562,13 @@ void Cta::add_waiter(MBarrier& b, WarpState& ws) {
   *link = &ws;
 }
 
+void Cta::remove_waiter(MBarrier& b, WarpState& ws) {
+  WarpState** link = &b.waiters;
+  while (*link != &ws) link = &(*link)->next_waiter;
+  *link = ws.next_waiter;
+  ws.next_waiter = nullptr;
+}
+
 bool Cta::waits_later(const WarpState& ws) const {
   const Cycle now = ctx_.now();
   return ws.registered_at > now || (ws.registered_at == now && ws.registered_seq > ctx_.engine.running_seq());
@@ -644,10 +651,7 @@ void Cta::on_resume(void* wsp, std::uint64_t token) {
     ws.registered = false;
     if (ws.passed_ahead) {  // its barrier did not change since: leave its list, observing the phase
       MBarrier& b = *cta.barrier_slot(ws.wait_slot);
-      WarpState** link = &b.waiters;
-      while (*link != &ws) link = &(*link)->next_waiter;
-      *link = ws.next_waiter;
-      ws.next_waiter = nullptr;
+      remove_waiter(b, ws);
       ws.passed_ahead = false;
       cta.note_observed(ws, b);
     }

@@ -167,6 +167,8 @@ class Cta {
   void settle_passed_ahead(MBarrier& b);
   // Lists `ws` among `b`'s waiters, latest registration first (the order they are woken in).
   static void add_waiter(MBarrier& b, WarpState& ws);
+  // Takes `ws`, which is listed, off `b`'s waiters.
+  static void remove_waiter(MBarrier& b, WarpState& ws);
   // Whether `ws` was listed ahead of its clock and has not reached the wait by the running event.
   bool waits_later(const WarpState& ws) const;
   // Whether any warp waits on `b` by now (not counting waits listed ahead of their warp's clock).
