@@ -132,6 +132,30 @@ TEST(L2PolicyTest, SetRripEvictsTheFirstWayPredictedDistantAgingTheSetUntilOneIs
   EXPECT_EQ(l2->resident_blocks(), 4u);
 }
 
+// set_rrip's sets: 4096 blocks of 16 ways are 256 sets, indexed by the line address folded onto
+// 8 bits by XOR. A run of 4096 consecutive lines puts exactly 16 in each set, and so do 4096
+// lines 1 MiB apart (line k << 13: bits 3..10 of k land on the set bits unchanged, bits 0..2 and
+// 11 XOR onto them, a bijection for each of their 16 values), so a second pass over either hits
+// every line; a hashed index would overfill some sets and miss there. Two lines of one set far
+// apart keep apart (the tags are the bits above the set, exact).
+TEST(L2PolicyTest, SetRripSpreadsRunsOfLinesAndPowerOfTwoStridesEvenlyOverItsSets) {
+  for (const std::uint64_t stride : {std::uint64_t{128}, std::uint64_t{1} << 20}) {
+    const auto l2 = policy("set_rrip", 4096, 16);
+    for (std::uint64_t k = 0; k < 4096; ++k) EXPECT_FALSE(l2->access_one(k * stride).hit);
+    std::uint32_t second = 0;
+    for (std::uint64_t k = 0; k < 4096; ++k) second += l2->access_one(k * stride).hit ? 1 : 0;
+    EXPECT_EQ(second, 4096u) << stride;
+    EXPECT_EQ(l2->resident_blocks(), 4096u);
+  }
+  const auto l2 = policy("set_rrip", 4096, 16);
+  // Lines 0 and 2^33 + 2 (bit 33 folds onto bit 1, cancelling it): both in set 0.
+  const std::uint64_t a = 0, b = ((std::uint64_t{1} << 33) + 2) * 128;
+  EXPECT_FALSE(l2->access_one(a).hit);
+  EXPECT_FALSE(l2->access_one(b).hit);
+  EXPECT_TRUE(l2->access_one(a).hit);
+  EXPECT_TRUE(l2->access_one(b).hit);
+}
+
 TEST(L2PolicyTest, TheConfigChoosesThePolicyTheMemorySystemUses) {
   for (const auto& [name, expect_hits] : {std::pair{"lru", 2u}, std::pair{"clock", 3u}}) {
     const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml",

@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""The L2 footprint and lag rows (DRAM bytes per pass x 100) on silicon and in the model, per mode,
+with the mean difference in points: how close an L2 replacement policy comes to silicon's.
+
+    python3 tools/calibration/l2_policy_rows.py [--bwsim build/bwsim] [--config sim_configs/h100.yaml]
+                                                [--set l2.policy=set_rrip ...]
+
+Rows: every *_hbm_per_pass_x100 row of h100_l2_partitions.csv and h100_l2_footprint.csv (the
+H100's: the H200 files hold the same modes). Each is one `bwsim run ubench` (0.3-1 s).
+"""
+import argparse
+import csv
+import json
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+FILES = ("h100_l2_partitions.csv", "h100_l2_footprint.csv")
+
+
+def silicon_rows():
+    for name in FILES:
+        with open(HERE / name) as f:
+            for row in csv.reader(line for line in f if not line.startswith("#")):
+                if row and row[0].endswith("_hbm_per_pass_x100"):
+                    yield row[0], int(row[1]), int(row[2])
+
+
+def model(bwsim, config, sets, scenario, param):
+    cmd = [bwsim, "run", "ubench", "--config", config, "--scenario", scenario, "--size", str(param), "--json"]
+    for s in sets:
+        cmd += ["--set", s]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return int(json.loads(out)["value"])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bwsim", default=str(HERE.parent.parent / "build" / "bwsim"))
+    ap.add_argument("--config", default=str(HERE.parent.parent / "sim_configs" / "h100.yaml"))
+    ap.add_argument("--set", dest="sets", action="append", default=[], help="a config override, as bwsim's --set")
+    args = ap.parse_args()
+    diffs = defaultdict(list)
+    print("scenario,param,silicon,model")
+    for scenario, param, measured in silicon_rows():
+        predicted = model(args.bwsim, args.config, args.sets, scenario, param)
+        print(f"{scenario},{param},{measured},{predicted}")
+        mode = scenario.removeprefix("l2_").removesuffix("_hbm_per_pass_x100")
+        diffs[mode].append(abs(predicted - measured))
+    print("\nmode,rows,mean difference (points)", file=sys.stderr)
+    for mode, d in diffs.items():
+        print(f"{mode},{len(d)},{sum(d) / len(d):.1f}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
