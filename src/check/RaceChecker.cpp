@@ -24,7 +24,7 @@ std::pair<std::uint32_t, bool> RaceRecords::find_or_add(AccessKind kind, const W
       auto& sorted = by_begin_[static_cast<std::size_t>(kind)];
       sorted.insert(std::upper_bound(sorted.begin(), sorted.end(), begin,
                                      [](std::uint32_t b, const ByBegin& x) { return b < x.begin; }),
-                    ByBegin{begin, s.position, lanes});
+                    ByBegin{begin, end, s.position, lanes});
       std::uint32_t& longest = longest_[static_cast<std::size_t>(kind)];
       longest = std::max(longest, end - begin);
       return {s.position, true};
@@ -43,7 +43,7 @@ std::span<AsyncAccess* const> RaceRecords::overlapping(std::initializer_list<Acc
     auto it = std::lower_bound(by_begin_[i].begin(), by_begin_[i].end(), from,
                                [](const ByBegin& x, std::uint32_t b) { return x.begin < b; });
     for (; it != by_begin_[i].end() && it->begin < end; ++it)
-      if ((it->lanes & lanes) != 0)
+      if ((it->lanes & lanes) != 0 && it->end > begin)
         if (AsyncAccess& a = records[it->position]; a.end > begin) found_.push_back(&a);
   }
   return found_;
@@ -55,6 +55,11 @@ void RaceRecords::widen(AccessKind kind, std::uint32_t position, std::uint32_t e
   changed(kind);
   std::uint32_t& longest = longest_[static_cast<std::size_t>(kind)];
   longest = std::max(longest, end - a.begin);
+  auto& sorted = by_begin_[static_cast<std::size_t>(kind)];
+  for (auto it = std::lower_bound(sorted.begin(), sorted.end(), a.begin,
+                                  [](const ByBegin& x, std::uint32_t b) { return x.begin < b; });
+       it != sorted.end() && it->begin == a.begin; ++it)
+    if (it->position == position) it->end = std::max(it->end, end);
 }
 
 void RaceRecords::grow() {

@@ -96,10 +96,13 @@ class RaceRecords {
   }
   void grow();
 
-  // A record's start and TMEM lane quadrants beside its position, so a check skips the records of
-  // other lanes in this compact list, without reading them (each a cold host cache line).
+  // A record's range and TMEM lane quadrants beside its position, so a check skips the records of
+  // other lanes, and those ending before its range, in this compact list, without reading them
+  // (each a cold host cache line). `end` is the furthest the record has reached (widen), so it
+  // may exceed the record's own after a newer access of the same key: a filter, not the answer.
   struct ByBegin {
     std::uint32_t begin;
+    std::uint32_t end;
     std::uint32_t position : 28, lanes : 4;
   };
   std::array<std::vector<AsyncAccess>, kAccessKinds> of_;
