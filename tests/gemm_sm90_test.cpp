@@ -145,7 +145,9 @@ TEST(GemmSm90, ThePhaseLogHasEachWarpgroupsTilesInOrder) {
       EXPECT_LE(c.waited, c.synced);
       EXPECT_LT(c.synced, c.staged);
       EXPECT_LE(c.staged, c.issued);
-      if (i > 0) EXPECT_LE(t.chunks[i - 1].issued, c.waited);
+      if (i > 0) {
+        EXPECT_LE(t.chunks[i - 1].issued, c.waited);
+      }
     }
     EXPECT_LE(t.chunks[1].issued, t.epi_end);
   }
