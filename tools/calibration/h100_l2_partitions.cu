@@ -288,8 +288,10 @@ __global__ void k_measure(const __grid_constant__ CUtensorMap map, const Role* r
 // Lag modes: the leader (start = 1) streams its pair's `count` boxes once and publishes after each
 // landed box how many have landed (done[32 * pair], st.release.gpu); the follower issues box i
 // once that count reaches min(i + lag + 1, count) (ld.acquire.gpu, polled with a 64 ns sleep).
+// Free modes (`free_run`): the follower waits so only for box 0, then streams unpaced, and its
+// timing starts at its first issue: does a follower that hits its leader's lines catch up?
 __global__ void k_measure_lag(const __grid_constant__ CUtensorMap map, const Role* roles, unsigned lag, unsigned* done,
-                              CtaTiming* out) {
+                              CtaTiming* out, unsigned free_run) {
   extern __shared__ unsigned char smem[];
   if (threadIdx.x != 0) return;
   const unsigned sm = sm_id();
@@ -307,16 +309,23 @@ __global__ void k_measure_lag(const __grid_constant__ CUtensorMap map, const Rol
     const unsigned s = i % kStages;
     if (i >= kStages) {
       mbar_wait(bars + 8 * s, ((i - kStages) / kStages) & 1);
-      if (leader) asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(flag), "r"(i - kStages + 1) : "memory");
+      // (A release store per box costs the leader about half a microsecond on an H200: in the free
+      // modes it publishes only until its follower has started.)
+      if (leader && (!free_run || i - kStages + 1 <= lag + 1))
+        asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(flag), "r"(i - kStages + 1) : "memory");
     }
     if (i < r.count) {
-      if (!leader) {
+      if (!leader && (!free_run || i == 0)) {
         const unsigned need = min(i + lag + 1, r.count);
         for (;;) {
           unsigned v;
           asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
           if (v >= need) break;
           __nanosleep(64);
+        }
+        if (free_run) {
+          o->ns0 = static_cast<long long>(globaltimer());
+          o->c0 = clock64();
         }
       }
       mbar_arrive_expect_tx(bars + 8 * s, kBox);
@@ -405,9 +414,9 @@ Plan make_plan(const std::string& mode, unsigned param, const Parts& p, unsigned
     const unsigned count = n / sms;
     for (unsigned s = 0; s < sms; ++s) plan.warm[s] = Role{s * count, count, 0, s};
     plan.boxes = sms * count;
-  } else if (mode == "pair_same" || mode == "lag_same") {
+  } else if (mode == "pair_same" || mode == "lag_same" || mode == "free_same") {
     pairs_plan(make_pairs(p, false));
-  } else if (mode == "pair_cross" || mode == "lag_cross") {
+  } else if (mode == "pair_cross" || mode == "lag_cross" || mode == "free_cross") {
     pairs_plan(make_pairs(p, true));
   } else if (mode == "half0" || mode == "half1") {
     pairs_plan(make_pairs(p, false, mode == "half0" ? 0 : 1));
@@ -429,8 +438,8 @@ Plan make_plan(const std::string& mode, unsigned param, const Parts& p, unsigned
     std::exit(1);
   }
   plan.measure = plan.warm;
-  if (mode.rfind("lag_", 0) == 0) {  // each pair its own kLagBoxes boxes; the first of a pair leads
-    const auto pairs = make_pairs(p, mode == "lag_cross");
+  if (mode.rfind("lag_", 0) == 0 || mode.rfind("free_", 0) == 0) {  // each pair its own kLagBoxes boxes; the first leads
+    const auto pairs = make_pairs(p, mode == "lag_cross" || mode == "free_cross");
     plan.warm.assign(sms, Role{0, 0, 0, 0});
     plan.measure.assign(sms, Role{0, 0, 0, 0});
     for (unsigned i = 0; i < pairs.size(); ++i) {
@@ -470,7 +479,8 @@ int run_sweep(const char* file, int argc, char** argv) {
     const size_t colon = point.find(':');
     const std::string mode = point.substr(0, colon);
     const unsigned param = static_cast<unsigned>(std::stoul(point.substr(colon + 1)));
-    const bool lag = mode.rfind("lag_", 0) == 0;
+    const bool free_run = mode.rfind("free_", 0) == 0;
+    const bool lag = mode.rfind("lag_", 0) == 0 || free_run;
     const Plan plan = make_plan(mode, param, parts, sms);
     const unsigned region_boxes = lag ? plan.boxes : param * 64;
     void* region;
@@ -484,7 +494,7 @@ int run_sweep(const char* file, int argc, char** argv) {
       CHECK(cudaGetLastError());
       CHECK(cudaDeviceSynchronize());
       CHECK(cudaMemcpy(roles, plan.measure.data(), sms * sizeof(Role), cudaMemcpyHostToDevice));
-      k_measure_lag<<<sms, 32, kSmem>>>(map, roles, param, done, timing);
+      k_measure_lag<<<sms, 32, kSmem>>>(map, roles, param, done, timing, free_run ? 1u : 0u);
     } else {
       CHECK(cudaMemcpy(roles, plan.warm.data(), sms * sizeof(Role), cudaMemcpyHostToDevice));
       k_warm<<<sms, 32, kSmem>>>(map, roles, 1, timing);
@@ -513,6 +523,26 @@ int run_sweep(const char* file, int argc, char** argv) {
       loaded += static_cast<double>(r.count) * (lag ? 1 : plan.passes) * kBox;
     }
     mhz /= std::max(active, 1u);
+    if (free_run) {  // per pair: the follower's start and end behind its leader's (globaltimer, ns)
+      std::vector<long long> lead_ns0(sms, -1), lead_ns1(sms, -1), start_gap, end_gap;
+      for (const CtaTiming& c : t)
+        if (c.c1 != 0 && plan.measure[c.smid].start == 1) {
+          lead_ns0[plan.measure[c.smid].pair] = c.ns0;
+          lead_ns1[plan.measure[c.smid].pair] = c.ns1;
+        }
+      for (const CtaTiming& c : t) {
+        const Role& r = plan.measure[c.smid];
+        if (c.c1 == 0 || r.start == 1 || lead_ns0[r.pair] < 0) continue;
+        start_gap.push_back(c.ns0 - lead_ns0[r.pair]);
+        end_gap.push_back(c.ns1 - lead_ns1[r.pair]);
+      }
+      std::sort(start_gap.begin(), start_gap.end());
+      std::sort(end_gap.begin(), end_gap.end());
+      const size_t n = end_gap.size();
+      if (n) std::printf("free,%d,%s,%u,pairs %zu,start_gap_ns p10 %lld p50 %lld p90 %lld,end_gap_ns p10 %lld p50 %lld p90 %lld\n",
+                         a, mode.c_str(), param, n, start_gap[n / 10], start_gap[n / 2], start_gap[9 * n / 10],
+                         end_gap[n / 10], end_gap[n / 2], end_gap[9 * n / 10]);
+    }
     std::printf("row,%d,%s,%u,%llu,%u,%.0f,%u,%lld,%.0f,%.1f\n", a, mode.c_str(), param,
                 static_cast<unsigned long long>(plan.boxes) * kBox, active, loaded, plan.passes, cycles, mhz,
                 loaded / static_cast<double>(std::max(cycles, 1LL)));
