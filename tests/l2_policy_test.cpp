@@ -9,8 +9,8 @@
 namespace bwsim {
 namespace {
 
-std::unique_ptr<L2Policy> policy(const char* name, std::uint64_t blocks, std::uint32_t ways = 0) {
-  return l2_policies().at(name).make(blocks, ways);
+std::unique_ptr<L2Policy> policy(const char* name, std::uint64_t blocks, std::uint32_t ways = 0, std::uint32_t line_bytes = 128) {
+  return l2_policies().at(name).make(blocks, ways, line_bytes);
 }
 
 // Hits of `keys` (block numbers, 1 KiB apart) touched one by one.
@@ -154,6 +154,12 @@ TEST(L2PolicyTest, SetRripSpreadsRunsOfLinesAndPowerOfTwoStridesEvenlyOverItsSet
   EXPECT_FALSE(l2->access_one(b).hit);
   EXPECT_TRUE(l2->access_one(a).hit);
   EXPECT_TRUE(l2->access_one(b).hit);
+  // With 64-byte lines, neighbouring lines are different blocks (the index's unit is the config's line).
+  const auto l2_64 = policy("set_rrip", 4096, 16, 64);
+  EXPECT_FALSE(l2_64->access_one(0).hit);
+  EXPECT_FALSE(l2_64->access_one(64).hit);
+  EXPECT_TRUE(l2_64->access_one(0).hit);
+  EXPECT_EQ(l2_64->resident_blocks(), 2u);
 }
 
 TEST(L2PolicyTest, TheConfigChoosesThePolicyTheMemorySystemUses) {

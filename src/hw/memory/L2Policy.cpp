@@ -7,11 +7,12 @@
 namespace bwsim {
 namespace {
 template <class Policy>
-std::unique_ptr<L2Policy> make(std::uint64_t capacity_blocks, std::uint32_t /*ways: fully associative*/) {
+std::unique_ptr<L2Policy> make(std::uint64_t capacity_blocks, std::uint32_t /*ways: fully associative*/,
+                               std::uint32_t /*line bytes: keyed by address*/) {
   return std::make_unique<Policy>(capacity_blocks);
 }
-std::unique_ptr<L2Policy> make_set_rrip(std::uint64_t capacity_blocks, std::uint32_t ways) {
-  return std::make_unique<L2SetRrip>(capacity_blocks, ways);
+std::unique_ptr<L2Policy> make_set_rrip(std::uint64_t capacity_blocks, std::uint32_t ways, std::uint32_t line_bytes) {
+  return std::make_unique<L2SetRrip>(capacity_blocks, ways, line_bytes);
 }
 }  // namespace
 

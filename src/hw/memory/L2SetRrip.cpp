@@ -14,8 +14,8 @@ std::uint32_t set_bits_for(std::uint64_t capacity_blocks, std::uint32_t ways) {
 }
 }  // namespace
 
-L2SetRrip::L2SetRrip(std::uint64_t capacity_blocks, std::uint32_t ways)
-    : set_bits_(set_bits_for(capacity_blocks, ways)), sets_(std::uint64_t{1} << set_bits_),
+L2SetRrip::L2SetRrip(std::uint64_t capacity_blocks, std::uint32_t ways, std::uint32_t line_bytes)
+    : line_bytes_(std::max(1u, line_bytes)), set_bits_(set_bits_for(capacity_blocks, ways)), sets_(std::uint64_t{1} << set_bits_),
       ways_(static_cast<std::uint32_t>(std::max<std::uint64_t>(1, capacity_blocks / sets_))),
       stride_((ways_ + kTagsPerWord - 1) / kTagsPerWord * kTagsPerWord), tags_(sets_ * stride_, kEmpty),
       rrpv_(sets_ * stride_, kDistant), in_flight_(sets_ * stride_) {
@@ -30,16 +30,16 @@ L2SetRrip::L2SetRrip(std::uint64_t capacity_blocks, std::uint32_t ways)
 std::uint64_t L2SetRrip::set_of(std::uint64_t key) const {
   if (set_bits_ == 0) return 0;
   std::uint64_t h = 0;
-  for (std::uint64_t x = key / kLineBytes; x != 0; x >>= set_bits_) h ^= x;
+  for (std::uint64_t x = key / line_bytes_; x != 0; x >>= set_bits_) h ^= x;
   return h & (sets_ - 1);
 }
 
 // The line's bits above the set's, modulo 2^32 - 2, plus one (0 and 2^32 - 1 mark no block). With
 // the set they name the line (the set is its low bits XOR a function of these), so the tag is exact
-// for lines less than 2^(39 + set bits) bytes apart: GlobalMemory hands out one contiguous range,
-// far smaller than 512 GiB.
+// for lines less than 2^(32 + set bits) lines apart (512 GiB and more at 128-byte lines):
+// GlobalMemory hands out one contiguous range, far smaller.
 std::uint32_t L2SetRrip::tag_of(std::uint64_t key) const {
-  return static_cast<std::uint32_t>(((key / kLineBytes) >> set_bits_) % (kPadding - 1) + 1);
+  return static_cast<std::uint32_t>(((key / line_bytes_) >> set_bits_) % (kPadding - 1) + 1);
 }
 
 namespace {

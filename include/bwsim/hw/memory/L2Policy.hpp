@@ -51,8 +51,9 @@ class L2Policy {
 };
 
 // "lru" (exact least-recently-used, the default), "clock" (second chance) and "set_rrip"
-// (set-associative); the factory takes the capacity in blocks and l2.ways (set_rrip's only).
-using L2PolicyRegistry = ModelRegistry<ConfigError, std::unique_ptr<L2Policy>, std::uint64_t, std::uint32_t>;
+// (set-associative); the factory takes the capacity in blocks, then l2.ways and l2.line_bytes (the
+// unit of the keys: set_rrip's set index and tags).
+using L2PolicyRegistry = ModelRegistry<ConfigError, std::unique_ptr<L2Policy>, std::uint64_t, std::uint32_t, std::uint32_t>;
 const L2PolicyRegistry& l2_policies();
 
 }  // namespace bwsim

@@ -18,7 +18,8 @@ namespace bwsim {
 
 class L2SetRrip final : public L2Policy {
  public:
-  L2SetRrip(std::uint64_t capacity_blocks, std::uint32_t ways);
+  // Keys are GMEM addresses of `line_bytes`-aligned lines.
+  L2SetRrip(std::uint64_t capacity_blocks, std::uint32_t ways, std::uint32_t line_bytes);
   void access(std::span<const std::uint64_t> keys, std::span<L2Touch> out) override;
   std::uint64_t resident_blocks() const override { return resident_; }
   void clear_in_flight() override;
@@ -27,11 +28,11 @@ class L2SetRrip final : public L2Policy {
   static constexpr std::uint8_t kDistant = 3, kInserted = 2;
   static constexpr std::uint32_t kEmpty = 0, kPadding = 0xffffffff;  // tags of a way without a block, of no way
   static constexpr std::uint32_t kTagsPerWord = 2;
-  static constexpr std::uint64_t kLineBytes = 128;  // the set hash's unit (every config's l2.line_bytes)
   std::uint64_t set_of(std::uint64_t key) const;
   std::uint32_t tag_of(std::uint64_t key) const;
   std::size_t find_way(std::size_t first, std::uint32_t tag) const;
 
+  std::uint64_t line_bytes_;  // the keys' unit
   std::uint32_t set_bits_;
   std::uint64_t sets_;   // a power of two: 2^round(log2(capacity / l2.ways))
   std::uint32_t ways_;   // capacity / sets_, so l2.ways is honoured within a factor of sqrt(2)
