@@ -15,6 +15,11 @@ build_sm90() {
   done
 }
 
+# silicon_footer: the GPU's clocks after the run, as one comment line.
+silicon_footer() {
+  echo "# nvidia-smi_after,$(nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,driver_version --format=csv,noheader)"
+}
+
 # silicon_header: the comment lines that head every measured CSV (date, GPU and clocks, serial).
 silicon_header() {
   echo "# date,$(date -u +%Y-%m-%dT%H:%M:%SZ)"

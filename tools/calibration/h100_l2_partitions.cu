@@ -381,6 +381,11 @@ std::vector<std::pair<unsigned, unsigned>> make_pairs(const Parts& p, bool cross
   return pairs;
 }
 
+// The modes whose pairs stream one cold region once: lag_* (the follower paced L boxes behind) and
+// free_* (the follower unpaced once it has started); *_cross pairs SMs of both partitions.
+bool streamed_pairs(const std::string& mode) { return mode.rfind("lag_", 0) == 0 || mode.rfind("free_", 0) == 0; }
+bool cross_pairs(const std::string& mode) { return mode.size() > 6 && mode.compare(mode.size() - 6, 6, "_cross") == 0; }
+
 struct Plan {
   std::vector<Role> warm, measure;
   unsigned boxes = 0;  // footprint in boxes (the lag modes: the leaders' boxes)
@@ -406,6 +411,17 @@ Plan make_plan(const std::string& mode, unsigned param, const Parts& p, unsigned
   };
   std::vector<unsigned> all(sms);
   std::iota(all.begin(), all.end(), 0u);
+  if (streamed_pairs(mode)) {  // each pair its own kLagBoxes boxes; the first of a pair leads
+    const auto pairs = make_pairs(p, cross_pairs(mode));
+    plan.measure.assign(sms, Role{0, 0, 0, 0});
+    for (unsigned i = 0; i < pairs.size(); ++i) {
+      plan.measure[pairs[i].first] = Role{i * kLagBoxes, kLagBoxes, 1, i};
+      plan.measure[pairs[i].second] = Role{i * kLagBoxes, kLagBoxes, 0, i};
+    }
+    plan.boxes = static_cast<unsigned>(pairs.size()) * kLagBoxes;
+    plan.passes = 1;
+    return plan;
+  }
   if (mode == "shared") {
     all_read_all(all);
   } else if (mode == "shared_half0") {
@@ -414,9 +430,9 @@ Plan make_plan(const std::string& mode, unsigned param, const Parts& p, unsigned
     const unsigned count = n / sms;
     for (unsigned s = 0; s < sms; ++s) plan.warm[s] = Role{s * count, count, 0, s};
     plan.boxes = sms * count;
-  } else if (mode == "pair_same" || mode == "lag_same" || mode == "free_same") {
+  } else if (mode == "pair_same") {
     pairs_plan(make_pairs(p, false));
-  } else if (mode == "pair_cross" || mode == "lag_cross" || mode == "free_cross") {
+  } else if (mode == "pair_cross") {
     pairs_plan(make_pairs(p, true));
   } else if (mode == "half0" || mode == "half1") {
     pairs_plan(make_pairs(p, false, mode == "half0" ? 0 : 1));
@@ -438,17 +454,6 @@ Plan make_plan(const std::string& mode, unsigned param, const Parts& p, unsigned
     std::exit(1);
   }
   plan.measure = plan.warm;
-  if (mode.rfind("lag_", 0) == 0 || mode.rfind("free_", 0) == 0) {  // each pair its own kLagBoxes boxes; the first leads
-    const auto pairs = make_pairs(p, mode == "lag_cross" || mode == "free_cross");
-    plan.warm.assign(sms, Role{0, 0, 0, 0});
-    plan.measure.assign(sms, Role{0, 0, 0, 0});
-    for (unsigned i = 0; i < pairs.size(); ++i) {
-      plan.measure[pairs[i].first] = Role{i * kLagBoxes, kLagBoxes, 1, i};
-      plan.measure[pairs[i].second] = Role{i * kLagBoxes, kLagBoxes, 0, i};
-    }
-    plan.boxes = static_cast<unsigned>(pairs.size()) * kLagBoxes;
-    plan.passes = 1;
-  }
   return plan;
 }
 
@@ -479,8 +484,7 @@ int run_sweep(const char* file, int argc, char** argv) {
     const size_t colon = point.find(':');
     const std::string mode = point.substr(0, colon);
     const unsigned param = static_cast<unsigned>(std::stoul(point.substr(colon + 1)));
-    const bool free_run = mode.rfind("free_", 0) == 0;
-    const bool lag = mode.rfind("lag_", 0) == 0 || free_run;
+    const bool lag = streamed_pairs(mode), free_run = mode.rfind("free_", 0) == 0;
     const Plan plan = make_plan(mode, param, parts, sms);
     const unsigned region_boxes = lag ? plan.boxes : param * 64;
     void* region;

@@ -8,8 +8,7 @@
 set -uo pipefail
 cd "$(dirname "$0")"
 source ./device_common.sh
-nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a h100_l2_partitions.cu -lcuda -o "$bin/h100_l2_partitions" \
-  > "$out/build.log" 2>&1 || { tail -n 30 "$out/build.log"; exit 1; }
+build_sm90 h100_l2_partitions
 txt="$out/${tag}_l2_free_lag.txt"
 {
   silicon_header
@@ -18,6 +17,6 @@ txt="$out/${tag}_l2_free_lag.txt"
     "$bin/h100_l2_partitions" sweep "$bin/partitions.txt" free_same:2 free_same:8 free_same:16 free_same:32 \
       free_cross:8 free_cross:16 lag_same:8 lag_same:16
   done
-  echo "# nvidia-smi_after,$(nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,driver_version --format=csv,noheader)"
+  silicon_footer
 } > "$txt" 2>&1
 cat "$txt"

@@ -64,7 +64,7 @@ done
 for mode in half1 shared_half0 shared split; do  # the last two: h100_l2_footprint.csv's modes, again on this GPU
   sweep "$mode" $(points "$mode" $fps)
 done
-echo "# nvidia-smi_after,$(nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,driver_version --format=csv,noheader)" >> "$raw/header.txt"
+silicon_footer >> "$raw/header.txt"
 python3 - "$raw" check pair_same pair_cross half0 lag_same lag_cross half1 shared_half0 shared split > "$csv" <<'EOF'
 import csv, os, re, sys
 raw, names = sys.argv[1], sys.argv[2:]
