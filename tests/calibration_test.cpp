@@ -429,9 +429,9 @@ TEST(CalibrationTest, TheH100L2HoldsDataEverySmReadsOnlyUpToOnePartition) {
 // hits): silicon's follower loses lines gradually from L = 2 on (133 at 8, 176 at 16), the shipped
 // policy (clock, and exact LRU alike) keeps all of them and then, from 12-14, almost none. One
 // partition's data alone (half0) agrees. set_rrip (re-reference prediction in XOR-indexed sets)
-// follows silicon within 15 points at every lag and keeps half0's knee; it is the Hopper configs'
-// next policy (README, "silicon's L2 loses lines gradually"). The first half fails once the
-// shipped policy changes, so the README's finding gets revisited with it.
+// follows the H100's silicon within 15 points at every lag and keeps half0's knee (not the H200's:
+// README, "silicon's L2 loses lines gradually"). The first half fails once the shipped policy
+// changes, so the README's finding gets revisited with it.
 TEST(CalibrationTest, TheL2LosesStreamedLinesGraduallyOnSiliconAllAtOnceInTheModel) {
   const HardwareConfig h100 = load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml");
   const HardwareConfig rrip = load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml", {"l2.policy=set_rrip"});

@@ -2,11 +2,11 @@
 """The L2 footprint and lag rows (DRAM bytes per pass x 100) on silicon and in the model, per mode,
 with the mean difference in points: how close an L2 replacement policy comes to silicon's.
 
-    python3 tools/calibration/l2_policy_rows.py [--bwsim build/bwsim] [--config sim_configs/h100.yaml]
+    python3 tools/calibration/l2_policy_rows.py [--chip h100|h200] [--bwsim build/bwsim]
                                                 [--set l2.policy=set_rrip ...]
 
-Rows: every *_hbm_per_pass_x100 row of h100_l2_partitions.csv and h100_l2_footprint.csv (the
-H100's: the H200 files hold the same modes). Each is one `bwsim run ubench` (0.3-1 s).
+Rows: every *_hbm_per_pass_x100 row of <chip>_l2_partitions.csv and (H100) h100_l2_footprint.csv,
+against sim_configs/<chip>.yaml. Each is one `bwsim run ubench` (0.3-1 s).
 """
 import argparse
 import csv
@@ -17,11 +17,12 @@ from collections import defaultdict
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-FILES = ("h100_l2_partitions.csv", "h100_l2_footprint.csv")
 
 
-def silicon_rows():
-    for name in FILES:
+def silicon_rows(chip):
+    for name in (f"{chip}_l2_partitions.csv", f"{chip}_l2_footprint.csv"):
+        if not (HERE / name).exists():
+            continue
         with open(HERE / name) as f:
             for row in csv.reader(line for line in f if not line.startswith("#")):
                 if row and row[0].endswith("_hbm_per_pass_x100"):
@@ -39,13 +40,14 @@ def model(bwsim, config, sets, scenario, param):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bwsim", default=str(HERE.parent.parent / "build" / "bwsim"))
-    ap.add_argument("--config", default=str(HERE.parent.parent / "sim_configs" / "h100.yaml"))
+    ap.add_argument("--chip", choices=("h100", "h200"), default="h100", help="the silicon rows and the config")
     ap.add_argument("--set", dest="sets", action="append", default=[], help="a config override, as bwsim's --set")
     args = ap.parse_args()
     diffs = defaultdict(list)
     print("scenario,param,silicon,model")
-    for scenario, param, measured in silicon_rows():
-        predicted = model(args.bwsim, args.config, args.sets, scenario, param)
+    config = str(HERE.parent.parent / "sim_configs" / f"{args.chip}.yaml")
+    for scenario, param, measured in silicon_rows(args.chip):
+        predicted = model(args.bwsim, config, args.sets, scenario, param)
         print(f"{scenario},{param},{measured},{predicted}")
         mode = scenario.removeprefix("l2_").removesuffix("_hbm_per_pass_x100")
         diffs[mode].append(abs(predicted - measured))
