@@ -594,7 +594,6 @@ GemmResult run_gemm(const HardwareConfig& config, const SimOptions& options, con
     r.matches = c.matches;
     r.detail = c.detail;
     r.max_error = c.max_error;
-    r.max_error_bound = c.max_bound;
   }
   return r;
 }

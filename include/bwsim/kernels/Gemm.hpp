@@ -84,7 +84,7 @@ struct GemmResult {
   double flops = 0;  // 2*M*N*K
   bool checked = false, matches = false;
   std::string detail;  // check summary or the first mismatch
-  double max_error = 0, max_error_bound = 0;
+  double max_error = 0;
 };
 
 GemmResult run_gemm(const HardwareConfig& config, const SimOptions& options, const GemmParams& params, bool check);

@@ -40,7 +40,7 @@ struct GemmProblem {
 struct GemmCheck {
   bool matches = true;
   std::string detail;  // a summary, or the first element outside the bound
-  double max_error = 0, max_bound = 0;
+  double max_error = 0;
 };
 
 // D (M x N, pitch d_pitch) against an fp64 reference of A (M x K) x B (N x K)^T. The simulated

@@ -11,6 +11,7 @@
 #include "bwsim/hw/sm/Cta.hpp"
 #include "bwsim/hw/sm/Sm.hpp"
 #include "bwsim/hw/numeric/NumberFormats.hpp"
+#include "bwsim/hw/numeric/ProductSums.hpp"
 #include "bwsim/hw/tensor/sm100/SparseMetadata.hpp"
 
 namespace bwsim {
@@ -348,22 +349,6 @@ void for_each_cta_operands(const MmaInstr& in, Cta& cta, WarpState& ws, Fn fn) {
   }
 }
 
-namespace {
-// sums[n] = sum over k in order of a[k] * bt[k][n] (B transposed: K x N), each product rounded to
-// fp32 and added in fp32. The loop runs across n, so it vectorizes while every sum keeps its own
-// k order (the same operations as one sum at a time). Clones for AVX2 and the baseline; neither
-// has FMA, so no multiply-add is contracted into one rounding.
-[[gnu::target_clones("avx2", "default")]]
-void row_sums(const float* a, const float* bt, std::uint32_t n_len, std::uint32_t k_len, float* sums) {
-  std::fill(sums, sums + n_len, 0.0f);
-  for (std::uint32_t k = 0; k < k_len; ++k) {
-    const float av = a[k];
-    const float* br = bt + static_cast<std::size_t>(k) * n_len;
-    for (std::uint32_t n = 0; n < n_len; ++n) sums[n] += av * br[n];
-  }
-}
-}  // namespace
-
 // D[m][n] (+)= sum_k A[m][k] * B[n][k]: products of the narrow inputs (and of their power-of-two or
 // 4-bit-mantissa block scales) are exact in fp32; the K products of one instruction are summed in
 // fp32 in k order, then added to D.
@@ -377,19 +362,21 @@ void MmaPipe::execute(const MmaInstr& in, Cta& cta, WarpState& ws) {
     Tmem& tmem = dc.sm().tmem();
     thread_local std::vector<float> bt, sums;
     bt.resize(static_cast<std::size_t>(K) * N);
-    sums.resize(N);
+    sums.resize(static_cast<std::size_t>(M) * N);
     for (std::uint32_t n = 0; n < N; ++n)
       for (std::uint32_t k = 0; k < K; ++k) bt[static_cast<std::size_t>(k) * N + n] = b[n * K + k];
+    product_sums(a, M, bt.data(), N, K, sums.data());
     const std::uint32_t run = accumulator_run(in);
     for (std::uint32_t m = 0; m < M; ++m) {
-      row_sums(&a[m * K], bt.data(), N, K, sums.data());
+      const float* row = &sums[static_cast<std::size_t>(m) * N];
       for (std::uint32_t n0 = 0; n0 < N; n0 += run) {
         const TmemCell at = accumulator_cell(in, m, n0);
         std::uint32_t* cells = &tmem.cell(in.d.lane() + at.lane, in.d.column() + at.column);
-        for (std::uint32_t j = 0; j < run; ++j) {
-          const float prev = in.accumulate ? std::bit_cast<float>(cells[j]) : 0.0f;
-          cells[j] = std::bit_cast<std::uint32_t>(prev + sums[n0 + j]);
-        }
+        const float* sum = row + n0;
+        if (in.accumulate)
+          for (std::size_t j = 0; j < run; ++j) cells[j] = std::bit_cast<std::uint32_t>(std::bit_cast<float>(cells[j]) + sum[j]);
+        else
+          std::memcpy(cells, sum, run * sizeof(float));  // 0 + s is s except for s = -0, which the sum never is
       }
     }
   });

@@ -8,6 +8,7 @@
 
 #include "bwsim/hw/sm/Cta.hpp"
 #include "bwsim/hw/numeric/NumberFormats.hpp"
+#include "bwsim/hw/numeric/ProductSums.hpp"
 
 namespace bwsim {
 
@@ -88,13 +89,14 @@ void WgmmaPipe::execute(const Pending& p) const {
   const std::uint32_t ea = size_of(in.shape.a_type), eb = size_of(in.shape.b_type);
   const float sa = in.negate_a ? -1.0f : 1.0f, sb = in.negate_b ? -1.0f : 1.0f;
   Smem& smem = p.cta->smem();
-  thread_local std::vector<float> a, b;
+  thread_local std::vector<float> a, bt, sums;
   a.assign(16 * K, 0.0f);
-  b.resize(static_cast<std::size_t>(N) * K);
+  bt.resize(static_cast<std::size_t>(K) * N);
+  sums.resize(16 * static_cast<std::size_t>(N));
   for (std::uint32_t n = 0; n < N; ++n)
     for (std::uint32_t k = 0; k < K; ++k)
-      b[n * K + k] = sb * load_as_float(in.shape.b_type,
-                                        smem.bytes(operand_address(in.b, in.shape.b_major, eb, n, k), eb).data());
+      bt[static_cast<std::size_t>(k) * N + n] =
+          sb * load_as_float(in.shape.b_type, smem.bytes(operand_address(in.b, in.shape.b_major, eb, n, k), eb).data());
   const std::uint32_t row0 = 16 * p.warp_in_group;
   if (p.has_a_regs) {
     const std::uint32_t per_reg = 4 / ea;
@@ -112,13 +114,11 @@ void WgmmaPipe::execute(const Pending& p) const {
         a[r * K + k] = sa * load_as_float(in.shape.a_type,
                                           smem.bytes(operand_address(in.a, in.shape.a_major, ea, row0 + r, k), ea).data());
   }
+  product_sums(a.data(), 16, bt.data(), N, K, sums.data());
   for (std::uint32_t lane = 0; lane < 32; ++lane)
     for (std::uint32_t r = 0; r < regs; ++r) {
       const FragmentCoord c = wgmma_accumulator_coord(p.warp_in_group, lane, r);
-      const float* ar = &a[(c.row - row0) * K];
-      const float* br = &b[c.col * K];
-      float sum = 0.0f;
-      for (std::uint32_t k = 0; k < K; ++k) sum += ar[k] * br[k];
+      const float sum = sums[(c.row - row0) * N + c.col];
       float& d = (*p.acc)[lane * regs + r];
       d = in.scale_d ? d + sum : sum;
     }
