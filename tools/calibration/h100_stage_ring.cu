@@ -14,6 +14,12 @@
 // Each row: 3 launches; the value is the median; a comment gives the clock (median MHz over the
 // CTAs' clock64 / %globaltimer) and the three values. No L2 flush: A (G x 4 MiB, read once) misses
 // anyway; B is read by every SM as in the GEMM (see h100_stage_parts.cu for hot and cold B).
+// --cta-log FILE: each CTA's own cycles per k-block and SM in the three launches of every G = 132
+// row, as CSV parts,stages,launch,cta,smid,cycles_per_kblock (a 132-CTA grid fills the GPCs in
+// CTA blocks, `gpc_tpcs` in h100.yaml: tools/calibration/gpc_pace.py groups them by GPC).
+// --a-share own|cross|tpc: A's rows per CTA (a_band below): its own (the rows above), CTA c % 64's
+// (c and c + 64 read the same rows in step, from different GPCs), or its TPC pair's (c / 2); the
+// scenarios of cross and tpc are named stage_ring_<parts>_cross_... and ..._tpc_....
 //
 // Shared helpers (CHECK, make_strided_map, CtaTiming, read_cta_timings, median, sm_id, smem_addr, mbar_*, fence_mbar_init,
 // globaltimer, tma_load_2d) come from calibration_ptx.cuh. Map: L2 promotion 256B, as the twin.
@@ -21,6 +27,8 @@
 #include "calibration_ptx.cuh"
 
 #include <algorithm>
+#include <cstdio>
+#include <string>
 #include <vector>
 
 constexpr unsigned kA = 16384, kB = 32768, kStage = kA + kB, kSteps = 256, kMaxStages = 4;
@@ -34,8 +42,16 @@ __device__ __forceinline__ void load_stage(const CUtensorMap* a, const CUtensorM
   if (parts & 2) tma_load_2d(dst + kA, b, static_cast<int>(128 * k), 0, bar);
 }
 
+// Which band of A rows a CTA reads (--a-share): its own; that of CTA c % 64, so CTAs c and c + 64
+// (different GPCs, as the two readers of an A tile in gemm_sm90_twin's swizzle-1 order) read the
+// same rows in step; or that of its TPC's pair (c / 2, as under swizzle 2).
+enum class AShare : unsigned { Own, Cross, Tpc };
+__device__ __forceinline__ unsigned a_band(AShare share) {
+  return share == AShare::Cross ? blockIdx.x % 64 : share == AShare::Tpc ? blockIdx.x / 2 : blockIdx.x;
+}
+
 __global__ void k_ring(const __grid_constant__ CUtensorMap a, const __grid_constant__ CUtensorMap b, unsigned parts,
-                       unsigned stages, long long mma, CtaTiming* out) {
+                       unsigned stages, long long mma, AShare share, CtaTiming* out) {
   extern __shared__ unsigned char smem[];
   if (threadIdx.x != 0) return;
   const unsigned smid = sm_id();
@@ -44,7 +60,7 @@ __global__ void k_ring(const __grid_constant__ CUtensorMap a, const __grid_const
   fence_mbar_init();
   const unsigned long long ns0 = globaltimer();
   const long long c0 = clock64();
-  for (unsigned k = 0; k < stages; ++k) load_stage(&a, &b, parts, base + k * kStage, bars + 8 * k, k, blockIdx.x);
+  for (unsigned k = 0; k < stages; ++k) load_stage(&a, &b, parts, base + k * kStage, bars + 8 * k, k, a_band(share));
   long long mma_end = 0;
   for (unsigned k = 0; k < kSteps; ++k) {
     mbar_wait(bars + 8 * (k % stages), (k / stages) & 1u);
@@ -54,7 +70,7 @@ __global__ void k_ring(const __grid_constant__ CUtensorMap a, const __grid_const
     const unsigned refill = k - 1 + stages;
     if (k >= 1 && refill < kSteps) {
       const unsigned s = (k - 1) % stages;
-      load_stage(&a, &b, parts, base + s * kStage, bars + 8 * s, refill, blockIdx.x);
+      load_stage(&a, &b, parts, base + s * kStage, bars + 8 * s, refill, a_band(share));
     }
   }
   while (clock64() < mma_end) {
@@ -65,22 +81,43 @@ __global__ void k_ring(const __grid_constant__ CUtensorMap a, const __grid_const
 
 struct Launch {
   double per_kblock, mhz;
+  std::vector<CtaTiming> ctas;
 };
 
-Launch launch(const CUtensorMap& a, const CUtensorMap& b, unsigned parts, unsigned g, unsigned stages, CtaTiming* dout) {
+Launch launch(const CUtensorMap& a, const CUtensorMap& b, unsigned parts, unsigned g, unsigned stages, AShare share,
+              CtaTiming* dout) {
   CHECK(cudaMemset(dout, 0, sizeof(CtaTiming) * g));
-  k_ring<<<g, 32, kSmem>>>(a, b, parts, stages, 1024, dout);
+  k_ring<<<g, 32, kSmem>>>(a, b, parts, stages, 1024, share, dout);
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
   std::vector<double> per, mhz;
-  for (const CtaTiming& t : read_cta_timings(dout, g)) {
+  std::vector<CtaTiming> ctas = read_cta_timings(dout, g);
+  for (const CtaTiming& t : ctas) {
     per.push_back(t.cycles() / kSteps);
     mhz.push_back(t.mhz());
   }
-  return Launch{median(per), median(mhz)};
+  return Launch{median(per), median(mhz), std::move(ctas)};
 }
 
-int main() {
+int main(int argc, char** argv) {
+  FILE* cta_log = nullptr;
+  AShare share = AShare::Own;
+  for (int i = 1; i + 1 < argc; i += 2)
+    if (std::string(argv[i]) == "--a-share") {
+      const std::string v = argv[i + 1];
+      share = v == "cross" ? AShare::Cross : v == "tpc" ? AShare::Tpc : AShare::Own;
+      if (v != "cross" && v != "tpc" && v != "own") {
+        std::fprintf(stderr, "--a-share: own, cross or tpc\n");
+        return 1;
+      }
+    } else if (std::string(argv[i]) == "--cta-log") {
+      cta_log = std::fopen(argv[i + 1], "w");
+      if (!cta_log) {
+        std::fprintf(stderr, "cannot write %s\n", argv[i + 1]);
+        return 1;
+      }
+      std::fprintf(cta_log, "parts,stages,launch,cta,smid,cycles_per_kblock\n");
+    }
   CHECK(cudaFuncSetAttribute(k_ring, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
   const unsigned long long a_rows = 132ull * 128, b_rows = 256;
   void *a_data, *b_data;
@@ -94,20 +131,29 @@ int main() {
   CHECK(cudaMalloc(&dout, sizeof(CtaTiming) * 132));
   std::printf("scenario,param,value\n");
   const char* names[] = {"", "a", "b", "ab"};
+  const char* share_names[] = {"", "_cross", "_tpc"};
   for (unsigned parts : {1u, 2u, 3u}) {
     for (unsigned stages : {2u, 4u}) {
       for (unsigned g : {1u, 16u, 66u, 132u}) {
-        launch(a, b, parts, g, stages, dout);  // warm-up: B into the L2
+        launch(a, b, parts, g, stages, share, dout);  // warm-up: B into the L2
         std::vector<Launch> runs;
-        for (int l = 0; l < 3; ++l) runs.push_back(launch(a, b, parts, g, stages, dout));
+        for (int l = 0; l < 3; ++l) runs.push_back(launch(a, b, parts, g, stages, share, dout));
         std::vector<double> v;
         for (const Launch& r : runs) v.push_back(r.per_kblock);
         std::vector<double> sorted = v;
-        std::printf("stage_ring_%s_s%u_cycles_per_kblock,%u,%.0f\n", names[parts], stages, g, median(sorted));
+        std::printf("stage_ring_%s%s_s%u_cycles_per_kblock,%u,%.0f\n", names[parts], share_names[static_cast<unsigned>(share)],
+                    stages, g, median(sorted));
         std::printf("# clock_mhz %.0f, launch values %.0f %.0f %.0f\n", runs[1].mhz, v[0], v[1], v[2]);
         std::fflush(stdout);
+        if (cta_log && g == 132)
+          for (int l = 0; l < 3; ++l)
+            for (unsigned c = 0; c < g; ++c)
+              std::fprintf(cta_log, "%s%s,%u,%d,%u,%lld,%.1f\n", names[parts], share_names[static_cast<unsigned>(share)],
+                           stages, l, c, runs[l].ctas[c].smid,
+                           runs[l].ctas[c].cycles() / kSteps);
       }
     }
   }
+  if (cta_log) std::fclose(cta_log);
   return 0;
 }
