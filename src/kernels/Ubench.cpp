@@ -337,6 +337,7 @@ std::vector<UbenchScenario> make_scenarios() {
   for (UbenchScenario& s : hbm_box_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : l2_footprint_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : stage_ring_scenarios()) all.push_back(std::move(s));
+  for (UbenchScenario& s : join_arrival_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : private_stream_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : hit_box_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : hit_miss_mix_scenarios()) all.push_back(std::move(s));

@@ -15,7 +15,9 @@
 // MODE miss: each pair reads 64 boxes never read before (the L2 flushed by a 256 MiB memset).
 //
 // Usage: h100_join_window arrivals: the arrivals variant (k_pair_arrivals, below), gpc pairing,
-// with and without background load, printing its rows (run_join_window.sh). Or
+// with and without background load, printing its rows (run_join_window.sh). h100_join_window
+// arrivals_cold: the same with boxes never read before, for gpc and cross pairs (CSV=<tag>_join_
+// window_arrivals_cold.csv bash run_program.sh h100_join_window arrivals_cold). Or
 // h100_join_window MODE PAIRING DELAY: one launch (after a warm-up launch in hit mode), for
 // ncu (run_join_window.sh counts the sectors that reach the slices). Prints one row
 // mode,pairing,delay_cycles,sms,loads,box_bytes (sms: the SMs that read; the sectors they ask for
@@ -71,8 +73,12 @@ __global__ void k_pair_stream(const __grid_constant__ CUtensorMap map, bool hit,
 // `background`, the SMs from 64 on (idle in gpc pairing) stream their own L2-resident 128 KiB
 // rings unpaced, 4 x 32 KiB in flight, to load the L2 while the pairs run.
 constexpr unsigned kArrivalPace = 4000, kBackgroundLoads = 600;
+// `bit` pairs SM s with s ^ bit (16: the same GPC, 2: another GPC, by the map above); `cold`: each
+// load reads a box no one read before (the L2 flushed before the launch) instead of cycling over
+// the pair's 8 L2-resident ones, so the leader's read misses and the partner's finds it in flight
+// or just landed.
 __global__ void k_pair_arrivals(const __grid_constant__ CUtensorMap map, const __grid_constant__ CUtensorMap bg_map,
-                                unsigned delay, bool background, unsigned long long start,
+                                unsigned delay, bool background, unsigned bit, bool cold, unsigned long long start,
                                 unsigned long long* arrival, unsigned* lat, unsigned* role,
                                 unsigned long long* clk) {
   extern __shared__ unsigned char smem[];
@@ -87,8 +93,8 @@ __global__ void k_pair_arrivals(const __grid_constant__ CUtensorMap map, const _
                     (s - 64) * 8 * kBoxRows, 8 * kBoxRows, kStages, kBackgroundLoads);
     return;
   }
-  const unsigned pair = s & ~16u;
-  const bool partner = (s & 16u) != 0;
+  const unsigned pair = s & ~bit;
+  const bool partner = (s & bit) != 0;
   role[s] = partner ? 2 : 1;
   const unsigned base = init_stage_ring(smem, 1, kBoxBytes);
   const unsigned bar = base + kBoxBytes;
@@ -103,7 +109,8 @@ __global__ void k_pair_arrivals(const __grid_constant__ CUtensorMap map, const _
     }
     mbar_arrive_expect_tx(bar, kBoxBytes);
     const long long issued = clock64();
-    tma_load_2d(base, &map, 0, static_cast<int>((pair * kHitBoxes + j % kHitBoxes) * kBoxRows), bar);
+    const unsigned box = cold ? pair * kLoads + j : pair * kHitBoxes + j % kHitBoxes;
+    tma_load_2d(base, &map, 0, static_cast<int>(box * kBoxRows), bar);
     mbar_wait(bar, j & 1);
     arrival[s * kLoads + j] = globaltimer();
     lat[s * kLoads + j] = static_cast<unsigned>(clock64() - issued);
@@ -125,8 +132,11 @@ static unsigned median_of(std::vector<unsigned> v) {
 // partner_latency_cycles (medians, issue to arrival), partner_minus_lead_ns (median of load j's
 // arrival difference) and joined (the share of partner loads arriving less than DELAY / 2 after
 // their leader's: a joined load arrives with it, one served on its own about DELAY later).
-static int arrivals(unsigned sms) {
-  const unsigned rows = kPairs * kHitBoxes * kBoxRows, bg_rows = 80 * 8 * 2 * kBoxRows;
+// COLD (arrivals_cold mode): the pairs read boxes never read before, the L2 flushed before each
+// logged launch (no warm-up), for gpc and cross pairings; rows arrivals_cold,<pairing>,... with
+// the same columns after the first two.
+static int arrivals(unsigned sms, bool cold) {
+  const unsigned rows = kPairs * (cold ? kLoads : kHitBoxes) * kBoxRows, bg_rows = 80 * 8 * 2 * kBoxRows;
   void *data, *bg;
   CHECK(cudaMalloc(&data, static_cast<size_t>(rows) * 128));
   CHECK(cudaMemset(data, 1, static_cast<size_t>(rows) * 128));
@@ -143,14 +153,22 @@ static int arrivals(unsigned sms) {
   CHECK(cudaFuncSetAttribute(k_pair_arrivals, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   std::vector<unsigned long long> h_arr(256 * kLoads);
   std::vector<unsigned> h_lat(256 * kLoads), h_role(256);
-  std::printf("mode,background,delay_cycles,cycles_per_ns,lead_latency_cycles,partner_latency_cycles,"
-              "partner_minus_lead_ns,joined\n");
+  const size_t flush_bytes = cold ? 256ull << 20 : 0;
+  void* flush = nullptr;
+  if (cold) CHECK(cudaMalloc(&flush, flush_bytes));
+  std::printf(cold ? "mode,pairing,background,delay_cycles,cycles_per_ns,lead_latency_cycles,partner_latency_cycles,"
+                     "partner_minus_lead_ns,joined\n"
+                   : "mode,background,delay_cycles,cycles_per_ns,lead_latency_cycles,partner_latency_cycles,"
+                     "partner_minus_lead_ns,joined\n");
+  for (const unsigned bit : cold ? std::vector<unsigned>{16u, 2u} : std::vector<unsigned>{16u})
   for (unsigned background = 0; background < 2; ++background)
     for (unsigned delay : {0u, 32u, 64u, 128u, 256u, 512u, 1024u, 2048u}) {
-      for (int rep = 0; rep < 2; ++rep) {  // warm-up, then the logged launch
+      for (int rep = cold ? 1 : 0; rep < 2; ++rep) {  // warm-up (hot boxes only), then the logged launch
+        if (cold) CHECK(cudaMemset(flush, 2, flush_bytes));  // the pairs' boxes out of the L2
         CHECK(cudaMemset(role, 0, sizeof(unsigned) * 256));
         const unsigned long long start = paced_launch_start();
-        k_pair_arrivals<<<sms, 32, smem>>>(map, bg_map, delay, background != 0, start, arrival, lat, role, clk);
+        k_pair_arrivals<<<sms, 32, smem>>>(map, bg_map, delay, background != 0, bit, cold, start, arrival, lat, role,
+                                           clk);
         CHECK(cudaGetLastError());
         CHECK(cudaDeviceSynchronize());
       }
@@ -163,18 +181,20 @@ static int arrivals(unsigned sms) {
       std::vector<unsigned> lead, part, diff;
       unsigned joined = 0, partner_loads = 0;
       for (unsigned s = 0; s < 64 && s < sms; ++s) {
-        if (h_role[s] != 2 || h_role[s & ~16u] != 1) continue;
+        if (h_role[s] != 2 || h_role[s & ~bit] != 1) continue;
         for (unsigned j = 1; j < kLoads; ++j) {
           const long long d = static_cast<long long>(h_arr[s * kLoads + j]) -
-                              static_cast<long long>(h_arr[(s & ~16u) * kLoads + j]);
+                              static_cast<long long>(h_arr[(s & ~bit) * kLoads + j]);
           diff.push_back(static_cast<unsigned>(std::max(0ll, d)));
           ++partner_loads;
           if (static_cast<double>(d) * per_ns < delay / 2.0) ++joined;
-          lead.push_back(h_lat[(s & ~16u) * kLoads + j]);
+          lead.push_back(h_lat[(s & ~bit) * kLoads + j]);
           part.push_back(h_lat[s * kLoads + j]);
         }
       }
-      std::printf("arrivals,%u,%u,%.3f,%u,%u,%u,%.3f\n", background, delay, per_ns, median_of(lead), median_of(part),
+      if (cold) std::printf("arrivals_cold,%s,", bit == 16u ? "gpc" : "cross");
+      else std::printf("arrivals,");
+      std::printf("%u,%u,%.3f,%u,%u,%u,%.3f\n", background, delay, per_ns, median_of(lead), median_of(part),
                   median_of(diff), partner_loads ? static_cast<double>(joined) / partner_loads : 0.0);
       std::fflush(stdout);
     }
@@ -182,14 +202,14 @@ static int arrivals(unsigned sms) {
 }
 
 int main(int argc, char** argv) {
-  if (argc == 2 && !std::strcmp(argv[1], "arrivals")) {
+  if (argc == 2 && (!std::strcmp(argv[1], "arrivals") || !std::strcmp(argv[1], "arrivals_cold"))) {
     cudaDeviceProp prop;
     CHECK(cudaGetDeviceProperties(&prop, 0));
-    return arrivals(static_cast<unsigned>(prop.multiProcessorCount));
+    return arrivals(static_cast<unsigned>(prop.multiProcessorCount), !std::strcmp(argv[1], "arrivals_cold"));
   }
   if (argc != 4 || (std::strcmp(argv[1], "hit") && std::strcmp(argv[1], "miss")) ||
       (std::strcmp(argv[2], "tpc") && std::strcmp(argv[2], "gpc") && std::strcmp(argv[2], "cross"))) {
-    std::fprintf(stderr, "usage: h100_join_window hit|miss tpc|gpc|cross DELAY_CYCLES, or h100_join_window arrivals\n");
+    std::fprintf(stderr, "usage: h100_join_window hit|miss tpc|gpc|cross DELAY_CYCLES, or h100_join_window arrivals|arrivals_cold\n");
     return 2;
   }
   const bool hit = !std::strcmp(argv[1], "hit");

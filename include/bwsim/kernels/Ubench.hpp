@@ -62,6 +62,9 @@ std::vector<UbenchScenario> hit_miss_mix_scenarios();
 std::vector<UbenchScenario> bulk_write_scenarios();
 // A synchronized burst of HBM boxes from G SMs (UbenchHbmBurst.cpp), part of ubench_scenarios().
 std::vector<UbenchScenario> hbm_burst_scenarios();
+// Pairs of SMs reading the same cold boxes a set delay apart, h100_join_window.cu arrivals_cold
+// (UbenchJoinArrivals.cpp), part of ubench_scenarios().
+std::vector<UbenchScenario> join_arrival_scenarios();
 // The GEMM-mainloop stage ring (UbenchStageRing.cpp), part of ubench_scenarios().
 std::vector<UbenchScenario> stage_ring_scenarios();
 // Each SM streaming its own A boxes, h100_gemm_loads.cu --private-a (UbenchPrivateStream.cpp), part of

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# On the H100 (or H200) machine: the ping-pong 128x128 8192^3 GEMM's loads without its math
+# (h100_gemm_loads.cu: the twin's tile order, raster M, swizzle 1, 6 stages, each stage refilled
+# as soon as it lands), timed with its tile log and counted by Nsight Compute (DRAM bytes read of
+# the third launch, as run_gemm_locality.sh counts the GEMM). A diagnostic for issue 15: does the
+# swizzle-1 order lose its A reuse on silicon without the tensor pipe's pace? Writes
+# <tag>_gemm_loads_locality.csv (the timed row and the counts) and
+# <tag>_gemm_loads_tiles_pp128_8192_sw1.csv (the tile log) in $OUT (default: this directory).
+# Usage: bash tools/calibration/run_loads_locality.sh
+set -uo pipefail
+cd "$(dirname "$0")"
+. ./device_common.sh
+build_sm90 h100_gemm_loads
+metrics=dram__bytes_read.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_read_lookup_hit.sum,sm__cycles_elapsed.avg.per_second
+shape=(--m 8192 --n 8192 --k 8192 --rows 128 --tile-n 128 --stages 6 --raster m)
+csv="$out/${tag}_gemm_loads_locality.csv"
+log="$out/${tag}_gemm_loads_tiles_pp128_8192_sw1.csv"
+timed=$(timeout 120 "$bin/h100_gemm_loads" "${shape[@]}" --tile-log "$log.tmp" | tail -n 1)
+counted=$(ncu_values k_loads 2 "$bin/h100_gemm_loads" "${shape[@]}" --reps 2) || counted=",,,"
+{
+  silicon_header
+  echo "m,n,k,bm,bn,stages,grid,cycles,clock_mhz,dram_read_bytes,l2_read_sectors,l2_read_hit_sectors,ncu_sm_hz"
+  echo "$timed,$counted"
+  silicon_footer
+} > "$csv"
+{ silicon_header; echo "# h100_gemm_loads ${shape[*]} (run_loads_locality.sh): $timed"; cat "$log.tmp"; } > "$log"
+rm -f "$log.tmp"
+cat "$csv"
