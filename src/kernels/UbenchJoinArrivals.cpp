@@ -44,7 +44,7 @@ std::int64_t cold_arrivals(const HardwareConfig& c, Pairing pairing, bool loaded
   const TensorMap ring = ubench_box_map(sim.gmem().alloc(static_cast<std::uint64_t>(ring_rows) * kUbenchRowBytes),
                                         ring_rows, kRingRows);
   std::vector<Cycle> latencies;
-  const RunResult r = sim.launch(
+  sim.launch(
       "ubench", LaunchConfig{.grid_ctas = c.sm.count, .block_threads = 32, .dynamic_smem_bytes = kRingStages * kRingBox + 2048},
       [&](Warp& w) -> Task {
         const std::uint32_t sm = w.cta().sm().index(), gpc = layout.gpc[sm], i = sm - layout.gpc_first[gpc];
@@ -54,8 +54,8 @@ std::int64_t cold_arrivals(const HardwareConfig& c, Pairing pairing, bool loaded
           staged.init_barriers(w);
           w.fence_mbarrier_init();
           const std::uint32_t first = (gpc * 10 + i - 8) * kRingBoxes * kRingRows;  // a ring of its own
-          co_await staged.run(w, kRingLoads, [&](std::uint32_t i) {
-            return TensorCoords{0, static_cast<std::int32_t>(first + (i % kRingBoxes) * kRingRows)};
+          co_await staged.run(w, kRingLoads, [&](std::uint32_t k) {
+            return TensorCoords{0, static_cast<std::int32_t>(first + (k % kRingBoxes) * kRingRows)};
           });
           co_return;
         }
@@ -76,7 +76,6 @@ std::int64_t cold_arrivals(const HardwareConfig& c, Pairing pairing, bool loaded
           if (j > 0 && partner == (role == Role::Partner)) latencies.push_back(w.now() - issued);
         }
       });
-  (void)r;
   return static_cast<std::int64_t>(upper_median(latencies));
 }
 
