@@ -113,7 +113,7 @@ GemmCheck check_gemm(const GemmProblem& p, std::span<const std::byte> a, std::ui
     const double* ak = &apack[static_cast<std::size_t>(m / kRows) * p.k * kRows + m % kRows];
     const double* bk = &bpack[static_cast<std::size_t>(n / kCols) * p.k * kCols + n % kCols];
     double sum = 0.0;
-    for (std::uint32_t k = 0; k < p.k; ++k) sum += std::fabs(ak[static_cast<std::size_t>(k) * kRows] * bk[static_cast<std::size_t>(k) * kCols]);
+    for (std::size_t k = 0; k < p.k; ++k) sum += std::fabs(ak[k * kRows] * bk[k * kCols]);
     return sum;
   };
   const bool integer = p.d_type == DataType::S32;
@@ -121,12 +121,10 @@ GemmCheck check_gemm(const GemmProblem& p, std::span<const std::byte> a, std::ui
   // The first element of D (in row-major order) outside its bound is the one reported. The bound
   // K u sum|ab| (+ D's rounding) needs the magnitude sum only where the error exceeds K u |ref|
   // (+ the same): |ref| <= sum|ab|, so an error within that (shrunk by 2^-40 for the two sums' own
-  // rounding) is within the bound.
-  // With random operands that is all but the elements whose products nearly cancel, so the
-  // magnitudes cost a dot product for those few instead of a second full product.
-  std::uint64_t first_bad = ~0ull;
-  // Each thread checks a share of B's blocks and keeps its own findings, merged in a fixed order
-  // (the result does not depend on the number of threads).
+  // rounding) is within the bound. With random operands that is all but the elements whose
+  // products nearly cancel, so the magnitudes cost a dot product for those few instead of a
+  // second full product. Each thread checks a share of B's blocks and keeps its own findings,
+  // merged in a fixed order (the result does not depend on the number of threads).
   struct Findings {
     double max_error = 0;
     std::uint64_t first_bad = ~0ull;
@@ -160,12 +158,13 @@ GemmCheck check_gemm(const GemmProblem& p, std::span<const std::byte> a, std::ui
             check(f, g * kRows + i, blk * kCols + j, ref[i][j]);
       }
   };
-  // The host's cores share the sums of a large problem (1024^3 is ~2^31 multiply-adds); a small
+  // The host's cores share the sums of a large problem (1024^3 is 2^30 multiply-adds); a small
   // one is not worth a thread's start.
   const double work = static_cast<double>(p.m) * p.n * p.k;
   const std::uint32_t threads =
       work < 0x1p26 ? 1u : std::clamp(std::thread::hardware_concurrency(), 1u, std::min(8u, blocks));
   std::vector<Findings> found(threads);
+  std::uint64_t first_bad = ~0ull;
   {
     std::vector<std::jthread> helpers;
     for (std::uint32_t t = 1; t < threads; ++t) helpers.emplace_back([&, t] { check_blocks(found[t], t, threads); });
