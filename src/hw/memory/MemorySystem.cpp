@@ -66,6 +66,7 @@ MemorySystem::MemorySystem(const HardwareConfig& config) : MemorySystem(config, 
 
 MemorySystem::MemorySystem(const HardwareConfig& config, const ChipLayout& layout)
     : config_(config), sm_die_(layout.die), sm_gpc_(layout.gpc),
+      line_shift_(std::has_single_bit(config.l2.line_bytes) ? static_cast<unsigned>(std::countr_zero(config.l2.line_bytes)) : 0),
       load_gate_(layout, config.l2.cpc_load_bytes_in_flight) {
   // Twice as many slots as the L2 has lines (H100: 2^20, 24 MiB), so that the lines in flight at
   // once (132 SMs x 192 KiB is 0.2 M) rarely meet in a slot. With a quarter as many (2^18) the
@@ -223,6 +224,11 @@ MemorySystem::Touched MemorySystem::touch(std::uint32_t die, const TensorMap& ma
   const std::size_t count = static_cast<std::size_t>(key - keys_.data());
   const std::span<const std::uint64_t> keys(keys_.data(), count);
   const std::span<L2Touch> touches(touches_.data(), count);
+  // Host-cache prefetch only (results do not depend on it): the GPC join records the reads look
+  // up after the L2's (l2.join_scope gpc), one random slot per line, so that their misses overlap
+  // the lookup instead of queueing after it.
+  if (gpc_joins_ && fresh)
+    for (std::size_t i = 0; i < count; ++i) gpc_joins_->prefetch(line_number(keys[i]), sm_gpc_[sm]);
   halves_[die].l2->access(keys, touches);
   const bool split = halves_.size() > 1;
   if (split) {  // near misses (every write) of blocks homed on the other die: its half, in one call
@@ -270,7 +276,7 @@ MemorySystem::Touched MemorySystem::touch(std::uint32_t die, const TensorMap& ma
     // With a window or within a GPC, a read that does not join a fill in flight waits for it, then
     // is read out of the arrays (without either, a read that does not join is a plain hit).
     const bool in_flight = b.hit && b.last.until > at && config_.l2.coalesce_in_flight;
-    L2InFlight* group = gpc_joins_ ? &gpc_joins_->of(keys[i] / line, sm_gpc_[sm]) : nullptr;
+    L2InFlight* group = gpc_joins_ ? &gpc_joins_->of(line_number(keys[i]), sm_gpc_[sm]) : nullptr;
     const L2InFlight& joined = group ? *group : b.last;
     if (config_.l2.coalesce_in_flight && b.hit && joined.until > at && joined.sm != sm && joinable(joined, at)) {
       ++c.coalesced;

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "bwsim/core/HugePageArray.hpp"
 #include "bwsim/hw/memory/L2Policy.hpp"
 
 namespace bwsim {
@@ -21,7 +22,15 @@ class GpcJoinTable {
   explicit GpcJoinTable(std::uint64_t slots);
   // The record of `line`'s last transfer to GPC `gpc` (until 0 if there is none); the caller
   // writes a new transfer into it. Valid until the next call.
-  L2InFlight& of(std::uint64_t line, std::uint32_t gpc);
+  L2InFlight& of(std::uint64_t line, std::uint32_t gpc) {
+    const std::uint64_t key = key_of(line, gpc);
+    Slot& s = slots_[slot_of(key)];
+    if (s.key != key) s = Slot{key, {}};
+    return s.last;
+  }
+  // Starts loading the slot of (line, gpc) into the host cache (results do not depend on it): a
+  // box asks for its lines' slots before its L2 lookup, so their misses overlap that work.
+  void prefetch(std::uint64_t line, std::uint32_t gpc) const { __builtin_prefetch(&slots_[slot_of(key_of(line, gpc))]); }
   // A new launch: its clock starts at 0, so no earlier transfer is in flight.
   void clear();
 
@@ -30,7 +39,10 @@ class GpcJoinTable {
     std::uint64_t key = ~std::uint64_t{0};  // line x 256 + GPC
     L2InFlight last;
   };
-  std::vector<Slot> slots_;
+  static std::uint64_t key_of(std::uint64_t line, std::uint32_t gpc) { return line << 8 | gpc; }
+  // Fibonacci hashing: the high bits of the product.
+  std::uint64_t slot_of(std::uint64_t key) const { return (key * 0x9E3779B97F4A7C15ull) >> shift_; }
+  HugePageArray<Slot> slots_;
   unsigned shift_ = 0;  // 64 - log2(slots)
 };
 

@@ -152,6 +152,12 @@ class MemorySystem {
   std::vector<BandwidthLink> links_;  // the die-to-die link from die d to the other (two dies)
   std::vector<std::uint8_t> sm_die_;   // the die of each SM
   std::vector<std::uint32_t> sm_gpc_;  // the GPC of each SM
+  // log2(l2.line_bytes) where that is a power of two (every shipped config), else 0: a line's
+  // number per key is a shift, not a 64-bit division (tens of cycles each on the host).
+  unsigned line_shift_ = 0;
+  std::uint64_t line_number(std::uint64_t address) const {
+    return line_shift_ ? address >> line_shift_ : address / config_.l2.line_bytes;
+  }
   std::unique_ptr<GpcJoinTable> gpc_joins_;  // with l2.join_scope gpc
   CpcLoadGate load_gate_;
   MemoryStats stats_;
