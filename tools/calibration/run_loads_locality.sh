@@ -6,15 +6,19 @@
 # swizzle-1 order lose its A reuse on silicon without the tensor pipe's pace? Writes
 # <tag>_gemm_loads_locality.csv (the timed row and the counts) and
 # <tag>_gemm_loads_tiles_pp128_8192_sw1.csv (the tile log) in $OUT (default: this directory).
+# PARTS=a (or b) loads only the A (or B) boxes of each stage, into files named with _a (or _b).
 # Usage: bash tools/calibration/run_loads_locality.sh
 set -uo pipefail
 cd "$(dirname "$0")"
 . ./device_common.sh
 build_sm90 h100_gemm_loads
 metrics=dram__bytes_read.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_read_lookup_hit.sum,sm__cycles_elapsed.avg.per_second
-shape=(--m 8192 --n 8192 --k 8192 --rows 128 --tile-n 128 --stages 6 --raster m)
-csv="$out/${tag}_gemm_loads_locality.csv"
-log="$out/${tag}_gemm_loads_tiles_pp128_8192_sw1.csv"
+parts="${PARTS:-ab}"
+suffix=""
+[ "$parts" = ab ] || suffix="_$parts"
+shape=(--m 8192 --n 8192 --k 8192 --rows 128 --tile-n 128 --stages 6 --raster m --parts "$parts")
+csv="$out/${tag}_gemm_loads_locality${suffix}.csv"
+log="$out/${tag}_gemm_loads_tiles_pp128_8192_sw1${suffix}.csv"
 timed=$(timeout 120 "$bin/h100_gemm_loads" "${shape[@]}" --tile-log "$log.tmp" | tail -n 1)
 counted=$(ncu_values k_loads 2 "$bin/h100_gemm_loads" "${shape[@]}" --reps 2) || counted=",,,"
 {
