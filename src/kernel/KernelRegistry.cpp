@@ -57,6 +57,7 @@ std::vector<KernelInfo>& registry() {
   static std::vector<KernelInfo> kernels = [] {
     std::vector<KernelInfo> k = gemm_kernel_infos();
     k.push_back(gemm_sm90_kernel_info());
+    k.push_back(gemm_sm90_loads_kernel_info());
     k.push_back(tma_copy_kernel_info());
     k.push_back(tma_stream_kernel_info());
     k.push_back(ubench_kernel_info());

@@ -349,8 +349,8 @@ std::FILE* open_log(const char* option, const std::string& path, double clock_gh
   return f;
 }
 
-// The twin's --tile-log format (tools/calibration/gemm_sm90_twin.cu): one row per tile started,
-// times from the first tile's start; tools/calibration/tile_drift.py reads either.
+}  // namespace
+
 void write_tile_log(const std::string& path, const std::vector<TileStart>& starts, double clock_ghz) {
   std::FILE* f = open_log("--tile-log", path, clock_ghz, "cta,smid,j,tile,m,n,start_ns,start_cycles");
   Cycle t0 = ~Cycle{0};
@@ -363,6 +363,8 @@ void write_tile_log(const std::string& path, const std::vector<TileStart>& start
                static_cast<double>(s.cycle - t0) / clock_ghz, s.cycle - t0);
   std::fclose(f);
 }
+
+namespace {
 
 // The logged tiles by CTA, warpgroup and tile, as the twin writes them.
 std::vector<TilePhases> in_tile_order(std::vector<TilePhases> rows) {

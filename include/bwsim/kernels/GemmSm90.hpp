@@ -81,6 +81,13 @@ struct GemmSm90Result {
 GemmSm90Result run_gemm_sm90(const HardwareConfig& config, const SimOptions& options, const GemmSm90Params& p,
                              bool check);
 
+// The twin's --tile-log format (tools/calibration/gemm_sm90_twin.cu, h100_gemm_loads.cu): one row
+// per tile started, times from the first tile's start, at `clock_ghz`; tools/calibration/
+// tile_drift.py reads either. An InputError if `path` cannot be written.
+void write_tile_log(const std::string& path, const std::vector<TileStart>& starts, double clock_ghz);
+
 KernelInfo gemm_sm90_kernel_info();
+// gemm_sm90's producer alone, tools/calibration/h100_gemm_loads.cu (GemmSm90Loads.cpp).
+KernelInfo gemm_sm90_loads_kernel_info();
 
 }  // namespace bwsim
