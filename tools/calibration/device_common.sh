@@ -15,6 +15,10 @@ build_sm90() {
   done
 }
 
+# The ncu counts of a run's L2 reuse (run_gemm_locality.sh, run_loads_locality.sh): DRAM bytes read,
+# L2 read sectors and their hits, and the SM clock ncu saw.
+l2_reuse_metrics=dram__bytes_read.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_read_lookup_hit.sum,sm__cycles_elapsed.avg.per_second
+
 # silicon_footer: the GPU's clocks after the run, as one comment line.
 silicon_footer() {
   echo "# nvidia-smi_after,$(nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,driver_version --format=csv,noheader)"

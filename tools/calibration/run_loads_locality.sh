@@ -12,7 +12,7 @@ set -uo pipefail
 cd "$(dirname "$0")"
 . ./device_common.sh
 build_sm90 h100_gemm_loads
-metrics=dram__bytes_read.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_read_lookup_hit.sum,sm__cycles_elapsed.avg.per_second
+metrics=$l2_reuse_metrics
 parts="${PARTS:-ab}"
 suffix=""
 [ "$parts" = ab ] || suffix="_$parts"
