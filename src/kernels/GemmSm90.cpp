@@ -23,7 +23,7 @@ namespace bwsim {
 namespace {
 
 constexpr std::uint32_t kRowBytes = 128;        // one k-block row: 64 bf16, the 128B swizzle span
-constexpr std::uint32_t kTileK = 64;
+constexpr std::uint32_t kTileK = kSm90TileK;
 constexpr std::uint32_t kKSteps = kRowBytes / 32;  // wgmma k16 steps per k-block
 constexpr std::uint32_t kChunk = 64;            // epilogue chunk: 64 rows x 64 columns
 constexpr std::uint32_t kChunkBytes = kChunk * kChunk * 2;
@@ -268,13 +268,8 @@ GemmSm90Result run_gemm_sm90(const HardwareConfig& config, const SimOptions& opt
   const GmemAddr a = sim.gmem().alloc(static_cast<std::uint64_t>(ab_pitch) * p.m);
   const GmemAddr b = sim.gmem().alloc(static_cast<std::uint64_t>(ab_pitch) * p.n);
   const GmemAddr d = sim.gmem().alloc(static_cast<std::uint64_t>(d_pitch) * p.m);
-  auto operand_map = [&](GmemAddr addr, std::uint32_t rows, std::uint32_t box_rows) {
-    return TensorMap::tiled({.dtype = kAb, .address = addr, .dims = {p.k, rows}, .strides = {ab_pitch},
-                             .box = {kTileK, box_rows}, .swizzle = Swizzle::B128,
-                             .l2_promotion = L2Promotion::B256});
-  };
-  const TensorMap a_map = operand_map(a, p.m, layout.tile_m);
-  const TensorMap b_map = operand_map(b, p.n, p.tile_n);
+  const TensorMap a_map = sm90_operand_map(a, p.k, ab_pitch, p.m, layout.tile_m);
+  const TensorMap b_map = sm90_operand_map(b, p.k, ab_pitch, p.n, p.tile_n);
   const TensorMap d_map = TensorMap::tiled({.dtype = kD, .address = d, .dims = {p.n, p.m}, .strides = {d_pitch},
                                             .box = {kChunk, kChunk}, .swizzle = Swizzle::B128});
   if (sim.gmem().holds_data()) {
@@ -331,9 +326,7 @@ GemmSm90Params params_from(const KernelArgs& a) {
   p.tile_n = static_cast<std::uint32_t>(a.integer("tile-n", 1, 256));
   p.stages = static_cast<std::uint32_t>(a.integer("stages", 0, kMaxStages));
   p.grid = static_cast<std::uint32_t>(a.integer("grid", 0, 1u << 16));
-  const std::string& raster = a.text("raster");
-  if (raster != "m" && raster != "n") throw InputError(fmt::format("--raster: expected m or n, got '{}'", raster));
-  p.raster = raster == "n" ? Raster::AlongN : Raster::AlongM;
+  p.raster = raster_arg(a);
   p.swizzle = static_cast<std::uint32_t>(a.integer("swizzle", 1, 8));
   p.tile_scheduler = a.text("tile-scheduler");
   p.warmup = static_cast<std::uint32_t>(a.integer("warmup", 0, 8));
@@ -350,6 +343,18 @@ std::FILE* open_log(const char* option, const std::string& path, double clock_gh
 }
 
 }  // namespace
+
+TensorMap sm90_operand_map(GmemAddr address, std::uint32_t k, std::uint32_t pitch, std::uint32_t rows,
+                           std::uint32_t box_rows) {
+  return TensorMap::tiled({.dtype = DataType::BF16, .address = address, .dims = {k, rows}, .strides = {pitch},
+                           .box = {kSm90TileK, box_rows}, .swizzle = Swizzle::B128, .l2_promotion = L2Promotion::B256});
+}
+
+Raster raster_arg(const KernelArgs& args) {
+  const std::string& raster = args.text("raster");
+  if (raster != "m" && raster != "n") throw InputError(fmt::format("--raster: expected m or n, got '{}'", raster));
+  return raster == "n" ? Raster::AlongN : Raster::AlongM;
+}
 
 void write_tile_log(const std::string& path, const std::vector<TileStart>& starts, double clock_ghz) {
   std::FILE* f = open_log("--tile-log", path, clock_ghz, "cta,smid,j,tile,m,n,start_ns,start_cycles");

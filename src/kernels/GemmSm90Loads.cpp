@@ -20,8 +20,7 @@
 namespace bwsim {
 namespace {
 
-constexpr std::uint32_t kTileK = 64;     // bf16 elements of K per box: one 128-byte row
-constexpr std::uint32_t kRowBytes = 128;
+constexpr std::uint32_t kRowBytes = 128;  // a box row: one k-block of kSm90TileK bf16
 
 KernelReport run_from_cli(const KernelRequest& req) {
   const KernelArgs& a = req.args;
@@ -35,8 +34,7 @@ KernelReport run_from_cli(const KernelRequest& req) {
   if (parts != "ab" && parts != "a" && parts != "b")
     throw InputError(fmt::format("--parts: expected ab, a or b, got '{}'", parts));
   const bool load_a = parts != "b", load_b = parts != "a";
-  const std::string& raster = a.text("raster");
-  if (raster != "m" && raster != "n") throw InputError(fmt::format("--raster: expected m or n, got '{}'", raster));
+  const Raster raster = raster_arg(a);
   const auto swizzle = static_cast<std::uint32_t>(a.integer("swizzle", 1, 8));
   const std::uint32_t stage_bytes = (rows + tile_n) * kRowBytes;
   const std::uint32_t smem = 1024 + stages * stage_bytes + 8 * stages;
@@ -47,15 +45,12 @@ KernelReport run_from_cli(const KernelRequest& req) {
   Simulator sim(req.config, req.options);
   const std::uint32_t pitch = align_up(k * 2, 16);
   auto operand_map = [&](std::uint32_t operand_rows, std::uint32_t box_rows) {
-    return TensorMap::tiled({.dtype = DataType::BF16,
-                             .address = sim.gmem().alloc(static_cast<std::uint64_t>(pitch) * operand_rows),
-                             .dims = {k, operand_rows}, .strides = {pitch}, .box = {kTileK, box_rows},
-                             .swizzle = Swizzle::B128, .l2_promotion = L2Promotion::B256});
+    return sm90_operand_map(sim.gmem().alloc(static_cast<std::uint64_t>(pitch) * operand_rows), k, pitch, operand_rows,
+                            box_rows);
   };
   const TensorMap a_map = operand_map(m, rows), b_map = operand_map(n, tile_n);
-  const StaticPersistentScheduler scheduler(
-      TileGrid{(m + rows - 1) / rows, (n + tile_n - 1) / tile_n, raster == "n" ? Raster::AlongN : Raster::AlongM, swizzle});
-  const std::uint32_t tiles = scheduler.tiles(), k_tiles = (k + kTileK - 1) / kTileK;
+  const StaticPersistentScheduler scheduler(TileGrid{(m + rows - 1) / rows, (n + tile_n - 1) / tile_n, raster, swizzle});
+  const std::uint32_t tiles = scheduler.tiles(), k_tiles = (k + kSm90TileK - 1) / kSm90TileK;
   const auto grid_arg = static_cast<std::uint32_t>(a.integer("grid", 0, 1u << 16));
   const std::uint32_t grid = grid_arg ? grid_arg : std::min(tiles, req.config.sm.count);
   const std::uint32_t bytes = (load_a ? rows : 0) * kRowBytes + (load_b ? tile_n : 0) * kRowBytes;
@@ -75,7 +70,7 @@ KernelReport run_from_cli(const KernelRequest& req) {
             if (i >= stages) co_await w.mbarrier_wait(bar(s), ((i - stages) / stages) & 1u);
             if (kb == 0) starts.push_back({w.cta_idx(), w.sm_idx(), j, t, tm, tn, w.now()});
             w.mbarrier_arrive_expect_tx(bar(s), bytes);
-            const auto x = static_cast<std::int32_t>(kb * kTileK);
+            const auto x = static_cast<std::int32_t>(kb * kSm90TileK);
             if (load_a) w.tma_load(a_map, SmemAddr{base + s * stage_bytes}, bar(s), {x, static_cast<std::int32_t>(tm * rows)});
             if (load_b)
               w.tma_load(b_map, SmemAddr{base + s * stage_bytes + rows * kRowBytes}, bar(s),
@@ -90,8 +85,8 @@ KernelReport run_from_cli(const KernelRequest& req) {
   rep.kernel = "gemm_sm90_loads";
   rep.problem = fmt::format("gemm_sm90's loads alone ({}), M={} N={} K={} bf16, tile {}x{}x{}, {} stages, {} CTAs over {} "
                             "tiles, raster {}, swizzle {}",
-                            parts == "ab" ? "A and B" : parts == "a" ? "A only" : "B only", m, n, k, rows, tile_n, kTileK,
-                            stages, grid, tiles, raster == "n" ? "N" : "M", swizzle);
+                            parts == "ab" ? "A and B" : parts == "a" ? "A only" : "B only", m, n, k, rows, tile_n, kSm90TileK,
+                            stages, grid, tiles, raster == Raster::AlongN ? "N" : "M", swizzle);
   rep.run = run;
   rep.check_detail = "not checked";
   rep.figures = {{"tiles", tiles}, {"grid", grid}, {"stages", stages}};

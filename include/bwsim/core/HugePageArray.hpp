@@ -1,6 +1,6 @@
 #pragma once
 // A fixed-size array of trivially copyable values, for the large, randomly indexed tables of the
-// memory model (GPC join records, L2 residency index): where it spans megabytes it is allocated
+// memory model (the GPC join records, hw/memory/GpcJoinTable): where it spans megabytes it is allocated
 // on 2 MiB boundaries and the kernel is asked to back it with transparent huge pages
 // (madvise(MADV_HUGEPAGE); Linux's default "madvise" mode needs the ask), so that a random slot
 // costs a cache miss and not also a page walk (a 4 KiB-page table of 20 MiB exceeds any TLB).

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "bwsim/hw/memory/GlobalMemory.hpp"
+#include "bwsim/hw/memory/TensorMap.hpp"
 #include "bwsim/kernel/KernelRegistry.hpp"
 #include "bwsim/kernels/TileScheduler.hpp"
 
@@ -80,6 +82,15 @@ struct GemmSm90Result {
 
 GemmSm90Result run_gemm_sm90(const HardwareConfig& config, const SimOptions& options, const GemmSm90Params& p,
                              bool check);
+
+// gemm_sm90_twin.cu's operands (its make_map), which gemm_sm90 and gemm_sm90_loads read A and B
+// through: bf16, K-major, `rows` rows of `k` elements `pitch` bytes apart, each box a k-block of
+// kSm90TileK elements (one 128-byte row, 128B-swizzled) by `box_rows` rows, 256B L2 promotion.
+inline constexpr std::uint32_t kSm90TileK = 64;
+TensorMap sm90_operand_map(GmemAddr address, std::uint32_t k, std::uint32_t pitch, std::uint32_t rows,
+                           std::uint32_t box_rows);
+// The tile order of --raster (m: M fastest, or n); an InputError otherwise.
+Raster raster_arg(const KernelArgs& args);
 
 // The twin's --tile-log format (tools/calibration/gemm_sm90_twin.cu, h100_gemm_loads.cu): one row
 // per tile started, times from the first tile's start, at `clock_ghz`; tools/calibration/

@@ -9,7 +9,6 @@
 // slot replaces it (a join lost, never a join invented: the key is checked). Only transfers still
 // joinable matter, so the table is sized by what can be in flight, not by the L2.
 #include <cstdint>
-#include <vector>
 
 #include "bwsim/core/HugePageArray.hpp"
 #include "bwsim/hw/memory/L2Policy.hpp"
