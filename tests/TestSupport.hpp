@@ -4,6 +4,8 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "bwsim/config/HardwareConfig.hpp"
@@ -11,6 +13,14 @@
 #include "bwsim/kernel/Simulator.hpp"
 
 namespace bwsim::test {
+
+// The text of sim_configs/`name`.yaml.
+inline std::string config_text(const char* name) {
+  std::ifstream in(std::string(BWSIM_SOURCE_DIR "/sim_configs/") + name + ".yaml");
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
 
 inline const HardwareConfig& unit_config() {
   static const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml");

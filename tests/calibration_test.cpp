@@ -71,13 +71,14 @@ TEST(CalibrationTest, EveryH200ScenarioIsWithinItsToleranceWithItsOwnConfig) {
 // Pairs of SMs reading the same cold boxes a set delay apart (h100_join_window.cu arrivals_cold,
 // H200): with the L2 otherwise idle, the leader's miss and the partner's wait for the fill in
 // flight match within 10% (a hit after the fill within 16%); with 68 SMs streaming beside them
-// both roles' loaded latency is 8-17% short (join_arrivals_tolerances.csv says why): 28 rows
-// outside 10%.
+// both roles' loaded latency is within 10% but one partner's (join_arrivals_tolerances.csv): 4 rows
+// outside 10%. (28, the loaded ones 8-17% short, until the model's CPCs took every third TPC of a
+// GPC, sm.tpc_cpcs: the streamers then shared CPCs with the pairs as on silicon.)
 TEST(CalibrationTest, PairsReadingColdBoxesADelayApartOnTheH200) {
   const auto rows = expect_rows_within("h200", calibration("h200_join_arrivals_cold.csv"),
                                        calibration("join_arrivals_tolerances.csv"), 64);
   EXPECT_EQ(std::count_if(rows.begin(), rows.end(), [](const UbenchComparison& r) { return std::abs(r.error) > 0.10; }),
-            28);
+            4);
 }
 
 // L2 latency under load (h100_loaded.csv: one SM's TMA loads while 131 stream from the L2): the
@@ -177,10 +178,11 @@ TEST(CalibrationTest, TheEpilogueStagingSharesTheSmemWithWgmmaAndTmaLoads) {
 // median pace up to 64 KiB in flight per SM and fall to 0.72-0.76 of it by 128 KiB with 16 and 32
 // KiB boxes, which one limit per chip (l2.cpc_load_bytes_in_flight) holds within 8% on every such
 // row; outside: the 8 KiB boxes that silicon streams at one pace at every depth (and, with fills
-// at 1.85 array bytes per byte, the H100's private HBM stream at 96-128 KiB; within 10% at 1.0)
-// (cpc_depth_tolerances.csv). Without the gate every row is ~1.00.
+// at 1.85 array bytes per byte, the H100's private HBM stream at 96-128 KiB; within 10% at 1.0;
+// the H200's at 96 KiB +10.2%, +9.1% before the CPCs took every third TPC) (cpc_depth_tolerances.csv).
+// Without the gate every row is ~1.00.
 TEST(CalibrationTest, ShortCpcsStreamFasterOnlyPastTheirShareOfTheLimit) {
-  expect_both_chips("_cpc_depth.csv", "cpc_depth_tolerances.csv", 23, {3, 3});
+  expect_both_chips("_cpc_depth.csv", "cpc_depth_tolerances.csv", 23, {3, 4});
 }
 
 // The 2-stage scaling series' loads without math (h100_gemm_loads.cu, run_loads_scaling.sh, both
@@ -390,7 +392,8 @@ TileDrift tile_drift(const std::vector<TileStart>& starts) {
 // together (cv 0.001, ~250 cycles) while any SM's transfer was joinable as long as it was in flight:
 // a CTA that fell behind caught up by joining the others' reads. Since reads join only within a
 // GPC and a join window (l2.join_scope, l2.join_window_cycles) they drift too: cv 0.083 and 7267
-// cycles (more spread than silicon's; the row +0.0%, -19.4% before).
+// cycles (more spread than silicon's; the row +0.0%, -19.4% before); since the CPCs take every third
+// TPC (sm.tpc_cpcs, as silicon's fast SMs say) 3267 cycles at j = 5, less than silicon's.
 TEST(CalibrationTest, PingPongCtasDriftApartOnSiliconAndInTheModel) {
   std::vector<TileStart> silicon;
   for (const auto& row : read_csv_rows(calibration("h100_gemm_sm90_tiles_pp128_4096.csv"), 8))
@@ -412,7 +415,7 @@ TEST(CalibrationTest, PingPongCtasDriftApartOnSiliconAndInTheModel) {
   const TileDrift model = tile_drift(r.tile_starts);
   EXPECT_GT(model.cv, 0.04);
   EXPECT_LT(model.cv, 0.1);
-  EXPECT_GT(model.same_a_tile_j5, 5000);
+  EXPECT_GT(model.same_a_tile_j5, 2500);
 }
 
 // The L2's room for data all SMs read (132 SMs reading F MiB, DRAM bytes per pass as a share of F;
@@ -548,7 +551,10 @@ void expect_gemm_rows(const char* chip, double mean_bound, const std::string& cs
   EXPECT_LE(mean_absolute_error(rows), mean_bound) << chip;
 }
 
-// Mean errors 3.8% (H100) and 4.8% (H200) with reads joined only within a GPC and a join window,
+// Mean errors 4.0% (H100) and 4.6% (H200) since the CPCs take every third TPC of a GPC (sm.tpc_cpcs:
+// the H200's ping-pong 8192^3 -20.4% -> -17.1%, the H100's -16.4% -> -18.8%, its ping-pong 128x128
+// 4096^3 +0.0% -> -3.2%, its cooperative 256x128 +4.5% -> +1.3%); 3.8% and 4.8% before,
+// with reads joined only within a GPC and a join window,
 // and fills costing the arrays what a read does (the ping-pong 128x128 4096^3 row +0.0% / -8.8%,
 // the chaotic ping-pong 8192^3 row's draw -16.4% / -20.4%; README, "Calibration and validation on
 // Hopper silicon" (9)); 4.5% and 3.3% (the H100 reruns 4.4% and 4.3%) with the SMEM shared with
@@ -557,8 +563,8 @@ void expect_gemm_rows(const char* chip, double mean_bound, const std::string& cs
 // those, 5.9% and 5.3% before the SM's SMEM port), much of it the ping-pong 128x128 4096^3 row and
 // the chaotic ping-pong 8192^3 row's one deterministic draw (gemm_sm90_tolerances.csv gives its
 // perturbed means).
-TEST(KernelValidationTest, GemmSm90OnTheH100StaysWithinItsStatedBounds) { expect_gemm_rows("h100", 0.039); }
-TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.049); }
+TEST(KernelValidationTest, GemmSm90OnTheH100StaysWithinItsStatedBounds) { expect_gemm_rows("h100", 0.041); }
+TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.047); }
 // The same program on two more H100s, measured 2026-11-26: mean errors 4.2% and 3.9% with reads
 // joined within a GPC and a window (ping-pong 8192^3 -19.6% / -18.6%); 5.0% and 4.6% before (5.2% and
 // 4.9% before the epilogue's parts, 5.2% and 6.0% before the SMEM port); the ping-pong 128x128
@@ -587,9 +593,10 @@ TEST(KernelValidationTest, TheH100GemmsReadFromHbmWhatSiliconReadsAt4096Cubed) {
     const auto model = static_cast<double>(
         run_gemm_sm90(h100, SimOptions{.mode = Mode::Timing, .check_races = false}, p, false).run.memory.hbm_read_bytes);
     // Ping-pong 128x128: +15% since l2.cpc_load_bytes_in_flight (its CTAs drift apart more than
-    // silicon's; 0.99 before); cooperative 256x128 +11.5% since reads join only within a GPC
-    // (1.03 before); the others within 10%.
-    const double bound = row[4] == "128" ? 0.16 : 0.10;
+    // silicon's; 0.99 before), +5.1% since the CPCs take every third TPC (sm.tpc_cpcs); cooperative
+    // 256x128 +11.5% since reads join only within a GPC (1.03 before), +21.0% with every third TPC
+    // in a CPC; the others within 10%.
+    const double bound = row[4] == "128" ? 0.22 : 0.10;
     EXPECT_NEAR(model / silicon, 1.0, bound) << row[3] << " " << row[4] << "/" << row[5] << " " << row[6] << " stages";
     ++checked;
   }

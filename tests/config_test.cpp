@@ -4,21 +4,13 @@
 
 #include "bwsim/kernel/Simulator.hpp"
 
-#include <fstream>
-#include <sstream>
-
+#include "TestSupport.hpp"
 #include "bwsim/core/Error.hpp"
 
 namespace bwsim {
 namespace {
 
-// The text of sim_configs/`name`.yaml.
-std::string config_text(const char* name) {
-  std::ifstream in(std::string(BWSIM_SOURCE_DIR "/sim_configs/") + name + ".yaml");
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using test::config_text;
 std::string b200_text() { return config_text("b200"); }
 
 // Expects parse_config(text) to fail with a message containing every `parts`.

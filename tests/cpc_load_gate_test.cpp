@@ -21,16 +21,27 @@ std::map<std::uint32_t, std::uint32_t> sms_per_cpc(const ChipLayout& layout) {
 }
 
 TEST(CpcLoadGateTest, TheH100HasSixCpcsShortOfATpc) {
-  // 66 TPCs in 8 GPCs of 8, 8, 8, 8, 8, 8, 9, 9 (sm.gpc_tpcs, measured). CPCs of 3 TPCs: a GPC of 9
-  // has three of 6 SMs, one of 8 two of 6 and one of 4, so 18 CPCs of 6 SMs and 6 of 4 (24 SMs).
-  const ChipLayout layout = chip_layout(load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml"));
-  std::map<std::uint32_t, std::uint32_t> sizes;
-  for (const auto& [cpc, n] : sms_per_cpc(layout)) ++sizes[n];
-  EXPECT_EQ(sizes, (std::map<std::uint32_t, std::uint32_t>{{4, 6}, {6, 18}}));
-  // A CPC's SMs are consecutive and inside one GPC: the short one ends GPC 1 (SMs 16..31).
-  EXPECT_EQ(layout.cpc[28], layout.cpc[31]);
-  EXPECT_NE(layout.cpc[27], layout.cpc[28]);
-  EXPECT_NE(layout.cpc[31], layout.cpc[32]);
+  // 66 TPCs in 8 GPCs of 8, 8, 8, 8, 8, 8, 9, 9 (sm.gpc_tpcs, measured), every third TPC of a GPC in
+  // one CPC (sm.tpc_cpcs): a GPC of 9 has three CPCs of 6 SMs, one of 8 two of 6 and one of 4, so
+  // 18 CPCs of 6 SMs and 6 of 4 (24 SMs).
+  for (const char* chip : {"/sim_configs/h100.yaml", "/sim_configs/h200.yaml"}) {
+    const ChipLayout layout = chip_layout(load_config(std::string(BWSIM_SOURCE_DIR) + chip));
+    std::map<std::uint32_t, std::uint32_t> sizes;
+    for (const auto& [cpc, n] : sms_per_cpc(layout)) ++sizes[n];
+    EXPECT_EQ(sizes, (std::map<std::uint32_t, std::uint32_t>{{4, 6}, {6, 18}}));
+    // GPC 1 (SMs 16..31): its 3rd and 6th TPC share the short CPC, the 1st, 4th and 7th a full one.
+    EXPECT_EQ(layout.cpc[20], layout.cpc[27]);
+    EXPECT_EQ(sms_per_cpc(layout)[layout.cpc[20]], 4u);
+    EXPECT_EQ(layout.cpc[16], layout.cpc[22]);
+    EXPECT_EQ(layout.cpc[16], layout.cpc[29]);
+    EXPECT_NE(layout.cpc[16], layout.cpc[18]);
+    // GPC 0 starts with its 4 loose TPCs (the block scheduler's order): its short CPC is SMs 2, 3,
+    // 12, 13, silicon's CTAs 2, 3, 12, 13 of a full grid (smids 126, 127, 32, 33).
+    EXPECT_EQ(layout.cpc[2], layout.cpc[13]);
+    EXPECT_EQ(sms_per_cpc(layout)[layout.cpc[2]], 4u);
+    // The 18-SM GPC 6 (SMs 96..113): no short CPC.
+    EXPECT_EQ(sms_per_cpc(layout)[layout.cpc[100]], 6u);
+  }
 }
 
 TEST(CpcLoadGateTest, WithoutTpcsPerCpcEachGpcIsOneCpc) {
@@ -42,6 +53,18 @@ TEST(CpcLoadGateTest, WithoutTpcsPerCpcEachGpcIsOneCpc) {
 TEST(CpcLoadGateTest, TheLimitNeedsTheCpcs) {
   EXPECT_THROW(load_config(BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml", {"l2.cpc_load_bytes_in_flight=4096"}),
                ConfigError);
+}
+
+TEST(CpcLoadGateTest, ACpcListNeedsOneEntryPerTpcAndTheGpcSizes) {
+  const std::string yaml = test::config_text("unit_test");
+  auto with = [&](const std::string& lines) {
+    std::string y = yaml;
+    y.replace(y.find("  tpcs_per_cpc: 0"), std::string("  tpcs_per_cpc: 0").size(), lines);
+    return y;
+  };
+  EXPECT_NO_THROW(parse_config(with("  gpc_tpcs: [2]\n  tpc_cpcs: [0, 1]"), "t"));
+  EXPECT_THROW(parse_config(with("  gpc_tpcs: [2]\n  tpc_cpcs: [0, 1, 0]"), "t"), ConfigError);
+  EXPECT_THROW(parse_config(with("  tpc_cpcs: [0, 1]"), "t"), ConfigError);
 }
 
 // Records the order in which waiting loads are let go.
@@ -73,6 +96,33 @@ TEST(CpcLoadGateTest, WaitingLoadsGoSmBySmInTurnAndInIssueOrderWithinAnSm) {
   gate.release(2, 3000);            // CPC {2, 3} empty: the oversized load goes alone
   EXPECT_EQ(rec.admitted, (std::vector<std::uint64_t>{3, 5, 4, 7}));
   EXPECT_FALSE(admit(2, 1, 8));
+}
+
+TEST(CpcLoadGateTest, TurnsGoRoundTheSmsOfACpcWhoseTpcsAreNotAdjacent) {
+  // 6 SMs in one GPC of 3 TPCs; the 1st and 3rd TPC share CPC 0 (SMs 0, 1, 4, 5), the 2nd has
+  // CPC 1 (SMs 2, 3) to itself; 3000 bytes each.
+  std::string yaml = test::config_text("unit_test");
+  yaml.replace(yaml.find("count: 4"), 8, "count: 6");
+  yaml.replace(yaml.find("tpcs_per_cpc: 0"), 15, "gpc_tpcs: [3]\n  tpc_cpcs: [0, 1, 0]");
+  HardwareConfig cfg = parse_config(yaml, "interleaved");
+  cfg.l2.cpc_load_bytes_in_flight = 3000;
+  const ChipLayout layout = chip_layout(cfg);
+  EXPECT_EQ(layout.cpc, (std::vector<std::uint32_t>{0, 0, 1, 1, 0, 0}));
+  CpcLoadGate gate(layout, cfg.l2.cpc_load_bytes_in_flight);
+  Recorder rec;
+  auto admit = [&](std::uint32_t sm, std::uint32_t bytes, std::uint64_t slot) {
+    return gate.admit(sm, bytes, &Recorder::on_admitted, &rec, slot);
+  };
+  EXPECT_TRUE(admit(0, 2000, 1));
+  EXPECT_TRUE(admit(4, 1000, 2));   // SM 4 shares SM 0's CPC: 3000 in flight, full
+  EXPECT_TRUE(admit(2, 3000, 3));   // SMs 2 and 3 have their own
+  EXPECT_FALSE(admit(4, 1000, 4));
+  EXPECT_FALSE(admit(1, 500, 5));
+  EXPECT_FALSE(admit(0, 1000, 6));
+  gate.release(0, 2000);            // 2000 free, turns from SM 0: SM 0's 1000, SM 1's 500; SM 4's waits
+  EXPECT_EQ(rec.admitted, (std::vector<std::uint64_t>{6, 5}));
+  gate.release(4, 1000);            // SM 4's turn
+  EXPECT_EQ(rec.admitted, (std::vector<std::uint64_t>{6, 5, 4}));
 }
 
 TEST(CpcLoadGateTest, AGatedLoadGoesWhenTheLoadAheadOfItLands) {

@@ -249,6 +249,7 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   sm.read<std::uint32_t>("gpcs", c.sm.gpcs, 1, 1024);
   if (sm.has("tpcs_per_cpc")) sm.read<std::uint32_t>("tpcs_per_cpc", c.sm.tpcs_per_cpc, 0, 64);
   if (sm.has("gpc_tpcs")) sm.read_list("gpc_tpcs", c.sm.gpc_tpcs, 1, 512);
+  if (sm.has("tpc_cpcs")) sm.read_list("tpc_cpcs", c.sm.tpc_cpcs, 0, 63);
   sm.finish();
   if (c.sm.gpcs > (c.sm.count + 1) / 2) top.fail("sm.gpcs", "more GPCs than TPCs (2 SMs each)");
   if (!c.sm.gpc_tpcs.empty()) {
@@ -260,6 +261,10 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
                                           "list with sm.count)",
                                           (c.sm.count + 1) / 2));
   }
+  if (!c.sm.tpc_cpcs.empty() && (c.sm.gpc_tpcs.empty() || c.sm.tpc_cpcs.size() != (c.sm.count + 1) / 2))
+    top.fail("sm.tpc_cpcs", fmt::format("needs sm.gpc_tpcs and one entry per TPC ({}; edit or remove the list with "
+                                        "sm.count)",
+                                        (c.sm.count + 1) / 2));
 
   StrictMap dies = top.section("dies");
   dies.read<std::uint32_t>("count", c.dies.count, 1, 2);
@@ -333,8 +338,8 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   if (l2.has("cpc_load_bytes_in_flight"))
     l2.read<std::uint64_t>("cpc_load_bytes_in_flight", c.l2.cpc_load_bytes_in_flight, 0, 1ull << 32);
   l2.finish();
-  if (c.l2.cpc_load_bytes_in_flight && !c.sm.tpcs_per_cpc)
-    top.fail("l2.cpc_load_bytes_in_flight", "needs sm.tpcs_per_cpc (which SMs share a CPC)");
+  if (c.l2.cpc_load_bytes_in_flight && !c.sm.tpcs_per_cpc && c.sm.tpc_cpcs.empty())
+    top.fail("l2.cpc_load_bytes_in_flight", "needs sm.tpcs_per_cpc or sm.tpc_cpcs (which SMs share a CPC)");
   if (c.l2.bytes / (c.l2.line_bytes * static_cast<std::uint64_t>(c.l2.block_rows)) >= (1ull << 31))
     top.fail("l2.bytes",
              "more than 2^31 residency blocks (l2.block_rows rows of one line each): a smaller L2, longer lines or "

@@ -36,8 +36,11 @@ KernelReport run_from_cli(const KernelRequest& req) {
   const bool load_a = parts != "b", load_b = parts != "a";
   const Raster raster = raster_arg(a);
   const auto swizzle = static_cast<std::uint32_t>(a.integer("swizzle", 1, 8));
-  const std::uint32_t stage_bytes = (rows + tile_n) * kRowBytes;
-  const std::uint32_t smem = 1024 + stages * stage_bytes + 8 * stages;
+  // A stage holds the boxes of the parts loaded (A's then B's), as the CUDA program's does.
+  const std::uint32_t a_bytes = load_a ? rows * kRowBytes : 0;
+  const std::uint32_t stage_bytes = a_bytes + (load_b ? tile_n * kRowBytes : 0);
+  // At least 116 KiB, so that one CTA fits an SM whatever the stages hold (the CUDA program's rule).
+  const std::uint32_t smem = std::max(1024 + stages * stage_bytes + 8 * stages, 116u * 1024);
   if (smem > req.config.sm.max_smem_per_cta)
     throw InputError(fmt::format("--stages {}: {} bytes of SMEM, the CTA may have {}", stages, smem,
                                  req.config.sm.max_smem_per_cta));
@@ -53,7 +56,6 @@ KernelReport run_from_cli(const KernelRequest& req) {
   const std::uint32_t tiles = scheduler.tiles(), k_tiles = (k + kSm90TileK - 1) / kSm90TileK;
   const auto grid_arg = static_cast<std::uint32_t>(a.integer("grid", 0, 1u << 16));
   const std::uint32_t grid = grid_arg ? grid_arg : std::min(tiles, req.config.sm.count);
-  const std::uint32_t bytes = (load_a ? rows : 0) * kRowBytes + (load_b ? tile_n : 0) * kRowBytes;
   std::vector<TileStart> starts;
   const RunResult run = sim.launch(
       "gemm_sm90_loads", LaunchConfig{.grid_ctas = grid, .block_threads = 32, .dynamic_smem_bytes = smem},
@@ -69,11 +71,11 @@ KernelReport run_from_cli(const KernelRequest& req) {
             const std::uint32_t s = i % stages;
             if (i >= stages) co_await w.mbarrier_wait(bar(s), ((i - stages) / stages) & 1u);
             if (kb == 0) starts.push_back({w.cta_idx(), w.sm_idx(), j, t, tm, tn, w.now()});
-            w.mbarrier_arrive_expect_tx(bar(s), bytes);
+            w.mbarrier_arrive_expect_tx(bar(s), stage_bytes);
             const auto x = static_cast<std::int32_t>(kb * kSm90TileK);
             if (load_a) w.tma_load(a_map, SmemAddr{base + s * stage_bytes}, bar(s), {x, static_cast<std::int32_t>(tm * rows)});
             if (load_b)
-              w.tma_load(b_map, SmemAddr{base + s * stage_bytes + rows * kRowBytes}, bar(s),
+              w.tma_load(b_map, SmemAddr{base + s * stage_bytes + a_bytes}, bar(s),
                          {x, static_cast<std::int32_t>(tn * tile_n)});
           }
         }

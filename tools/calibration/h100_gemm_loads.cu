@@ -35,8 +35,9 @@ __global__ void k_loads(const __grid_constant__ CUtensorMap tmA, const __grid_co
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   if (threadIdx.x != 0) return;
   const unsigned base = (smem_addr(smem_raw) + 1023) & ~1023u;
-  const unsigned stage_bytes = (bm + bn) * 128, S = p.stages;
-  const unsigned bytes = ((parts & 1) ? bm * 128 : 0) + ((parts & 2) ? bn * 128 : 0);
+  // A stage holds the boxes of the parts loaded (A's then B's), so B alone fits more stages.
+  const unsigned a_bytes = (parts & 1) ? bm * 128 : 0, bytes = a_bytes + ((parts & 2) ? bn * 128 : 0);
+  const unsigned stage_bytes = bytes, S = p.stages;
   auto bar = [&](unsigned s) { return base + S * stage_bytes + 8 * s; };
   for (unsigned s = 0; s < S; ++s) mbar_init(bar(s), 1);
   fence_mbar_init();
@@ -44,23 +45,31 @@ __global__ void k_loads(const __grid_constant__ CUtensorMap tmA, const __grid_co
   tim[blockIdx.x * 4 + 0] = static_cast<long long>(globaltimer());
   tim[blockIdx.x * 4 + 1] = clock64();
   const unsigned tiles = p.tiles_m * p.tiles_n;
-  unsigned i = 0, j = 0;
+  // The stage and its parity are counted, not divided out of the load index: with i % S and
+  // (i - S) / S (run-time divisors) the loop itself took 278 cycles per load, which held B's boxes
+  // alone below what the L2 delivers (h200_box_stream.csv, README "The producer loop's own cost").
+  unsigned i = 0, j = 0, s = 0, odd = 0;
+  bool wrapped = false;  // i >= S: the stage holds an earlier load, waited for with parity odd ^ 1
   for (unsigned t = blockIdx.x; t < tiles; t += gridDim.x, ++j) {
     unsigned m, n;
     tile_of(p, t, m, n);
     for (unsigned kb = 0; kb < p.k_tiles; ++kb, ++i) {
-      const unsigned s = i % S;
-      if (i >= S) mbar_wait(bar(s), ((i - S) / S) & 1u);
+      if (wrapped) mbar_wait(bar(s), odd ^ 1u);
       if (kb == 0 && j < p.log_tiles)
         tile_log[blockIdx.x * (p.log_tiles + 1) + 1 + j] = static_cast<long long>(globaltimer());
       mbar_arrive_expect_tx(bar(s), bytes);
       // private_a: 0 the tile's rows; 1 the CTA's own rows over all of K; 2 its own, first 4 k-blocks
-      const unsigned a_row = private_a ? blockIdx.x * bm : m * bm, a_kb = private_a == 2 ? kb % 4 : kb;
+      const unsigned a_row = private_a ? blockIdx.x * bm : m * bm, a_kb = private_a == 2 ? kb & 3u : kb;
       if (parts & 1)
         tma_load_2d(base + s * stage_bytes, &tmA, static_cast<int>(a_kb * 64), static_cast<int>(a_row), bar(s));
       if (parts & 2)
-        tma_load_2d(base + s * stage_bytes + bm * 128, &tmB, static_cast<int>(kb * 64), static_cast<int>(n * bn),
+        tma_load_2d(base + s * stage_bytes + a_bytes, &tmB, static_cast<int>(kb * 64), static_cast<int>(n * bn),
                     bar(s));
+      if (++s == S) {
+        s = 0;
+        odd ^= 1u;
+        wrapped = true;
+      }
     }
   }
   for (unsigned k = i > S ? i - S : 0; k < i; ++k) mbar_wait(bar(k % S), (k / S) & 1u);
@@ -119,7 +128,9 @@ int main(int argc, char** argv) {
   long long *tim, *tile_log;
   CHECK(cudaMalloc(&tim, static_cast<size_t>(grid) * 4 * sizeof(long long)));
   CHECK(cudaMalloc(&tile_log, static_cast<size_t>(grid) * (p.log_tiles + 1) * sizeof(long long)));
-  const size_t smem = 1024 + static_cast<size_t>(stages) * (bm + bn) * 128 + 8 * stages;
+  const unsigned stage_bytes = ((parts & 1) ? bm : 0) * 128 + ((parts & 2) ? bn : 0) * 128;
+  // At least 116 KiB, so that one CTA fits an SM (228 KiB) whatever the stages hold.
+  const size_t smem = std::max<size_t>(1024 + static_cast<size_t>(stages) * stage_bytes + 8 * stages, 116 * 1024);
   CHECK(cudaFuncSetAttribute(k_loads, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   double cycles = 0, mhz = 0;
   for (int r = 0; r < 1 + reps; ++r) {

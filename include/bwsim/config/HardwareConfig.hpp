@@ -29,6 +29,10 @@ struct HardwareConfig {
     // Optional: the TPCs of each GPC in the order the block scheduler fills the GPCs (which is
     // the SMs' numbering); empty: spread evenly, die by die (hw/sm/ChipLayout).
     std::vector<std::uint32_t> gpc_tpcs;
+    // Optional, with gpc_tpcs: the CPC of each TPC within its GPC (0, 1, ...), TPC by TPC in SM
+    // order over the chip, where a chip's CPCs do not take a GPC's TPCs in order; empty: CPCs of
+    // tpcs_per_cpc consecutive TPCs.
+    std::vector<std::uint32_t> tpc_cpcs;
   } sm;
 
   // The chip's dies (hw/sm/ChipLayout, hw/memory/MemorySystem). Each die has whole GPCs (an

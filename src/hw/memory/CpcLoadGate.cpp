@@ -3,11 +3,16 @@
 namespace bwsim {
 
 CpcLoadGate::CpcLoadGate(const ChipLayout& layout, std::uint64_t bytes_in_flight)
-    : limit_(bytes_in_flight), sm_cpc_(layout.cpc), queues_(layout.cpc.size()) {
+    : limit_(bytes_in_flight), sm_cpc_(layout.cpc), members_(layout.cpc.size()), queues_(layout.cpc.size()) {
+  for (const std::uint32_t c : sm_cpc_) {
+    if (c >= cpcs_.size()) cpcs_.resize(c + 1);
+    ++cpcs_[c].sms;
+  }
+  for (std::uint32_t c = 1; c < cpcs_.size(); ++c) cpcs_[c].first = cpcs_[c - 1].first + cpcs_[c - 1].sms;
+  std::vector<std::uint32_t> filled(cpcs_.size(), 0);
   for (std::uint32_t sm = 0; sm < sm_cpc_.size(); ++sm) {
     const std::uint32_t c = sm_cpc_[sm];
-    if (c >= cpcs_.size()) cpcs_.resize(c + 1, Cpc{0, sm, 0, 0, 0});
-    ++cpcs_[c].sms;
+    members_[cpcs_[c].first + filled[c]++] = sm;
   }
 }
 
@@ -37,8 +42,8 @@ void CpcLoadGate::release(std::uint32_t sm, std::uint32_t bytes) {
   // The SMs' turns go round; an SM whose next load does not fit ends the round (no overtaking
   // by smaller loads of later SMs).
   while (c.waiting) {
-    while (queues_[c.first_sm + c.next].empty()) c.next = (c.next + 1) % c.sms;
-    ReusedFifo<Waiting>& q = queues_[c.first_sm + c.next];
+    while (queues_[members_[c.first + c.next]].empty()) c.next = (c.next + 1) % c.sms;
+    ReusedFifo<Waiting>& q = queues_[members_[c.first + c.next]];
     const Waiting w = q.front();
     if (!fits(c, w.bytes)) return;
     q.pop();

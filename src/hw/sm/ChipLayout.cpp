@@ -56,12 +56,19 @@ ChipLayout chip_layout(const HardwareConfig& config) {
     std::fill(layout.gpc.begin() + sm, layout.gpc.begin() + end, g);
     sm = end;
   }
+  // Each SM's CPC within its GPC (sm.tpc_cpcs, or tpcs_per_cpc TPCs in order), then numbered over
+  // the chip, GPC by GPC.
   layout.cpc.resize(n);
   for (std::uint32_t gpc = 0, cpc = 0; gpc < layout.gpcs(); ++gpc) {
     const std::uint32_t first = layout.gpc_first[gpc], sms = layout.gpc_sms(gpc);
     const std::uint32_t per = config.sm.tpcs_per_cpc ? 2 * config.sm.tpcs_per_cpc : std::max(sms, 1u);
-    for (std::uint32_t s = 0; s < sms; ++s) layout.cpc[first + s] = cpc + s / per;
-    cpc += (sms + per - 1) / per;
+    std::uint32_t cpcs = 0;
+    for (std::uint32_t s = 0; s < sms; ++s) {
+      const std::uint32_t local = config.sm.tpc_cpcs.empty() ? s / per : config.sm.tpc_cpcs[(first + s) / 2];
+      layout.cpc[first + s] = cpc + local;
+      cpcs = std::max(cpcs, local + 1);
+    }
+    cpc += cpcs;
   }
   return layout;
 }

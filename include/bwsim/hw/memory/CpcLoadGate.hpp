@@ -40,7 +40,7 @@ class CpcLoadGate {
   };
   struct Cpc {
     std::uint64_t bytes = 0;      // in flight
-    std::uint32_t first_sm = 0;   // its SMs are first_sm .. first_sm + sms - 1
+    std::uint32_t first = 0;      // its SMs are members_[first .. first + sms - 1], in SM order
     std::uint32_t sms = 0;
     std::uint32_t next = 0;       // the SM (offset) whose turn is next
     std::uint32_t waiting = 0;    // loads waiting over its SMs
@@ -50,6 +50,7 @@ class CpcLoadGate {
   std::uint64_t limit_;
   std::vector<Cpc> cpcs_;
   std::vector<std::uint32_t> sm_cpc_;
+  std::vector<std::uint32_t> members_;  // the SMs CPC by CPC
   std::vector<ReusedFifo<Waiting>> queues_;  // per SM: its waiting loads, in issue order
 };
 
