@@ -565,13 +565,14 @@ void expect_gemm_rows(const char* chip, double mean_bound, const std::string& cs
 // perturbed means).
 TEST(KernelValidationTest, GemmSm90OnTheH100StaysWithinItsStatedBounds) { expect_gemm_rows("h100", 0.041); }
 TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.047); }
-// The same program on two more H100s, measured 2026-11-26: mean errors 4.2% and 3.9% with reads
+// The same program on two more H100s, measured 2026-11-26: mean errors 3.9% and 3.6% since the
+// CPCs take every third TPC (ping-pong 8192^3 -14.6% / -15.3%); 4.2% and 3.9% with reads
 // joined within a GPC and a window (ping-pong 8192^3 -19.6% / -18.6%); 5.0% and 4.6% before (5.2% and
 // 4.9% before the epilogue's parts, 5.2% and 6.0% before the SMEM port); the ping-pong 128x128
 // rows vary most from machine to machine (4096^3: 336,388 / 329,927 / 309,881 cycles on the three).
 TEST(KernelValidationTest, GemmSm90OnTwoMoreH100sStaysWithinItsStatedBounds) {
-  expect_gemm_rows("h100", 0.043, "h100_gemm_sm90_rerun.csv");
-  expect_gemm_rows("h100", 0.040, "h100_gemm_sm90_rerun2.csv");
+  expect_gemm_rows("h100", 0.040, "h100_gemm_sm90_rerun.csv");
+  expect_gemm_rows("h100", 0.037, "h100_gemm_sm90_rerun2.csv");
 }
 
 // The twin's DRAM traffic on its timed launch (ncu, h100_gemm_traffic.csv) against the model's HBM
