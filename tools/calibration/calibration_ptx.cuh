@@ -146,6 +146,16 @@ __device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
                  : "r"(bar), "r"(parity)
                  : "memory");
 }
+// mbarrier.test_wait.parity: whether the phase of `parity` has completed, never suspending the
+// thread (try_wait may); h100_box_stream.cu spins on it to compare the two.
+__device__ __forceinline__ bool mbar_test_wait(unsigned bar, unsigned parity) {
+  unsigned done;
+  asm volatile("{ .reg .pred p; mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+               : "=r"(done)
+               : "r"(bar), "r"(parity)
+               : "memory");
+  return done != 0;
+}
 // fence.mbarrier_init.release.cluster: makes mbarrier inits visible (to the cluster, the async proxy).
 __device__ __forceinline__ void fence_mbar_init() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
 // fence.proxy.async.shared::cta: generic-proxy SMEM writes -> async-proxy (TMA, wgmma) accesses.

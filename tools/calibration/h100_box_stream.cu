@@ -48,16 +48,6 @@
 
 constexpr unsigned kLoads = 1024;
 
-// mbarrier.test_wait.parity in a loop: the non-blocking test (try_wait may suspend the thread).
-__device__ __forceinline__ void mbar_spin(unsigned bar, unsigned parity) {
-  unsigned done = 0;
-  while (!done)
-    asm volatile("{ .reg .pred p; mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                 : "=r"(done)
-                 : "r"(bar), "r"(parity)
-                 : "memory");
-}
-
 // clocks[c] = {start ns, start clock, end ns, end clock}; log (CTA 0): for stages kLogFirst.. the
 // clock at their loads' issue and when their wait returned (with log_on; otherwise nothing is stored
 // in the loop). A stage holds per_stage boxes on one mbarrier (kLoads boxes in all).
@@ -85,7 +75,10 @@ __global__ void k_stream(const __grid_constant__ CUtensorMap map, const __grid_c
       odd = (j / stages) & 1u;
     }
     if (j >= stages) {
-      if (spin) mbar_spin(bars + 8 * s, odd ^ 1u);
+      if (spin) {
+        while (!mbar_test_wait(bars + 8 * s, odd ^ 1u)) {
+        }
+      }
       else mbar_wait(bars + 8 * s, odd ^ 1u);
       const unsigned done = j - stages;
       if (logging && done >= kLogFirst && done < kLogFirst + kLogCount) log[2 * (done - kLogFirst) + 1] = clock64();
