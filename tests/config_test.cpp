@@ -122,6 +122,17 @@ TEST(ConfigTest, TheMeasuredChipLayoutListsMustDescribeTheChip) {
   expect_config_error(replace(h100, tpcs, "gpc_tpcs: [8, 8, 8, 8, 8, 8, 9, 99999999999999999999999]"),
                       {"sm.gpc_tpcs[7]: expected a number"});
   expect_config_error(h100, {"edit or remove the list with sm.count"}, {"sm.count=16"});
+  // The CPC of each TPC (sm.tpc_cpcs): one entry per TPC, with the GPC sizes, numbered without gaps
+  // within each GPC, and not beside sm.tpcs_per_cpc.
+  const std::string cpcs = "tpc_cpcs: [1, 2, 0, 1, 0, 1, 2, 0,";
+  expect_config_error(replace(h100, cpcs, "tpc_cpcs: [1, 2, 0, 1, 0, 1, 2,"),
+                      {"sm.tpc_cpcs: needs sm.gpc_tpcs and one entry per TPC (66;"});
+  expect_config_error(replace(h100, cpcs, "tpc_cpcs: [1, 2, 0, 1, 0, 1, 2, 9,"), {"TPC 7: CPC 9 in a GPC of 8 TPCs"});
+  expect_config_error(replace(h100, cpcs, "tpc_cpcs: [1, 2, 3, 1, 3, 1, 2, 3,"),
+                      {"GPC 0 has no TPC in its CPC 0: number a GPC's CPCs 0, 1, ... without a gap"});
+  expect_config_error(replace(h100, "  gpc_tpcs:", "  tpcs_per_cpc: 3\n  gpc_tpcs:"),
+                      {"sm.tpc_cpcs: names each TPC's CPC: leave out sm.tpcs_per_cpc"});
+  expect_config_error(replace(h100, "  gpc_tpcs: [8, 8, 8, 8, 8, 8, 9, 9]\n", ""), {"sm.tpc_cpcs: needs sm.gpc_tpcs"});
   // One die (one unified L2): every GPC is die 0's and the partition list is not used.
   const HardwareConfig unified = parse_config(h100, "cfg.yaml", {"dies.count=1"});
   EXPECT_TRUE(unified.dies.of_gpc.empty());

@@ -55,18 +55,6 @@ TEST(CpcLoadGateTest, TheLimitNeedsTheCpcs) {
                ConfigError);
 }
 
-TEST(CpcLoadGateTest, ACpcListNeedsOneEntryPerTpcAndTheGpcSizes) {
-  const std::string yaml = test::config_text("unit_test");
-  auto with = [&](const std::string& lines) {
-    std::string y = yaml;
-    y.replace(y.find("  tpcs_per_cpc: 0"), std::string("  tpcs_per_cpc: 0").size(), lines);
-    return y;
-  };
-  EXPECT_NO_THROW(parse_config(with("  gpc_tpcs: [2]\n  tpc_cpcs: [0, 1]"), "t"));
-  EXPECT_THROW(parse_config(with("  gpc_tpcs: [2]\n  tpc_cpcs: [0, 1, 0]"), "t"), ConfigError);
-  EXPECT_THROW(parse_config(with("  tpc_cpcs: [0, 1]"), "t"), ConfigError);
-}
-
 // Records the order in which waiting loads are let go.
 struct Recorder {
   std::vector<std::uint64_t> admitted;

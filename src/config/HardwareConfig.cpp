@@ -261,10 +261,24 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
                                           "list with sm.count)",
                                           (c.sm.count + 1) / 2));
   }
-  if (!c.sm.tpc_cpcs.empty() && (c.sm.gpc_tpcs.empty() || c.sm.tpc_cpcs.size() != (c.sm.count + 1) / 2))
-    top.fail("sm.tpc_cpcs", fmt::format("needs sm.gpc_tpcs and one entry per TPC ({}; edit or remove the list with "
-                                        "sm.count)",
-                                        (c.sm.count + 1) / 2));
+  if (!c.sm.tpc_cpcs.empty()) {
+    if (c.sm.tpcs_per_cpc) top.fail("sm.tpc_cpcs", "names each TPC's CPC: leave out sm.tpcs_per_cpc");
+    if (c.sm.gpc_tpcs.empty() || c.sm.tpc_cpcs.size() != (c.sm.count + 1) / 2)
+      top.fail("sm.tpc_cpcs", fmt::format("needs sm.gpc_tpcs and one entry per TPC ({}; edit or remove the list with "
+                                          "sm.count)",
+                                          (c.sm.count + 1) / 2));
+    // Each GPC numbers its CPCs 0, 1, ... without a gap (a CPC with no TPC is a typo).
+    for (std::uint32_t g = 0, first = 0; g < c.sm.gpc_tpcs.size(); first += c.sm.gpc_tpcs[g++]) {
+      std::vector<bool> used(c.sm.gpc_tpcs[g], false);
+      for (std::uint32_t t = first; t < first + c.sm.gpc_tpcs[g]; ++t)
+        if (c.sm.tpc_cpcs[t] < used.size()) used[c.sm.tpc_cpcs[t]] = true;
+        else top.fail("sm.tpc_cpcs", fmt::format("TPC {}: CPC {} in a GPC of {} TPCs", t, c.sm.tpc_cpcs[t], used.size()));
+      if (const auto gap = std::find(used.begin(), used.end(), false);
+          gap != used.end() && std::find(gap, used.end(), true) != used.end())
+        top.fail("sm.tpc_cpcs", fmt::format("GPC {} has no TPC in its CPC {}: number a GPC's CPCs 0, 1, ... without a gap",
+                                            g, gap - used.begin()));
+    }
+  }
 
   StrictMap dies = top.section("dies");
   dies.read<std::uint32_t>("count", c.dies.count, 1, 2);

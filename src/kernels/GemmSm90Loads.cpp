@@ -42,8 +42,9 @@ KernelReport run_from_cli(const KernelRequest& req) {
   // At least 116 KiB, so that one CTA fits an SM whatever the stages hold (the CUDA program's rule).
   const std::uint32_t smem = std::max(1024 + stages * stage_bytes + 8 * stages, 116u * 1024);
   if (smem > req.config.sm.max_smem_per_cta)
-    throw InputError(fmt::format("--stages {}: {} bytes of SMEM, the CTA may have {}", stages, smem,
-                                 req.config.sm.max_smem_per_cta));
+    throw InputError(fmt::format("--stages {}: {} bytes of SMEM (the stages, and at least 116 KiB so that one CTA "
+                                 "fills an SM as on the H100/H200), the CTA may have {}",
+                                 stages, smem, req.config.sm.max_smem_per_cta));
 
   Simulator sim(req.config, req.options);
   const std::uint32_t pitch = align_up(k * 2, 16);

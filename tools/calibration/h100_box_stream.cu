@@ -137,7 +137,7 @@ CUtensorMap stream_map(void* base, unsigned long long pitch, unsigned long long 
 int main() {
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
-  std::printf("# device,%s,sms,%d\nscenario,param,cycles\n", prop.name, prop.multiProcessorCount);
+  std::printf("# device,%s,sms,%d\nscenario,param,value\n", prop.name, prop.multiProcessorCount);
   const unsigned long long max_region = 8ull << 20;
   void *ones, *random;  // the region's data: every byte 1, or varied words
   CHECK(cudaMalloc(&ones, max_region));

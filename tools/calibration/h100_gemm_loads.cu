@@ -3,8 +3,8 @@
 // run at per-SM paces that differ by 10-13% with the whole chip loaded (the same SMs every run,
 // whatever tiles they get) and not at grid 66 or 100 (h100_gemm_sm90_tiles_*.csv).
 //
-// Kernel k_loads: grid CTAs of 32 threads (SMEM for S stages of (BM + BN) x 128 B, so one per SM
-// at S = 6, BM = BN = 128); thread 0 walks the CTA's tiles in the twin's static persistent order
+// Kernel k_loads: grid CTAs of 32 threads (SMEM for S stages of the parts' boxes, (BM + BN) x 128 B
+// for both, and at least 116 KiB, so one per SM); thread 0 walks the CTA's tiles in the twin's static persistent order
 // (tile_of: raster, swizzle) and, per k-block, loads the twin's A box {64, BM} at (kb*64, m*BM) and
 // B box {64, BN} at (kb*64, n*BN) into stage i % S on one mbarrier per stage, waiting for the
 // stage's previous loads to land before reusing it: S stages in flight, no consumer. It records

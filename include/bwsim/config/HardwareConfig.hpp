@@ -25,7 +25,7 @@ struct HardwareConfig {
     std::uint32_t max_ctas = 0;             // resident CTAs per SM
     std::uint32_t smem_reserved_per_cta = 0;  // shared memory the system reserves for each resident CTA
     std::uint32_t gpcs = 0;                 // GPCs; the SMs' TPCs (2 SMs each) spread over them evenly
-    std::uint32_t tpcs_per_cpc = 0;         // TPCs per CPC (a GPC's group of TPCs); 0: one CPC per GPC
+    std::uint32_t tpcs_per_cpc = 0;         // TPCs per CPC (a GPC's group of TPCs); 0: one CPC per GPC (or tpc_cpcs)
     // Optional: the TPCs of each GPC in the order the block scheduler fills the GPCs (which is
     // the SMs' numbering); empty: spread evenly, die by die (hw/sm/ChipLayout).
     std::vector<std::uint32_t> gpc_tpcs;

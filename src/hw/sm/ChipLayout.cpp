@@ -42,6 +42,9 @@ ChipLayout chip_layout(const HardwareConfig& config) {
       std::accumulate(tpcs_of_gpc.begin(), tpcs_of_gpc.end(), 0u) != (n + 1) / 2)
     throw ConfigError(fmt::format("{}: the GPCs' TPCs (sm.gpc_tpcs or the even spread) do not make {} GPCs of {} SMs",
                                   config.source, config.sm.gpcs, n));
+  if (!config.sm.tpc_cpcs.empty() && config.sm.tpc_cpcs.size() != (n + 1) / 2)
+    throw ConfigError(fmt::format("{}: sm.tpc_cpcs does not name the CPC of each of the chip's {} TPCs", config.source,
+                                  (n + 1) / 2));
   if (die_of_gpc.size() != config.sm.gpcs ||
       std::any_of(die_of_gpc.begin(), die_of_gpc.end(), [&](std::uint32_t d) { return d >= config.dies.count; }))
     throw ConfigError(fmt::format("{}: dies.of_gpc does not describe {} GPCs on {} dies", config.source, config.sm.gpcs,
