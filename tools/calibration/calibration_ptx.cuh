@@ -67,19 +67,22 @@ inline CUtensorMap make_map(void* base, unsigned rows, unsigned box_rows,
   return m;
 }
 
-// 2D uint8 map of `rows` rows `width` bytes apart (dims {width, rows}), box {128, box_rows},
-// SWIZZLE_128B, OOB fill none: a K-major operand of row stride `width` read 128 bytes (64 bf16) of
-// K at a time (h100_hbm_boxes.cu, h100_stage_ring.cu).
+// 2D map of `rows` rows `width` bytes apart (dims {width, rows} in elements), box {128 bytes,
+// box_rows}, SWIZZLE_128B, OOB fill none: a K-major operand of row stride `width` read 128 bytes (64
+// bf16) of K at a time (h100_hbm_boxes.cu, h100_stage_ring.cu); uint8 elements, or bf16 ones
+// (h100_box_stream.cu: the GEMM's element type).
 inline CUtensorMap make_strided_map(void* base, unsigned long long width, unsigned long long rows, unsigned box_rows,
-                                    CUtensorMapL2promotion promotion) {
+                                    CUtensorMapL2promotion promotion, bool bf16 = false) {
   const EncodeFn encode = encode_tiled();
+  const unsigned e = bf16 ? 2 : 1;
   CUtensorMap m;
-  const cuuint64_t dims[2] = {width, rows};
+  const cuuint64_t dims[2] = {width / e, rows};
   const cuuint64_t strides[1] = {width};
-  const cuuint32_t box[2] = {128, box_rows};
+  const cuuint32_t box[2] = {128 / e, box_rows};
   const cuuint32_t estr[2] = {1, 1};
-  if (encode(&m, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, base, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
-             CU_TENSOR_MAP_SWIZZLE_128B, promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+  if (encode(&m, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, base, dims, strides, box,
+             estr, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, promotion,
+             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
     std::fprintf(stderr, "cuTensorMapEncodeTiled failed (width %llu rows %llu)\n", width, rows);
     std::exit(1);
   }

@@ -116,24 +116,6 @@ __global__ void k_random(unsigned* p, size_t words) {
     p[i] = static_cast<unsigned>(i * 2654435761u) ^ static_cast<unsigned>(i >> 7) * 40503u;
 }
 
-// A 2D map over `pitch`-byte rows, box {128 bytes, box_rows}, SWIZZLE_128B: uint8 or bf16 elements.
-CUtensorMap stream_map(void* base, unsigned long long pitch, unsigned long long rows, unsigned box_rows, bool bf16,
-                       CUtensorMapL2promotion promotion) {
-  const unsigned e = bf16 ? 2 : 1;
-  CUtensorMap m;
-  const cuuint64_t dims[2] = {pitch / e, rows};
-  const cuuint64_t strides[1] = {pitch};
-  const cuuint32_t box[2] = {128 / e, box_rows};
-  const cuuint32_t estr[2] = {1, 1};
-  if (encode_tiled()(&m, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, base, dims, strides,
-                     box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, promotion,
-                     CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
-    std::fprintf(stderr, "cuTensorMapEncodeTiled failed\n");
-    std::exit(1);
-  }
-  return m;
-}
-
 int main() {
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
@@ -183,7 +165,7 @@ int main() {
   };
   for (const Variant& v : variants) {
     void* buf = v.random ? random : ones;
-    const CUtensorMap map = stream_map(buf, v.pitch, v.region / v.pitch, v.box_rows, v.bf16, v.promotion);
+    const CUtensorMap map = make_strided_map(buf, v.pitch, v.region / v.pitch, v.box_rows, v.promotion, v.bf16);
     const unsigned row_blocks = static_cast<unsigned>(v.region / v.pitch / v.box_rows);
     for (const unsigned grid : {1u, sms}) {
       for (const unsigned stages : {1u, 2u, 3u, 4u, 6u}) {
