@@ -81,6 +81,28 @@ TEST(CalibrationTest, PairsReadingColdBoxesADelayApartOnTheH200) {
             4);
 }
 
+// The spread of each SM's box landings when all stream at once (h100_box_spread.cu, H200): the
+// streams' rates are within 10% and so are the loaded latencies' upper deciles, but the model's
+// boxes land evenly where silicon's bunch (box_spread_tolerances.csv): 42 of 56 rows outside 10%.
+TEST(CalibrationTest, BoxLandingsOfAllSmStreamsOnTheH200) {
+  const auto rows = expect_rows_within("h200", calibration("h200_box_spread.csv"),
+                                       calibration("box_spread_tolerances.csv"), 56);
+  for (const UbenchComparison& r : rows) {
+    if (r.scenario.find("_all_bytes_per_cycle") != std::string::npos) {
+      EXPECT_LE(std::abs(r.error), 0.04) << r.scenario;
+    }
+  }
+  EXPECT_EQ(std::count_if(rows.begin(), rows.end(), [](const UbenchComparison& r) { return std::abs(r.error) > 0.10; }),
+            42);
+  const HardwareConfig h200 = load_config(BWSIM_SOURCE_DIR "/sim_configs/h200.yaml");
+  try {
+    run_ubench(h200, *find_ubench("box_spread_l2_all_latency_p50"), 9);
+    ADD_FAILURE() << "9 stages accepted";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "box_spread_l2_all_latency_p50: 16 KiB boxes in flight per CTA, 1..8, got 9");
+  }
+}
+
 // L2 latency under load (h100_loaded.csv: one SM's TMA loads while 131 stream from the L2): the
 // model's L2 is a FIFO link without the arbitration silicon shows, so these rows carry wide stated
 // bounds; the test pins them (no row may get worse) until that mechanism lands.

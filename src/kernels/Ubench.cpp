@@ -343,6 +343,7 @@ std::vector<UbenchScenario> make_scenarios() {
   for (UbenchScenario& s : hit_miss_mix_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : bulk_write_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : hbm_burst_scenarios()) all.push_back(std::move(s));
+  for (UbenchScenario& s : box_spread_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : smem_port_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : epilogue_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : epilogue_background_scenarios()) all.push_back(std::move(s));
@@ -428,6 +429,9 @@ std::int64_t run_ubench(const HardwareConfig& config, const UbenchScenario& s, s
       break;
     case UbenchParam::LagBoxes:
       if (param > 255) throw InputError(fmt::format("{}: boxes a follower reads behind its leader, 0..255, got {}", s.name, param));
+      break;
+    case UbenchParam::BoxStages:
+      if (param == 0 || param > 8) throw InputError(fmt::format("{}: 16 KiB boxes in flight per CTA, 1..8, got {}", s.name, param));
       break;
     case UbenchParam::Warps:
       if (param == 0 || param > 32) throw InputError(fmt::format("{}: warps of the CTA, 1..32, got {}", s.name, param));

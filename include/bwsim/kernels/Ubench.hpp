@@ -31,6 +31,7 @@ enum class UbenchParam : std::uint8_t {
   BoxStep,       // boxes between consecutive SMs' first boxes in a shared ring of 128: 0..127
   LagBoxes,      // boxes a follower reads behind its leader: 0..255
   Warps,         // warps of the one CTA: 1..32
+  BoxStages,     // 16 KiB boxes in flight per CTA: 1..8
 };
 
 struct UbenchScenario {
@@ -62,6 +63,9 @@ std::vector<UbenchScenario> hit_miss_mix_scenarios();
 std::vector<UbenchScenario> bulk_write_scenarios();
 // A synchronized burst of HBM boxes from G SMs (UbenchHbmBurst.cpp), part of ubench_scenarios().
 std::vector<UbenchScenario> hbm_burst_scenarios();
+// The spread of box latencies and landing intervals of all-SM streams, h100_box_spread.cu
+// (UbenchBoxSpread.cpp), part of ubench_scenarios().
+std::vector<UbenchScenario> box_spread_scenarios();
 // Pairs of SMs reading the same cold boxes a set delay apart, h100_join_window.cu arrivals_cold
 // (UbenchJoinArrivals.cpp), part of ubench_scenarios().
 std::vector<UbenchScenario> join_arrival_scenarios();
