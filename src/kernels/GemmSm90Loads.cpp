@@ -4,7 +4,8 @@
 // rows m) and/or the B box {64, tile_n} at (64 kb, tile_n n) into stage i % S on one barrier per
 // stage, waiting for the stage's previous loads to land before it reuses it: S stages in flight,
 // no consumer, no epilogue. The issue 15 diagnostic: the swizzle-1 order's loads alone, with A, B
-// or both (silicon: run_loads_locality.sh, PARTS=a|b). --tile-log writes when each tile's first
+// or both (silicon: run_loads_locality.sh, PARTS=a|b), A optionally private to each CTA
+// (run_loads_joins.sh). --tile-log writes when each tile's first
 // loads went out, in the twin's format.
 #include <fmt/format.h>
 
@@ -34,6 +35,9 @@ KernelReport run_from_cli(const KernelRequest& req) {
   if (parts != "ab" && parts != "a" && parts != "b")
     throw InputError(fmt::format("--parts: expected ab, a or b, got '{}'", parts));
   const bool load_a = parts != "b", load_b = parts != "a";
+  const std::string& private_a = a.text("private-a");
+  if (private_a != "none" && private_a != "hbm" && private_a != "l2")
+    throw InputError(fmt::format("--private-a: expected none, hbm or l2, got '{}'", private_a));
   const Raster raster = raster_arg(a);
   const auto swizzle = static_cast<std::uint32_t>(a.integer("swizzle", 1, 8));
   // A stage holds the boxes of the parts loaded (A's then B's), as the CUDA program's does.
@@ -52,11 +56,14 @@ KernelReport run_from_cli(const KernelRequest& req) {
     return sm90_operand_map(sim.gmem().alloc(static_cast<std::uint64_t>(pitch) * operand_rows), k, pitch, operand_rows,
                             box_rows);
   };
-  const TensorMap a_map = operand_map(m, rows), b_map = operand_map(n, tile_n);
   const StaticPersistentScheduler scheduler(TileGrid{(m + rows - 1) / rows, (n + tile_n - 1) / tile_n, raster, swizzle});
   const std::uint32_t tiles = scheduler.tiles(), k_tiles = (k + kSm90TileK - 1) / kSm90TileK;
   const auto grid_arg = static_cast<std::uint32_t>(a.integer("grid", 0, 1u << 16));
   const std::uint32_t grid = grid_arg ? grid_arg : std::min(tiles, req.config.sm.count);
+  // Private A (the CUDA program's --private-a): a band of `rows` rows per CTA, so no other SM reads
+  // its A boxes; "hbm" walks all of K every tile, "l2" cycles through the first 4 k-blocks.
+  const bool own_a = private_a != "none", hot_a = private_a == "l2";
+  const TensorMap a_map = operand_map(own_a ? std::max(m, grid * rows) : m, rows), b_map = operand_map(n, tile_n);
   std::vector<TileStart> starts;
   const RunResult run = sim.launch(
       "gemm_sm90_loads", LaunchConfig{.grid_ctas = grid, .block_threads = 32, .dynamic_smem_bytes = smem},
@@ -74,7 +81,11 @@ KernelReport run_from_cli(const KernelRequest& req) {
             if (kb == 0) starts.push_back({w.cta_idx(), w.sm_idx(), j, t, tm, tn, w.now()});
             w.mbarrier_arrive_expect_tx(bar(s), stage_bytes);
             const auto x = static_cast<std::int32_t>(kb * kSm90TileK);
-            if (load_a) w.tma_load(a_map, SmemAddr{base + s * stage_bytes}, bar(s), {x, static_cast<std::int32_t>(tm * rows)});
+            if (load_a) {
+              const std::uint32_t a_row = own_a ? w.cta_idx() * rows : tm * rows, a_kb = hot_a ? kb & 3u : kb;
+              w.tma_load(a_map, SmemAddr{base + s * stage_bytes}, bar(s),
+                         {static_cast<std::int32_t>(a_kb * kSm90TileK), static_cast<std::int32_t>(a_row)});
+            }
             if (load_b)
               w.tma_load(b_map, SmemAddr{base + s * stage_bytes + a_bytes}, bar(s),
                          {x, static_cast<std::int32_t>(tn * tile_n)});
@@ -113,6 +124,8 @@ KernelInfo gemm_sm90_loads_kernel_info() {
        {"raster", "tile order: m (M fastest) or n", "m"},
        {"swizzle", "tiles per raster band: 1, 2, 4 or 8", "1"},
        {"parts", "the boxes of a stage: ab (both), a or b", "ab"},
+       {"private-a", "A boxes of the CTA's own rows, read by no other SM: none (the tile's), hbm (all of K, every "
+                     "tile) or l2 (the first 4 k-blocks, L2-resident)", "none"},
        {"tile-log", "write when each CTA started each tile (its first loads) to FILE as CSV, as h100_gemm_loads.cu "
                     "--tile-log does on hardware", ""}},
       &run_from_cli};
