@@ -1,6 +1,7 @@
 // gemm_sm90_loads (kernels/GemmSm90Loads): gemm_sm90's producer alone, as h100_gemm_loads.cu. Every
-// tile's k-blocks load the boxes --parts names, once each, and its tile log has a row per tile in
-// the persistent order; bad parts are a clear error.
+// tile's k-blocks load the boxes --parts names, once each, A's rows are the tile's or (--private-a)
+// the CTA's own, and its tile log has a row per tile in the persistent order; bad parts are a clear
+// error.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -14,14 +15,16 @@
 namespace bwsim {
 namespace {
 
-RunResult run_loads(const std::string& parts, const std::string& tile_log = "") {
+RunResult run_loads(const std::string& parts, const std::string& tile_log = "", const std::string& private_a = "none",
+                    const char* k_size = "256") {
   static const HardwareConfig h100 = load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml");
   const KernelInfo& k = *find_kernel("gemm_sm90_loads");
   KernelRequest req{h100, SimOptions{.mode = Mode::Timing}, {}, false};
   for (const KernelParam& p : k.params) req.args.set(p.name, p.default_value);
   // 4 x 2 tiles of 128 x 128 over 3 CTAs, 4 k-blocks each, 2 stages
-  for (const auto& [name, value] : {std::pair{"m", "512"}, {"n", "256"}, {"k", "256"}, {"stages", "2"}, {"grid", "3"}})
+  for (const auto& [name, value] : {std::pair{"m", "512"}, {"n", "256"}, {"k", k_size}, {"stages", "2"}, {"grid", "3"}})
     req.args.set(name, value);
+  req.args.set("private-a", private_a);
   req.args.set("parts", parts);
   req.args.set("tile-log", tile_log);
   return k.run(req).run;
@@ -35,6 +38,19 @@ TEST(GemmSm90LoadsTest, EveryTilesKBlocksLoadTheBoxesItsPartsName) {
   EXPECT_EQ(ab.tma.load_bytes, 8u * 4 * 2 * 16384);  // 128 rows of 128 bytes per box
   EXPECT_EQ(ab.tma.stores, 0u);                      // no epilogue
   EXPECT_GT(ab.cycles, a.cycles);
+}
+
+// K = 1024: 16 k-blocks of 64 bf16 per tile, a row of A 2 KiB. The L2 holds every byte here, so HBM
+// reads each distinct A line once: the 4 m-tiles' 512 rows (shared), each CTA's own 128 rows over
+// all of K (hbm), or only their first 4 k-blocks, 512 bytes a row (l2).
+TEST(GemmSm90LoadsTest, PrivateAReadsTheCtasOwnRows) {
+  EXPECT_EQ(run_loads("a", "", "none", "1024").memory.hbm_read_bytes, 512u * 2048);
+  EXPECT_EQ(run_loads("a", "", "hbm", "1024").memory.hbm_read_bytes, 3u * 128 * 2048);
+  const RunResult hot = run_loads("a", "", "l2", "1024");
+  EXPECT_EQ(hot.memory.hbm_read_bytes, 3u * 128 * 512);
+  EXPECT_EQ(hot.tma.loads, 8u * 16);  // every tile's k-blocks still load a box each
+  test::expect_bad_input("run gemm_sm90_loads --config " BWSIM_SOURCE_DIR "/sim_configs/h100.yaml --private-a b",
+                         "--private-a: expected none, hbm or l2, got 'b'");
 }
 
 TEST(GemmSm90LoadsTest, TheTileLogHasARowPerTileInThePersistentOrder) {
