@@ -18,9 +18,13 @@ BASE's it holds, and the correlation of the SMs' intervals with BASE's.
 With --rate BYTES, it prints for each LOG the bytes per cycle all SMs receive together when each
 moves BYTES per tile, x 100 (the values of {h100,h200}_loads_private.csv: BYTES 1048576, a tile's
 64 boxes of 16 KiB).
+With --gpc MAP.csv (a GPC map as h200_gpc_map_loads.csv, its "# gpc,G,SMS,smid ..." lines, of the
+machine the logs come from), it prints for each LOG the SMs' paces (intervals over the median) GPC
+by GPC, mean and standard deviation, leaving out the log's own fast set (below 0.9 of the median).
 Usage: tile_drift.py LOG.csv [LOG.csv ...]
        tile_drift.py --fast-set BASE.csv [LOG.csv ...]
        tile_drift.py --rate BYTES LOG.csv [LOG.csv ...]
+       tile_drift.py --gpc MAP.csv LOG.csv [LOG.csv ...]
 """
 import csv
 import statistics
@@ -125,6 +129,29 @@ def compare_paces(base, paces):
             "corr": sxy / (sxx * syy) ** 0.5 if sxx and syy else 0.0}
 
 
+def read_gpc_map(path):
+    """smid -> GPC from a GPC map's "# gpc,G,SMS,smid smid ..." lines."""
+    out = {}
+    with open(path) as f:
+        for line in f:
+            if line.startswith("# gpc,"):
+                _, gpc, _, sms = line.strip().split(",", 3)
+                out.update((int(s), int(gpc)) for s in sms.split())
+    return out
+
+
+def gpc_paces(gpc_of, paces):
+    """GPC -> (mean, standard deviation, SMs) of its SMs' intervals over the median, the fast set
+    (below 0.9 of the median) left out."""
+    median = statistics.median(paces.values())
+    fast = set(fast_set(paces))
+    by_gpc = defaultdict(list)
+    for s, v in paces.items():
+        if s not in fast:
+            by_gpc[gpc_of.get(s, -1)].append(v / median)
+    return {g: (statistics.mean(v), statistics.pstdev(v), len(v)) for g, v in sorted(by_gpc.items())}
+
+
 def read_rows(path):
     with open(path) as f:
         return list(csv.DictReader(line for line in f if not line.startswith("#")))
@@ -156,10 +183,16 @@ def summarize(path):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2 or (sys.argv[1] in ("--fast-set", "--rate") and len(sys.argv) < 3):
+    if len(sys.argv) < 2 or (sys.argv[1] in ("--fast-set", "--rate", "--gpc") and len(sys.argv) < 3):
         sys.exit(__doc__)
     if sys.argv[1] == "--fast-set":
         summarize_paces(sys.argv[2], sys.argv[3:])
+        sys.exit(0)
+    if sys.argv[1] == "--gpc":
+        gpc_of = read_gpc_map(sys.argv[2])
+        for p in sys.argv[3:]:
+            by_gpc = gpc_paces(gpc_of, sm_paces(read_rows(p)))
+            print(f"{p}: " + "  ".join(f"GPC {g}: {m:.3f} sd {sd:.3f} ({n})" for g, (m, sd, n) in by_gpc.items()))
         sys.exit(0)
     if sys.argv[1] == "--rate":
         for p in sys.argv[3:]:
