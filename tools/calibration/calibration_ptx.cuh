@@ -30,6 +30,15 @@
     }                                                                                         \
   } while (0)
 
+// The file $TRACE names, opened for writing with `header` as its first line, or nullptr where
+// TRACE is not set (the per-load logs of h100_shared_drift.cu and h100_box_spread.cu).
+inline std::FILE* open_trace(const char* header) {
+  const char* path = std::getenv("TRACE");
+  std::FILE* trace = path ? std::fopen(path, "w") : nullptr;
+  if (trace) std::fprintf(trace, "%s\n", header);
+  return trace;
+}
+
 // The driver's cuTensorMapEncodeTiled (its CUDA 12.0 signature).
 using EncodeFn = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
                               const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,

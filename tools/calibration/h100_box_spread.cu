@@ -77,9 +77,7 @@ int main() {
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
   const unsigned sms = static_cast<unsigned>(prop.multiProcessorCount);
-  const char* trace_path = std::getenv("TRACE");
-  std::FILE* trace = trace_path ? std::fopen(trace_path, "w") : nullptr;
-  if (trace) std::fprintf(trace, "mode,ctas,stages,cta,smid,j,issue,landed\n");
+  std::FILE* trace = open_trace("mode,ctas,stages,cta,smid,j,issue,landed");
   std::printf("# device,%s,sms,%u\nscenario,param,value\n", prop.name, sms);
 
   const size_t rows = static_cast<size_t>(sms) * kLoads * kBoxRows;  // enough for the hbm mode

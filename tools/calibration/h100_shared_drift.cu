@@ -71,9 +71,7 @@ int main(int argc, char** argv) {
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
   const unsigned sms = static_cast<unsigned>(prop.multiProcessorCount);
-  const char* trace_path = std::getenv("TRACE");
-  std::FILE* trace = trace_path ? std::fopen(trace_path, "w") : nullptr;
-  if (trace) std::fprintf(trace, "cta,smid,step,pace,pace_cycles,delta_cycles,j,t_ns\n");
+  std::FILE* trace = open_trace("cta,smid,step,pace,pace_cycles,delta_cycles,j,t_ns");
   std::printf("# device,%s,sms,%d\nscenario,param,cycles\n", prop.name, prop.multiProcessorCount);
 
   void* ring;
