@@ -21,7 +21,7 @@ RunResult run_loads(const std::string& parts, const std::string& tile_log = "", 
   const KernelInfo& k = *find_kernel("gemm_sm90_loads");
   KernelRequest req{h100, SimOptions{.mode = Mode::Timing}, {}, false};
   for (const KernelParam& p : k.params) req.args.set(p.name, p.default_value);
-  // 4 x 2 tiles of 128 x 128 over 3 CTAs, 4 k-blocks each, 2 stages
+  // 4 x 2 tiles of 128 x 128 over 3 CTAs, K / 64 k-blocks each (4 at the default K), 2 stages
   for (const auto& [name, value] : {std::pair{"m", "512"}, {"n", "256"}, {"k", k_size}, {"stages", "2"}, {"grid", "3"}})
     req.args.set(name, value);
   req.args.set("private-a", private_a);

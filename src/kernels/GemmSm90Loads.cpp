@@ -5,8 +5,8 @@
 // stage, waiting for the stage's previous loads to land before it reuses it: S stages in flight,
 // no consumer, no epilogue. The issue 15 diagnostic: the swizzle-1 order's loads alone, with A, B
 // or both (silicon: run_loads_locality.sh, PARTS=a|b), A optionally private to each CTA
-// (run_loads_joins.sh). --tile-log writes when each tile's first
-// loads went out, in the twin's format.
+// (run_loads_joins.sh). --tile-log writes when each tile's first loads went out, in the twin's
+// format.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -97,10 +97,11 @@ KernelReport run_from_cli(const KernelRequest& req) {
   if (const std::string& log = a.text("tile-log"); !log.empty()) write_tile_log(log, starts, req.config.clock_ghz);
   KernelReport rep;
   rep.kernel = "gemm_sm90_loads";
-  rep.problem = fmt::format("gemm_sm90's loads alone ({}), M={} N={} K={} bf16, tile {}x{}x{}, {} stages, {} CTAs over {} "
+  rep.problem = fmt::format("gemm_sm90's loads alone ({}{}), M={} N={} K={} bf16, tile {}x{}x{}, {} stages, {} CTAs over {} "
                             "tiles, raster {}, swizzle {}",
-                            parts == "ab" ? "A and B" : parts == "a" ? "A only" : "B only", m, n, k, rows, tile_n, kSm90TileK,
-                            stages, grid, tiles, raster == Raster::AlongN ? "N" : "M", swizzle);
+                            parts == "ab" ? "A and B" : parts == "a" ? "A only" : "B only",
+                            own_a ? (hot_a ? ", A private and L2-resident" : ", A private from HBM") : "", m, n, k, rows,
+                            tile_n, kSm90TileK, stages, grid, tiles, raster == Raster::AlongN ? "N" : "M", swizzle);
   rep.run = run;
   rep.check_detail = "not checked";
   rep.figures = {{"tiles", tiles}, {"grid", grid}, {"stages", stages}};

@@ -5,6 +5,7 @@ Starts: CTA 0 and 1 at 0, 100, 200; CTA 2 at 0, 110, 220; CTA 3 at 10, 130, 250.
 """
 import importlib.util
 import os
+import tempfile
 import unittest
 
 SOURCE = os.environ.get("BWSIM_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -56,6 +57,22 @@ class TileDriftTest(unittest.TestCase):
         # sxy = (12.5)(-7.5) x 2 + (12.5)(2.5) + (-37.5)(12.5) = -625
         # sxx = 3 x 156.25 + 1406.25 = 1875, syy = 56.25 x 2 + 6.25 + 156.25 = 275
         self.assertAlmostEqual(c["corr"], -625 / (1875 * 275) ** 0.5)
+
+    def test_gpc_map_folds_the_loose_tpcs_into_gpc_0_and_paces_go_by_gpc(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "map.csv")
+            with open(path, "w") as f:  # GPC 8: one of GPC 0's loose TPCs, probed as its own group
+                f.write("# date,x\n# gpc,0,2,0 1\n# gpc,1,2,2 3\n# gpc,8,2,4 5\n")
+            gpc_of = tile_drift.read_gpc_map(path)
+        self.assertEqual(gpc_of, {0: 0, 1: 0, 2: 1, 3: 1, 4: 0, 5: 0})
+        # median of 100, 100, 110, 120, 60, 100 is 100; SM 4 (60) is the fast set (below 90), left out
+        by_gpc = tile_drift.gpc_paces(gpc_of, {0: 100, 1: 100, 2: 110, 3: 120, 4: 60, 5: 100})
+        self.assertEqual(set(by_gpc), {0, 1})
+        self.assertEqual(by_gpc[0], (1.0, 0.0, 3))
+        mean, sd, n = by_gpc[1]
+        self.assertAlmostEqual(mean, 1.15)
+        self.assertAlmostEqual(sd, 0.05)
+        self.assertEqual(n, 2)
 
 
 if __name__ == "__main__":

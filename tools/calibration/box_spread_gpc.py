@@ -26,6 +26,6 @@ for (run, mode, stages), by_sm in sorted(paces.items(), key=lambda kv: (kv[0][1]
     by_gpc = defaultdict(list)
     for sm, v in by_sm.items():
         if sm not in SHORT_CPCS:
-            by_gpc[gpc_of[sm]].append(v / median)
-    row = " ".join(f"{statistics.mean(v):.3f}" for g, v in sorted(by_gpc.items()) if len(v) > 3)
-    print(f"{mode} S {stages} run {run}: GPCs 0-7 {row}")
+            by_gpc[gpc_of.get(sm, -1)].append(v / median)
+    row = "  ".join(f"GPC {g}: {statistics.mean(v):.3f}" for g, v in sorted(by_gpc.items()))
+    print(f"{mode} S {stages} run {run}: {row}")

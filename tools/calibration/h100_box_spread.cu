@@ -11,21 +11,24 @@
 // waits for the oldest), so per box: its latency (issue -> landed) and the interval since the
 // previous box of its stream landed.
 //
-// Prints scenario,param,value rows (param: STAGES), over loads kSkip..kLoads-1 of every CTA:
+// Prints scenario,param,value rows (param: STAGES); the spread figures pool loads kSkip..kLoads-1
+// of every CTA:
 //   box_spread_<mode>_<all|one>_interval_cv_x1000   the intervals' standard deviation / mean x 1000
 //   box_spread_<mode>_<all|one>_interval_p{10,50,90} cycles
 //   box_spread_<mode>_<all|one>_latency_p{10,50,90}  cycles
-//   box_spread_<mode>_<all|one>_bytes_per_cycle_x100 the launch's bytes per SM cycle, all CTAs
-// and, with $TRACE, every logged load: mode,ctas,stages,cta,smid,j,issue,landed (clock64 of its SM).
-// The model's twin: bwsim's box_spread_* ubench scenarios (src/kernels/UbenchBoxSpread.cpp), which
-// compute the same figures with the same definitions (box_spread.py prints both).
-// Build: nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a h100_box_spread.cu -lcuda
+//   box_spread_<mode>_<all|one>_bytes_per_cycle_x100 all CTAs' bytes over the slowest CTA's span
+//                                                    (its first issue to its last landing, clock64)
+// and, with $TRACE, every load: mode,ctas,stages,cta,smid,j,issue,landed (clock64 cycles from the
+// CTA's first issue). The model's twin: bwsim's box_spread_* ubench scenarios
+// (src/kernels/UbenchBoxSpread.cpp), the same figures with the same definitions, compared by
+// `bwsim compare h200_box_spread.csv` (CalibrationTest.BoxLandingsOfAllSmStreamsOnTheH200).
+// Build (as run_program.sh does): nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a
+// h100_box_spread.cu -lcuda
 #include "calibration_ptx.cuh"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 

@@ -5,7 +5,7 @@
 # each A variant alone, so that B's L2 read sectors are the difference. Nsight Compute counts the
 # third launch (DRAM bytes read, L2 read sectors and their hits, as run_loads_locality.sh). A
 # diagnostic for issue 15: does B stop being joined when A's misses are in flight (the model
-# joins half of B there)? Writes <tag>_loads_joins.csv in $OUT (default: this directory).
+# joins 68% of B beside private A from HBM, about 54% beside the shared A)? Writes <tag>_loads_joins.csv in $OUT (default: this directory).
 # Usage: bash tools/calibration/run_loads_joins.sh
 set -uo pipefail
 cd "$(dirname "$0")"

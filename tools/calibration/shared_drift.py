@@ -21,17 +21,14 @@ import os
 import statistics
 import sys
 
+from tile_drift import read_gpc_map
+
 here = os.path.dirname(os.path.abspath(__file__))
 log_path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "h100_shared_drift_log.csv.gz")
 map_path = sys.argv[2] if len(sys.argv) > 2 else os.path.join(here, "h100_gpc_map.csv")
 CLOCK_GHZ = 1.98  # h100_shared_drift.csv's nvidia-smi line: 1980 MHz during the run
 
-gpc_of = {}
-for line in open(map_path):
-    if line.startswith("# gpc,"):
-        _, g, _, sms = line.strip().split(",", 3)
-        for s in sms.split():
-            gpc_of[int(s)] = int(g) if int(g) < 8 else 0  # the 2-SM remnants probe as their own: GPC 0's
+gpc_of = read_gpc_map(map_path)
 
 runs = collections.OrderedDict()
 with gzip.open(log_path, "rt") as f:

@@ -130,13 +130,15 @@ def compare_paces(base, paces):
 
 
 def read_gpc_map(path):
-    """smid -> GPC from a GPC map's "# gpc,G,SMS,smid smid ..." lines."""
+    """smid -> GPC from a GPC map's "# gpc,G,SMS,smid smid ..." lines. The probe finds GPC 0's four
+    loose TPCs as groups 8-11 of 2 SMs each (the cluster probe cannot join them to GPC 0); they are
+    GPC 0's, 8 + 8 SMs as the configs' sm.gpc_tpcs count them."""
     out = {}
     with open(path) as f:
         for line in f:
             if line.startswith("# gpc,"):
                 _, gpc, _, sms = line.strip().split(",", 3)
-                out.update((int(s), int(gpc)) for s in sms.split())
+                out.update((int(s), int(gpc) if int(gpc) < 8 else 0) for s in sms.split())
     return out
 
 
