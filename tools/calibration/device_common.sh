@@ -43,6 +43,17 @@ ncu_values() {
   python3 ncu_metrics.py "$bin/ncu.txt" ${metrics//,/ }
 }
 
+# loads_timed_and_counted LOG ARG...: h100_gemm_loads ARG... (built by build_sm90) run once timed,
+# its tile log written to LOG unless LOG is empty, and once under ncu with the $metrics of its
+# third launch. Sets `timed` (the program's CSV row) and `counted` (the values, ",,," where ncu
+# profiled nothing): run_loads_locality.sh, run_loads_groups.sh, run_loads_joins.sh.
+loads_timed_and_counted() {
+  local log=$1
+  shift
+  timed=$(timeout 120 "$bin/h100_gemm_loads" "$@" ${log:+--tile-log "$log"} | tail -n 1)
+  counted=$(ncu_values k_loads 2 "$bin/h100_gemm_loads" "$@" --reps 2) || counted=",,,"
+}
+
 # ncu_rows RUN KERNEL_REGEX SKIP PROGRAM [ARG...]: ncu_values as one RUN,metric,value line per
 # metric (a "# FAILED RUN" line if ncu profiled nothing).
 ncu_rows() {

@@ -29,8 +29,7 @@ csv="$out/${tag}_loads_groups.csv"
 while read -r name m n raster stages; do
   shape=(--m "$m" --n "$n" --k 8192 --rows 128 --tile-n 128 --stages "$stages" --raster "$raster" --parts b)
   log="$out/${tag}_loads_groups_tiles_${name}.csv"
-  timed=$(timeout 120 "$bin/h100_gemm_loads" "${shape[@]}" --tile-log "$log.tmp" | tail -n 1)
-  counted=$(ncu_values k_loads 2 "$bin/h100_gemm_loads" "${shape[@]}" --reps 2) || counted=",,,"
+  loads_timed_and_counted "$log.tmp" "${shape[@]}"
   echo "$name,$raster,$timed,$counted" >> "$csv"
   { silicon_header; echo "# h100_gemm_loads ${shape[*]} (run_loads_groups.sh): $timed"; cat "$log.tmp"; } > "$log"
   rm -f "$log.tmp"

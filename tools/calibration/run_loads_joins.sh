@@ -21,8 +21,7 @@ csv="$out/${tag}_loads_joins.csv"
     read -r parts private <<< "$run"
     args=("${shape[@]}" --parts "$parts")
     [ "$private" = - ] || args+=(--private-a "$private")
-    timed=$(timeout 120 "$bin/h100_gemm_loads" "${args[@]}" | tail -n 1)
-    counted=$(ncu_values k_loads 2 "$bin/h100_gemm_loads" "${args[@]}" --reps 2) || counted=",,,"
+    loads_timed_and_counted "" "${args[@]}"
     echo "$parts,$private,$timed,$counted"
   done
   silicon_footer

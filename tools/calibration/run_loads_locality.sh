@@ -19,8 +19,7 @@ suffix=""
 shape=(--m 8192 --n 8192 --k 8192 --rows 128 --tile-n 128 --stages 6 --raster m --parts "$parts")
 csv="$out/${tag}_gemm_loads_locality${suffix}.csv"
 log="$out/${tag}_gemm_loads_tiles_pp128_8192_sw1${suffix}.csv"
-timed=$(timeout 120 "$bin/h100_gemm_loads" "${shape[@]}" --tile-log "$log.tmp" | tail -n 1)
-counted=$(ncu_values k_loads 2 "$bin/h100_gemm_loads" "${shape[@]}" --reps 2) || counted=",,,"
+loads_timed_and_counted "$log.tmp" "${shape[@]}"
 {
   silicon_header
   echo "m,n,k,bm,bn,stages,grid,cycles,clock_mhz,dram_read_bytes,l2_read_sectors,l2_read_hit_sectors,ncu_sm_hz"
