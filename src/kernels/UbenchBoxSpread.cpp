@@ -35,27 +35,21 @@ Spread box_spread(const HardwareConfig& c, bool hot, bool all_sms, std::uint32_t
                                            L2Promotion::B128);
   const std::uint32_t region = hot ? kHotBoxes : kLoads;
   std::vector<Cycle> issued(static_cast<std::size_t>(ctas) * kLoads), landed(issued.size());
+  // The CUDA program's SMEM: the boxes from a 1024-aligned base, their barriers after them.
+  const StagedLoads staged{map, 1024, kBoxBytes, stages};
   auto program = [&](Warp& w) -> Task {
-    const std::uint32_t bars = stages * kBoxBytes;
-    for (std::uint32_t s = 0; s < stages; ++s) w.mbarrier_init(MBarrierRef{bars + 8 * s}, 1);
+    staged.init_barriers(w);
     w.fence_mbarrier_init();
     const std::size_t slot0 = static_cast<std::size_t>(w.cta_idx()) * kLoads;  // the CTA's first log slot
-    for (std::uint32_t i = 0; i < kLoads + stages; ++i) {
-      const std::uint32_t s = i % stages;
-      const MBarrierRef bar{bars + 8 * s};
-      if (i >= stages) {
-        co_await w.mbarrier_wait(bar, ((i - stages) / stages) & 1u);
-        landed[slot0 + i - stages] = w.now();
-      }
-      if (i < kLoads) {
-        w.mbarrier_arrive_expect_tx(bar, kBoxBytes);
-        issued[slot0 + i] = w.now();
-        const auto row = static_cast<std::int32_t>((w.cta_idx() * region + i % region) * kBoxRows);
-        w.tma_load(map, SmemAddr{s * kBoxBytes}, bar, {0, row});
-      }
-    }
+    co_await staged.run(
+        w, kLoads,
+        [&](std::uint32_t i) {
+          issued[slot0 + i] = w.now();
+          return TensorCoords{0, static_cast<std::int32_t>((w.cta_idx() * region + i % region) * kBoxRows)};
+        },
+        [&](std::uint32_t i) { landed[slot0 + i] = w.now(); });
   };
-  const LaunchConfig launch{.grid_ctas = ctas, .block_threads = 32, .dynamic_smem_bytes = stages * kBoxBytes + 2048};
+  const LaunchConfig launch{.grid_ctas = ctas, .block_threads = 32, .dynamic_smem_bytes = staged.smem_bytes()};
   if (hot) sim.launch("ubench warm-up", launch, program);  // every CTA's boxes into the L2
   sim.launch("ubench", launch, program);
   Spread r;

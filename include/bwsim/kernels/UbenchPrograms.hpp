@@ -78,12 +78,15 @@ struct StagedLoads {
     for (std::uint32_t s = 0; s < stages; ++s) w.mbarrier_init(barrier(s), 1);
   }
   // `loads` loads, then the wait for the last of them; `issue(k)` is called as load k is issued
-  // and returns its box coordinates.
-  template <class Issue>
-  Task run(Warp& w, std::uint32_t loads, Issue issue) const {
+  // and returns its box coordinates, `landed(k)` as the wait that sees load k land returns.
+  template <class Issue, class Landed = void (*)(std::uint32_t)>
+  Task run(Warp& w, std::uint32_t loads, Issue issue, Landed landed = [](std::uint32_t) {}) const {
     for (std::uint32_t k = 0; k < loads + stages; ++k) {
       const std::uint32_t s = k % stages;
-      if (k >= stages) co_await w.mbarrier_wait(barrier(s), ((k - stages) / stages) & 1u);
+      if (k >= stages) {
+        co_await w.mbarrier_wait(barrier(s), ((k - stages) / stages) & 1u);
+        landed(k - stages);
+      }
       if (k >= loads) continue;
       w.mbarrier_arrive_expect_tx(barrier(s), box_bytes);
       w.tma_load(map, SmemAddr{base + s * box_bytes}, barrier(s), issue(k));
