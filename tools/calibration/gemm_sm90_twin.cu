@@ -20,6 +20,8 @@
 // the same columns, tile_drift.py compares them. Only the producer's thread and kernel entry change:
 // the consumers' code is the same as without it (probes in their k-block loop, a timestamp and a
 // branch, made ptxas add a WARPGROUP.ARRIVE there and slowed the ping-pong 4096^3 row by 23%).
+// --log-reps 1 (with --tile-log): every timed launch's log, FILE.r2, FILE.r3, ... (launches 0 and 1
+// are the untimed warm-ups), to see whether the SMs' paces hold from launch to launch.
 // --rotate R (diagnostic, default 0): CTA c computes the tiles of worker (c + R) mod grid instead
 // of worker c, so the same work runs on other SMs (does a CTA's pace follow its SM or its tiles?).
 // --sustain-ms T (power issue 18): instead of the timed reps, launch back to back for T ms (in
@@ -477,6 +479,7 @@ struct Args {
   bool header = false;
   int rotate = 0;
   std::string tile_log;  // --tile-log FILE: each CTA's SM and its tiles' start times (last timed launch)
+  bool log_reps = false;  // --log-reps 1: a tile log of every timed launch, FILE.r2, FILE.r3, ...
   std::string phase_log;  // --phase-log FILE: each consumer WG's tile phases (last timed launch)
   bool no_epilogue = false;  // --no-epilogue: with --phase-log, tiles without their epilogue's stores (D unwritten)
   std::string chunk_log;  // --chunk-log FILE: with --phase-log, each epilogue chunk's steps (clock64)
@@ -773,6 +776,7 @@ int run(const Args& a, int sms) {
     double span = 0, mhz = 0;
     span_and_clock(span, mhz);
     reps.push_back({span * mhz / 1000.0, mhz, span, ms * 1e6});
+    if (p.log_tiles && a.log_reps) write_tile_log(a.tile_log + ".r" + std::to_string(r), p, grid, tile_log, mhz);
   }
   if (p.log_tiles) write_tile_log(a.tile_log, p, grid, tile_log, reps.back().mhz);
   if (p.phase_tiles)
@@ -826,6 +830,7 @@ int main(int argc, char** argv) {
     else if (k == "--sustain-ms") a.sustain_ms = std::stoi(val());
     else if (k == "--header") a.header = true;
     else if (k == "--tile-log") a.tile_log = val();
+    else if (k == "--log-reps") a.log_reps = std::stoi(val()) != 0;
     else if (k == "--rotate") a.rotate = std::stoi(val());
     else if (k == "--phase-log") a.phase_log = val();
     else if (k == "--no-epilogue") a.no_epilogue = true;

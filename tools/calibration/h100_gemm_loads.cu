@@ -16,6 +16,9 @@
 //      tile's, so no other SM reads them: "hbm" walks the whole K (132 x BM x K x 2 bytes, more than
 //      the L2 holds at K 4096: every tile's A comes from HBM again), "l2" cycles through the first 4
 //      k-blocks (64 KiB per SM: hot in the L2 after the first tile). B stays the tile's, shared.
+//      --a-copies C: C copies of A (other allocations, so other physical pages), launch r reading
+//      copy r % C; --log-reps: a tile log of every launch (FILE.r0 the warm-up, FILE.r1 ...), not
+//      only the last one's in FILE: does a GPC's pace follow the pages it reads, or the launch?
 // Prints one CSV row: m,n,k,bm,bn,stages,grid,cycles,clock_mhz (the last launch: the longest-lived
 // CTA's span in cycles at its clock64 / %globaltimer rate) and writes FILE in the twin's format.
 // Build: nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a h100_gemm_loads.cu -lcuda
@@ -81,6 +84,8 @@ int main(int argc, char** argv) {
   int m = 4096, n = 4096, k = 4096, bm = 128, bn = 128, stages = 6, grid_arg = 0, reps = 3;
   unsigned parts = 3;      // --parts ab (both boxes), a or b
   unsigned private_a = 0;  // --private-a hbm (1) or l2 (2)
+  int a_copies = 1;
+  bool log_reps = false;
   bool raster_m = true;
   std::string log_path;
   for (int a = 1; a + 1 < argc; a += 2) {
@@ -95,6 +100,8 @@ int main(int argc, char** argv) {
     else if (key == "--raster") raster_m = v != "n";
     else if (key == "--reps") reps = std::stoi(v);
     else if (key == "--tile-log") log_path = v;
+    else if (key == "--a-copies" && std::stoi(v) > 0) a_copies = std::stoi(v);
+    else if (key == "--log-reps" && (v == "0" || v == "1")) log_reps = v == "1";
     else if (key == "--private-a" && (v == "hbm" || v == "l2")) private_a = v == "hbm" ? 1u : 2u;
     else if (key == "--parts") parts = (v.find('a') != std::string::npos ? 1u : 0u) | (v.find('b') != std::string::npos ? 2u : 0u);
     else {
@@ -119,12 +126,17 @@ int main(int argc, char** argv) {
   p.log_tiles = (tiles + grid - 1) / grid;
   // Private A rows: one band of BM rows per CTA, so A has at least grid x BM rows.
   const int a_rows = private_a ? std::max(m, grid * bm) : m;
-  __nv_bfloat16 *A, *B;
-  CHECK(cudaMalloc(&A, static_cast<size_t>(a_rows) * k * 2));
+  std::vector<__nv_bfloat16*> A(a_copies);
+  std::vector<CUtensorMap> tmA(a_copies);
+  __nv_bfloat16* B;
+  for (int c = 0; c < a_copies; ++c) {
+    CHECK(cudaMalloc(&A[c], static_cast<size_t>(a_rows) * k * 2));
+    k_fill<<<1024, 256>>>(A[c], static_cast<size_t>(a_rows) * k, 1u);
+    tmA[c] = make_map(A[c], a_rows, k, bm, 64);
+  }
   CHECK(cudaMalloc(&B, static_cast<size_t>(n) * k * 2));
-  k_fill<<<1024, 256>>>(A, static_cast<size_t>(a_rows) * k, 1u);
   k_fill<<<1024, 256>>>(B, static_cast<size_t>(n) * k, 2u);
-  const CUtensorMap tmA = make_map(A, a_rows, k, bm, 64), tmB = make_map(B, n, k, bn, 64);
+  const CUtensorMap tmB = make_map(B, n, k, bn, 64);
   long long *tim, *tile_log;
   CHECK(cudaMalloc(&tim, static_cast<size_t>(grid) * 4 * sizeof(long long)));
   CHECK(cudaMalloc(&tile_log, static_cast<size_t>(grid) * (p.log_tiles + 1) * sizeof(long long)));
@@ -132,27 +144,29 @@ int main(int argc, char** argv) {
   // At least 116 KiB, so that one CTA fits an SM (228 KiB) whatever the stages hold.
   const size_t smem = std::max<size_t>(1024 + static_cast<size_t>(stages) * stage_bytes + 8 * stages, 116 * 1024);
   CHECK(cudaFuncSetAttribute(k_loads, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  // The last launch's span: the longest-lived CTA's, in cycles at its clock64 / %globaltimer rate.
   double cycles = 0, mhz = 0;
+  std::vector<long long> h(static_cast<size_t>(grid) * 4);
   for (int r = 0; r < 1 + reps; ++r) {
-    k_loads<<<grid, 32, smem>>>(tmA, tmB, p, bm, bn, parts, private_a, tim, tile_log);
+    k_loads<<<grid, 32, smem>>>(tmA[r % a_copies], tmB, p, bm, bn, parts, private_a, tim, tile_log);
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
-  }
-  std::vector<long long> h(static_cast<size_t>(grid) * 4);
-  CHECK(cudaMemcpy(h.data(), tim, h.size() * sizeof(long long), cudaMemcpyDeviceToHost));
-  long long t0 = h[0], t1 = 0, life = -1;
-  for (int c = 0; c < grid; ++c) {
-    t0 = std::min(t0, h[4 * c]);
-    t1 = std::max(t1, h[4 * c + 2]);
-    if (h[4 * c + 2] - h[4 * c] > life) {
-      life = h[4 * c + 2] - h[4 * c];
-      mhz = static_cast<double>(h[4 * c + 3] - h[4 * c + 1]) / (static_cast<double>(life) / 1000.0);
+    CHECK(cudaMemcpy(h.data(), tim, h.size() * sizeof(long long), cudaMemcpyDeviceToHost));
+    long long t0 = h[0], t1 = 0, life = -1;
+    for (int c = 0; c < grid; ++c) {
+      t0 = std::min(t0, h[4 * c]);
+      t1 = std::max(t1, h[4 * c + 2]);
+      if (h[4 * c + 2] - h[4 * c] > life) {
+        life = h[4 * c + 2] - h[4 * c];
+        mhz = static_cast<double>(h[4 * c + 3] - h[4 * c + 1]) / (static_cast<double>(life) / 1000.0);
+      }
     }
+    cycles = static_cast<double>(t1 - t0) * mhz / 1000.0;
+    if (log_reps && !log_path.empty()) write_tile_log(log_path + ".r" + std::to_string(r), p, grid, tile_log, mhz);
   }
-  cycles = static_cast<double>(t1 - t0) * mhz / 1000.0;
   std::printf("%d,%d,%d,%d,%d,%d,%d,%.0f,%.0f\n", m, n, k, bm, bn, stages, grid, cycles, mhz);
-  if (!log_path.empty()) write_tile_log(log_path, p, grid, tile_log, mhz);
-  CHECK(cudaFree(A));
+  if (!log_path.empty() && !log_reps) write_tile_log(log_path, p, grid, tile_log, mhz);
+  for (__nv_bfloat16* a : A) CHECK(cudaFree(a));
   CHECK(cudaFree(B));
   CHECK(cudaFree(tim));
   CHECK(cudaFree(tile_log));
