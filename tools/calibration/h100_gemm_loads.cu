@@ -19,6 +19,14 @@
 //      --a-copies C: C copies of A (other allocations, so other physical pages), launch r reading
 //      copy r % C; --log-reps: a tile log of every launch (FILE.r0 the warm-up, FILE.r1 ...), not
 //      only the last one's in FILE: does a GPC's pace follow the pages it reads, or the launch?
+//      --probe-homes FILE (with --private-a l2): after the launches, which L2 partition holds each
+//      line the CTAs' private A rows are read from (k_homes, per copy of A): the L2 flushed, the SM
+//      of smid 0 (GPC 0) reads every such line once, then the SM of smid 2 (GPC 1, the other
+//      partition on the H200: h200.yaml dies.of_gpc) and then that of smid 8 (GPC 4, the first
+//      one's) each read them once more, a dependent chain, each load's latency in clock64. If each
+//      partition keeps a copy of what its SMs read, the second reader finds the lines homed in the
+//      first reader's partition slow and the third finds every line near. FILE: copy,region,row,
+//      line,far,near (region r: CTA r's rows; line: its 128-byte lines 0-3 of the row).
 // Prints one CSV row: m,n,k,bm,bn,stages,grid,cycles,clock_mhz (the last launch: the longest-lived
 // CTA's span in cycles at its clock64 / %globaltimer rate) and writes FILE in the twin's format.
 // Build: nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a h100_gemm_loads.cu -lcuda
@@ -30,6 +38,39 @@
 
 #include <string>
 #include <vector>
+
+__device__ __forceinline__ unsigned ld_cg(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ long long clock_now() {
+  long long t;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
+  return t;
+}
+
+// --probe-homes: the CTA on SM role_sm reads lines 0-3 of every private row of A (regions x bm
+// rows, pitch_bytes apart) once, each load's address depending on the previous load's value
+// (v & zero, zero = 0 at run time) and its latency taken after an STS of the value waits for it;
+// lat (if not null) gets one latency per line, in the order read.
+__global__ void k_homes(const unsigned char* a, size_t pitch_bytes, unsigned regions, unsigned bm, unsigned role_sm,
+                        unsigned zero, unsigned* lat, unsigned* sink) {
+  __shared__ unsigned stored;
+  if (threadIdx.x != 0 || sm_id() != role_sm) return;
+  const unsigned stored_addr = smem_addr(&stored);
+  unsigned v = 0, j = 0;
+  for (unsigned row = 0; row < regions * bm; ++row)
+    for (unsigned line = 0; line < 4; ++line, ++j) {
+      const unsigned* p = reinterpret_cast<const unsigned*>(a + row * pitch_bytes + line * 128) + (v & zero);
+      const long long t0 = clock_now();
+      v = ld_cg(p);
+      asm volatile("st.shared.u32 [%0], %1;" ::"r"(stored_addr), "r"(v) : "memory");
+      const long long t1 = clock_now();
+      if (lat) lat[j] = static_cast<unsigned>(t1 - t0);
+    }
+  sink[0] = v;
+}
 
 // timing per CTA: start ns, start clock, end ns, end clock.
 __global__ void k_loads(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
@@ -80,12 +121,52 @@ __global__ void k_loads(const __grid_constant__ CUtensorMap tmA, const __grid_co
   tim[blockIdx.x * 4 + 3] = clock64();
 }
 
+// --probe-homes FILE: k_homes by smid 0 (every line once), smid 2 (latencies "far") and smid 8
+// (latencies "near") on each copy of A, the L2 flushed (a 256 MiB memset) before each copy.
+void probe_homes(const std::string& path, const std::vector<__nv_bfloat16*>& copies, size_t pitch, int regions,
+                 unsigned bm) {
+  const size_t lines = static_cast<size_t>(regions) * bm * 4;
+  unsigned *lat, *sink;
+  void* flush;
+  CHECK(cudaMalloc(&lat, 2 * lines * sizeof(unsigned)));
+  CHECK(cudaMalloc(&sink, sizeof(unsigned)));
+  CHECK(cudaMalloc(&flush, 256u << 20));
+  int sms = 0;
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) {
+    std::fprintf(stderr, "cannot write %s\n", path.c_str());
+    return;
+  }
+  std::fprintf(f, "copy,region,row,line,far,near\n");
+  std::vector<unsigned> h(2 * lines);
+  for (size_t c = 0; c < copies.size(); ++c) {
+    const auto* a = reinterpret_cast<const unsigned char*>(copies[c]);
+    CHECK(cudaMemset(flush, static_cast<int>(c + 1), 256u << 20));
+    // One CTA per SM (116 KiB of SMEM each) so that the roles' SMs each hold one.
+    CHECK(cudaFuncSetAttribute(k_homes, cudaFuncAttributeMaxDynamicSharedMemorySize, 116 * 1024));
+    k_homes<<<sms, 32, 116 * 1024>>>(a, pitch, regions, bm, 0, 0, nullptr, sink);
+    k_homes<<<sms, 32, 116 * 1024>>>(a, pitch, regions, bm, 2, 0, lat, sink);
+    k_homes<<<sms, 32, 116 * 1024>>>(a, pitch, regions, bm, 8, 0, lat + lines, sink);
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaMemcpy(h.data(), lat, h.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
+    for (size_t j = 0; j < lines; ++j)
+      std::fprintf(f, "%zu,%zu,%zu,%zu,%u,%u\n", c, j / (bm * 4), j / 4 % bm, j % 4, h[j], h[lines + j]);
+  }
+  std::fclose(f);
+  CHECK(cudaFree(lat));
+  CHECK(cudaFree(sink));
+  CHECK(cudaFree(flush));
+}
+
 int main(int argc, char** argv) {
   int m = 4096, n = 4096, k = 4096, bm = 128, bn = 128, stages = 6, grid_arg = 0, reps = 3;
   unsigned parts = 3;      // --parts ab (both boxes), a or b
   unsigned private_a = 0;  // --private-a hbm (1) or l2 (2)
   int a_copies = 1;
   bool log_reps = false;
+  std::string homes_path;
   bool raster_m = true;
   std::string log_path;
   for (int a = 1; a + 1 < argc; a += 2) {
@@ -102,6 +183,7 @@ int main(int argc, char** argv) {
     else if (key == "--tile-log") log_path = v;
     else if (key == "--a-copies" && std::stoi(v) > 0) a_copies = std::stoi(v);
     else if (key == "--log-reps" && (v == "0" || v == "1")) log_reps = v == "1";
+    else if (key == "--probe-homes") homes_path = v;
     else if (key == "--private-a" && (v == "hbm" || v == "l2")) private_a = v == "hbm" ? 1u : 2u;
     else if (key == "--parts") parts = (v.find('a') != std::string::npos ? 1u : 0u) | (v.find('b') != std::string::npos ? 2u : 0u);
     else {
@@ -166,6 +248,7 @@ int main(int argc, char** argv) {
   }
   std::printf("%d,%d,%d,%d,%d,%d,%d,%.0f,%.0f\n", m, n, k, bm, bn, stages, grid, cycles, mhz);
   if (!log_path.empty() && !log_reps) write_tile_log(log_path, p, grid, tile_log, mhz);
+  if (!homes_path.empty() && private_a == 2) probe_homes(homes_path, A, static_cast<size_t>(k) * 2, grid, bm);
   for (__nv_bfloat16* a : A) CHECK(cudaFree(a));
   CHECK(cudaFree(B));
   CHECK(cudaFree(tim));

@@ -13,6 +13,11 @@
       then the correlation of the SMs' paces between two launches, averaged over the pairs of each
       kind: the same A copy in one process or in two, another copy, and the GEMM's launches in one
       process or in two.
+  pace_persistence.py homes DIR > HOMES.csv
+      DIR's homes_p<P>.csv (h100_gemm_loads --probe-homes: each private A line's latency read from
+      the other partition, far, and from the first reader's, near) reduced per process, copy and
+      region: the lines slower than FAR_CYCLES from the other partition (homed in the first
+      reader's), and the two reads' mean latencies.
 """
 import csv
 import glob
@@ -26,11 +31,13 @@ from collections import defaultdict
 from tile_drift import fast_set, gpc_paces, read_gpc_map, read_rows, sm_paces
 
 PARTITION_0 = {0, 4, 5, 6}  # h200.yaml dies.of_gpc
+# Between the two modes of the far read's latency on the H200 (2026-11-29: 250-325 cycles for the
+# lines its own partition holds, 425-500 for the others; the near read 250-325 for all).
+FAR_CYCLES = 375
 
 
 def collect(directory):
-    with open(os.path.join(directory, "gpc_map.csv")) as f:
-        sys.stdout.writelines(line for line in f if line.startswith(("# date", "# nvidia-smi", "# gpu")))
+    header_lines(directory)
     print("# pace_persistence.py collect of run_pace_persistence.sh's tile logs: per CTA and launch, its"
           " mean interval between tile starts (cycles at the launch's clock)")
     out = csv.writer(sys.stdout, lineterminator="\n")
@@ -45,6 +52,30 @@ def collect(directory):
             if sm in paces:
                 out.writerow([program, process, launch, int(launch) % 2 if program == "loads" else -1, mhz, cta, sm,
                               f"{paces[sm]:.1f}"])
+
+
+def homes(directory):
+    header_lines(directory)
+    print(f"# pace_persistence.py homes: per process, copy of A and region (CTA r's private rows), the"
+          f" lines whose read from the other partition took over {FAR_CYCLES} cycles, and the mean latencies")
+    out = csv.writer(sys.stdout, lineterminator="\n")
+    out.writerow(["process", "copy", "region", "lines", "far_lines", "far_read_mean", "near_read_mean"])
+    for path in sorted(glob.glob(os.path.join(directory, "homes_p*.csv"))):
+        process = re.match(r"homes_p(\d+)\.csv$", os.path.basename(path)).group(1)
+        regions = defaultdict(list)
+        with open(path) as f:
+            for r in csv.DictReader(f):
+                regions[(int(r["copy"]), int(r["region"]))].append((int(r["far"]), int(r["near"])))
+        for (copy, region), reads in sorted(regions.items()):
+            out.writerow([process, copy, region, len(reads), sum(1 for far, _ in reads if far > FAR_CYCLES),
+                          f"{statistics.mean(far for far, _ in reads):.1f}",
+                          f"{statistics.mean(near for _, near in reads):.1f}"])
+
+
+def header_lines(directory):
+    """The silicon header lines (date, GPU) of the run, from its GPC map."""
+    with open(os.path.join(directory, "gpc_map.csv")) as f:
+        sys.stdout.writelines(line for line in f if line.startswith(("# date", "# nvidia-smi", "# gpu")))
 
 
 def correlation(a, b):
@@ -103,6 +134,8 @@ def summarize(paces_path, map_path):
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "collect":
         collect(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "homes":
+        homes(sys.argv[2])
     elif len(sys.argv) == 3:
         summarize(sys.argv[1], sys.argv[2])
     else:

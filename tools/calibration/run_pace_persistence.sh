@@ -6,8 +6,9 @@
 # and A private and L2-resident (the clean case of run_loads_joins.sh), each launching 7 times
 # alternately on two copies of A (--a-copies 2: other allocations, other pages) with every
 # launch's tile log; then two processes of the ping-pong 8192^3 swizzle-1 GEMM twin with the tile
-# log of each of its 4 timed launches. The logs go to $OUT/pace_persistence/ (loads_p<P>.csv.r<R>,
-# gemm_p<P>.csv.r<R>), the programs' rows to <tag>_pace_persistence.csv; tile_drift.py --gpc
+# log of each of its 4 timed launches. Each loads process then probes which L2 partition holds
+# each line of the CTAs' private A rows on both copies (--probe-homes). The logs go to
+# $OUT/pace_persistence/ (loads_p<P>.csv.r<R>, homes_p<P>.csv, gemm_p<P>.csv.r<R>), the programs' rows to <tag>_pace_persistence.csv; tile_drift.py --gpc
 # reads the logs with this machine's GPC map (h100_gpc_map, to pace_persistence/gpc_map.csv). Usage: bash tools/calibration/run_pace_persistence.sh
 set -uo pipefail
 cd "$(dirname "$0")"
@@ -23,7 +24,7 @@ csv="$out/${tag}_pace_persistence.csv"
   echo "# process,program,row (h100_gemm_loads: m,n,k,bm,bn,stages,grid,cycles,clock_mhz of its last launch; gemm_sm90_twin: its CSV row)"
   for p in 1 2 3; do
     echo "$p,loads,$(timeout 120 "$bin/h100_gemm_loads" "${loads[@]}" --reps 6 --a-copies 2 --log-reps 1 \
-      --tile-log "$dir/loads_p$p.csv" | tail -n 1)"
+      --tile-log "$dir/loads_p$p.csv" --probe-homes "$dir/homes_p$p.csv" | tail -n 1)"
   done
   for p in 1 2; do
     echo "$p,gemm,$(timeout 180 "$bin/gemm_sm90_twin" "${gemm[@]}" --reps 4 --check 0 --log-reps 1 \
