@@ -16,7 +16,7 @@ namespace bwsim {
 namespace {
 
 RunResult run_loads(const std::string& parts, const std::string& tile_log = "", const std::string& private_a = "none",
-                    const char* k_size = "256") {
+                    const char* k_size = "256", const char* kb_log = "0") {
   static const HardwareConfig h100 = load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml");
   const KernelInfo& k = *find_kernel("gemm_sm90_loads");
   KernelRequest req{h100, SimOptions{.mode = Mode::Timing}, {}, false};
@@ -27,6 +27,7 @@ RunResult run_loads(const std::string& parts, const std::string& tile_log = "", 
   req.args.set("private-a", private_a);
   req.args.set("parts", parts);
   req.args.set("tile-log", tile_log);
+  req.args.set("kb-log", kb_log);
   return k.run(req).run;
 }
 
@@ -70,6 +71,39 @@ TEST(GemmSm90LoadsTest, TheTileLogHasARowPerTileInThePersistentOrder) {
   EXPECT_EQ(rows.front().substr(rows.front().size() - 2), ",0");
   EXPECT_EQ(rows.back().substr(0, 2), "2,");
   std::remove(path.c_str());
+}
+
+// --kb-log 1: a row per k-block's loads, by CTA, tile and k-block, with the k-block in its own
+// column; a CTA's loads go out in that order, so its times never fall.
+TEST(GemmSm90LoadsTest, TheKBlockLogHasARowPerKBlockInIssueOrder) {
+  const std::string path = ::testing::TempDir() + "gemm_sm90_loads_kblocks.csv";
+  run_loads("ab", path, "none", "256", "1");
+  std::ifstream log(path);
+  std::string line;
+  std::getline(log, line);
+  std::getline(log, line);
+  EXPECT_EQ(line, "cta,smid,j,tile,m,n,kb,start_ns,start_cycles");
+  std::vector<std::vector<long>> rows;
+  while (std::getline(log, line)) {
+    std::vector<long> v;
+    for (std::size_t at = 0, comma; at <= line.size(); at = comma + 1) {
+      comma = line.find(',', at);
+      if (comma == std::string::npos) comma = line.size();
+      v.push_back(std::stol(line.substr(at, comma - at)));
+    }
+    rows.push_back(v);
+  }
+  ASSERT_EQ(rows.size(), 8u * 4);  // 8 tiles of 4 k-blocks
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    EXPECT_EQ(rows[r][6], static_cast<long>(r % 4)) << "row " << r;  // kb 0..3 within each tile
+    if (r > 0 && rows[r][0] == rows[r - 1][0]) {
+      EXPECT_GE(rows[r][8], rows[r - 1][8]) << "row " << r;
+    }
+  }
+  EXPECT_EQ(rows.front()[8], 0);
+  std::remove(path.c_str());
+  test::expect_bad_input("run gemm_sm90_loads --config " BWSIM_SOURCE_DIR "/sim_configs/h100.yaml --kb-log 2",
+                         "--kb-log must be an integer in 0..1");
 }
 
 TEST(GemmSm90LoadsTest, UnknownPartsAreAClearError) {

@@ -125,7 +125,8 @@ struct Kernel {
       const auto [tm, tn] = scheduler.tile(t);
       for (std::uint32_t kb = 0; kb < k_tiles; ++kb, ++st) {
         co_await mainloop.producer_acquire(w, st);  // empty, then arrive.expect_tx on full
-        if (kb == 0 && tile_starts) tile_starts->push_back({w.cta_idx(), w.sm_idx(), i, t, tm, tn, w.now()});
+        if (tile_starts && (kb == 0 || p.log_kblocks))
+          tile_starts->push_back({w.cta_idx(), w.sm_idx(), i, t, tm, tn, w.now(), kb});
         const MBarrierRef full = mainloop.producer_get_barrier(st);
         const auto k0 = static_cast<std::int32_t>(kb * kTileK);
         w.tma_load(a_map, layout.a(st.index), full, {k0, static_cast<std::int32_t>(tm * layout.tile_m)});
@@ -356,16 +357,20 @@ Raster raster_arg(const KernelArgs& args) {
   return raster == "n" ? Raster::AlongN : Raster::AlongM;
 }
 
-void write_tile_log(const std::string& path, const std::vector<TileStart>& starts, double clock_ghz) {
-  std::FILE* f = open_log("--tile-log", path, clock_ghz, "cta,smid,j,tile,m,n,start_ns,start_cycles");
+void write_tile_log(const std::string& path, const std::vector<TileStart>& starts, double clock_ghz, bool per_kblock) {
+  std::FILE* f = open_log("--tile-log", path, clock_ghz,
+                          per_kblock ? "cta,smid,j,tile,m,n,kb,start_ns,start_cycles" : "cta,smid,j,tile,m,n,start_ns,start_cycles");
   Cycle t0 = ~Cycle{0};
   for (const TileStart& s : starts) t0 = std::min(t0, s.cycle);
   std::vector<TileStart> rows = starts;
-  std::sort(rows.begin(), rows.end(),
-            [](const TileStart& x, const TileStart& y) { return std::pair(x.cta, x.j) < std::pair(y.cta, y.j); });
-  for (const TileStart& s : rows)
-    fmt::print(f, "{},{},{},{},{},{},{:.0f},{}\n", s.cta, s.sm, s.j, s.tile, s.m, s.n,
-               static_cast<double>(s.cycle - t0) / clock_ghz, s.cycle - t0);
+  std::sort(rows.begin(), rows.end(), [](const TileStart& x, const TileStart& y) {
+    return std::tuple(x.cta, x.j, x.kb) < std::tuple(y.cta, y.j, y.kb);
+  });
+  for (const TileStart& s : rows) {
+    fmt::print(f, "{},{},{},{},{},{},", s.cta, s.sm, s.j, s.tile, s.m, s.n);
+    if (per_kblock) fmt::print(f, "{},", s.kb);
+    fmt::print(f, "{:.0f},{}\n", static_cast<double>(s.cycle - t0) / clock_ghz, s.cycle - t0);
+  }
   std::fclose(f);
 }
 
@@ -412,9 +417,10 @@ KernelReport run_from_cli(const KernelRequest& req) {
   const std::string& phase_log = req.args.text("phase-log");
   const std::string& chunk_log = req.args.text("chunk-log");
   p.log_tiles = !tile_log.empty();
+  p.log_kblocks = req.args.integer("kb-log", 0, 1) != 0;
   p.log_phases = !phase_log.empty() || !chunk_log.empty();
   const GemmSm90Result r = run_gemm_sm90(req.config, req.options, p, req.check);
-  if (p.log_tiles) write_tile_log(tile_log, r.tile_starts, req.config.clock_ghz);
+  if (p.log_tiles) write_tile_log(tile_log, r.tile_starts, req.config.clock_ghz, p.log_kblocks);
   if (!phase_log.empty()) write_phase_log(phase_log, r.tile_phases, req.config.clock_ghz);
   if (!chunk_log.empty()) write_chunk_log(chunk_log, r.tile_phases, req.config.clock_ghz);
   KernelReport rep;
@@ -463,6 +469,8 @@ KernelInfo gemm_sm90_kernel_info() {
        {"warmup", "launches before the measured one (they leave the operands in the L2, as on hardware)", "0"},
        {"tile-log", "write when each CTA started each tile (its first loads) to FILE as CSV, as gemm_sm90_twin.cu "
                     "--tile-log does on hardware (tools/calibration/tile_drift.py compares them)", ""},
+       {"kb-log", "1: --tile-log has a row for every k-block's loads (a kb column), as gemm_sm90_twin.cu --kb-log 1 "
+                  "(tools/calibration/kb_joins.py reads them)", "0"},
        {"phase-log", "write each consumer warpgroup's mainloop start, mainloop end and epilogue end per tile to FILE "
                      "as CSV, as gemm_sm90_twin.cu --phase-log does on hardware", ""},
        {"chunk-log", "write each epilogue chunk's steps (wait_group.read, bar.syncs, TMA store) per consumer warpgroup's "

@@ -65,6 +65,7 @@ KernelReport run_from_cli(const KernelRequest& req) {
   const bool own_a = private_a != "none", hot_a = private_a == "l2";
   const TensorMap a_map = operand_map(own_a ? std::max(m, grid * rows) : m, rows), b_map = operand_map(n, tile_n);
   std::vector<TileStart> starts;
+  const bool log_kblocks = a.integer("kb-log", 0, 1) != 0;
   const RunResult run = sim.launch(
       "gemm_sm90_loads", LaunchConfig{.grid_ctas = grid, .block_threads = 32, .dynamic_smem_bytes = smem},
       [&](Warp& w) -> Task {
@@ -78,7 +79,7 @@ KernelReport run_from_cli(const KernelRequest& req) {
           for (std::uint32_t kb = 0; kb < k_tiles; ++kb, ++i) {
             const std::uint32_t s = i % stages;
             if (i >= stages) co_await w.mbarrier_wait(bar(s), ((i - stages) / stages) & 1u);
-            if (kb == 0) starts.push_back({w.cta_idx(), w.sm_idx(), j, t, tm, tn, w.now()});
+            if (kb == 0 || log_kblocks) starts.push_back({w.cta_idx(), w.sm_idx(), j, t, tm, tn, w.now(), kb});
             w.mbarrier_arrive_expect_tx(bar(s), stage_bytes);
             const auto x = static_cast<std::int32_t>(kb * kSm90TileK);
             if (load_a) {
@@ -94,7 +95,8 @@ KernelReport run_from_cli(const KernelRequest& req) {
         for (std::uint32_t last = i - std::min(i, stages); last < i; ++last)  // the loads still in flight
           co_await w.mbarrier_wait(bar(last % stages), (last / stages) & 1u);
       });
-  if (const std::string& log = a.text("tile-log"); !log.empty()) write_tile_log(log, starts, req.config.clock_ghz);
+  if (const std::string& log = a.text("tile-log"); !log.empty())
+    write_tile_log(log, starts, req.config.clock_ghz, log_kblocks);
   KernelReport rep;
   rep.kernel = "gemm_sm90_loads";
   rep.problem = fmt::format("gemm_sm90's loads alone ({}{}), M={} N={} K={} bf16, tile {}x{}x{}, {} stages, {} CTAs over {} "
@@ -128,7 +130,9 @@ KernelInfo gemm_sm90_loads_kernel_info() {
        {"private-a", "A boxes of the CTA's own rows, read by no other SM: none (the tile's), hbm (all of K, every "
                      "tile) or l2 (the first 4 k-blocks, L2-resident)", "none"},
        {"tile-log", "write when each CTA started each tile (its first loads) to FILE as CSV, as h100_gemm_loads.cu "
-                    "--tile-log does on hardware", ""}},
+                    "--tile-log does on hardware", ""},
+       {"kb-log", "1: --tile-log has a row for every k-block's loads (a kb column), as h100_gemm_loads.cu --kb-log 1",
+        "0"}},
       &run_from_cli};
 }
 

@@ -22,6 +22,8 @@
 // branch, made ptxas add a WARPGROUP.ARRIVE there and slowed the ping-pong 4096^3 row by 23%).
 // --log-reps 1 (with --tile-log): every timed launch's log, FILE.r2, FILE.r3, ... (launches 0 and 1
 // are the untimed warm-ups), to see whether the SMs' paces hold from launch to launch.
+// --kb-log 1 (with --tile-log): the producer records every k-block's issue, not only each tile's
+// first (a kb column in FILE), to see how far apart the SMs reading one B box ask for it.
 // --rotate R (diagnostic, default 0): CTA c computes the tiles of worker (c + R) mod grid instead
 // of worker c, so the same work runs on other SMs (does a CTA's pace follow its SM or its tiles?).
 // --sustain-ms T (power issue 18): instead of the timed reps, launch back to back for T ms (in
@@ -180,10 +182,13 @@ struct GemmParams {
   unsigned raster_m;  // 1: AlongM, 0: AlongN
   unsigned swizzle;
   unsigned log_tiles = 0;  // --tile-log: tiles per CTA whose start is recorded (0: none)
+  unsigned log_per_tile = 1;  // --kb-log 1: each logged tile's k-blocks whose issue is recorded (1: its first)
   unsigned rotate = 0;     // --rotate R: CTA c computes the tiles of worker (c + R) % grid
   unsigned phase_tiles = 0;  // --phase-log: tiles per consumer WG whose phases are recorded (0: none)
   unsigned no_epilogue = 0;  // --no-epilogue (with --phase-log only): the epilogue stores nothing
 };
+// A CTA's slots in the tile log: its SM, then log_per_tile stamps per logged tile.
+__host__ __device__ inline unsigned log_stride(const GemmParams& p) { return p.log_tiles * p.log_per_tile + 1; }
 __host__ __device__ inline void tile_of(const GemmParams& p, unsigned t, unsigned& m, unsigned& n) {
   const bool along_m = p.raster_m != 0;
   const unsigned fast = along_m ? p.tiles_m : p.tiles_n;
@@ -249,7 +254,7 @@ __global__ void __launch_bounds__(384, 1)
   if (threadIdx.x == 0) {
     tim[blockIdx.x * 6 + 0] = static_cast<long long>(globaltimer());
     tim[blockIdx.x * 6 + 1] = clock64();
-    if (tile_log) tile_log[blockIdx.x * (p.log_tiles + 1)] = sm_id();
+    if (tile_log) tile_log[blockIdx.x * log_stride(p)] = sm_id();
   }
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const unsigned base = (smem_addr(smem_raw) + 1023) & ~1023u;
@@ -290,8 +295,8 @@ __global__ void __launch_bounds__(384, 1)
         tile_of(p, t, m, n);
         for (unsigned kb = 0; kb < p.k_tiles; ++kb) {
           mbar_wait(empty(st.idx), st.phase ^ 1);
-          if (tile_log && kb == 0 && j < p.log_tiles)  // when the tile's first loads go out
-            tile_log[blockIdx.x * (p.log_tiles + 1) + 1 + j] = static_cast<long long>(globaltimer());
+          if (tile_log && kb < p.log_per_tile && j < p.log_tiles)  // when the tile's (k-block's) loads go out
+            tile_log[blockIdx.x * log_stride(p) + 1 + j * p.log_per_tile + kb] = static_cast<long long>(globaltimer());
           mbar_arrive_expect_tx(full(st.idx), C::kStageBytes);
           const unsigned a = stage_a(st.idx);
           tma_load_2d(a, &tmA, static_cast<int>(kb * 64), static_cast<int>(m * C::BM), full(st.idx));
@@ -480,6 +485,7 @@ struct Args {
   int rotate = 0;
   std::string tile_log;  // --tile-log FILE: each CTA's SM and its tiles' start times (last timed launch)
   bool log_reps = false;  // --log-reps 1: a tile log of every timed launch, FILE.r2, FILE.r3, ...
+  bool kb_log = false;    // --kb-log 1: the tile log has every k-block's issue, not only each tile's first
   std::string phase_log;  // --phase-log FILE: each consumer WG's tile phases (last timed launch)
   bool no_epilogue = false;  // --no-epilogue: with --phase-log, tiles without their epilogue's stores (D unwritten)
   std::string chunk_log;  // --chunk-log FILE: with --phase-log, each epilogue chunk's steps (clock64)
@@ -560,12 +566,14 @@ int sustain(const Args& a, LaunchFn&& launch, SpanFn&& span_and_clock, cudaEvent
 
 // --tile-log: one row per tile a CTA started in the last timed launch: the CTA, its SM, the
 // tile's index in the CTA's sequence, (m, n), and when its first loads were issued (ns after the
-// launch's first start, and in cycles at the launch's clock).
+// launch's first start, and in cycles at the launch's clock); with --kb-log 1, one row per k-block
+// of each tile (a kb column before the times: when that k-block's loads were issued).
 void write_tile_log(const std::string& path, const GemmParams& p, int grid, const long long* dev, double mhz) {
-  std::vector<long long> h(static_cast<size_t>(grid) * (p.log_tiles + 1));
+  const unsigned stride = log_stride(p);
+  std::vector<long long> h(static_cast<size_t>(grid) * stride);
   CHECK(cudaMemcpy(h.data(), dev, h.size() * sizeof(long long), cudaMemcpyDeviceToHost));
   const unsigned tiles = p.tiles_m * p.tiles_n;
-  auto first_start = [&](int c) { return h[static_cast<size_t>(c) * (p.log_tiles + 1) + 1]; };
+  auto first_start = [&](int c) { return h[static_cast<size_t>(c) * stride + 1]; };
   long long t0 = -1;
   for (int c = 0; c < grid; ++c)
     if (first_start(c) > 0 && (t0 < 0 || first_start(c) < t0)) t0 = first_start(c);
@@ -574,15 +582,21 @@ void write_tile_log(const std::string& path, const GemmParams& p, int grid, cons
     std::fprintf(stderr, "cannot write %s\n", path.c_str());
     return;
   }
-  std::fprintf(f, "# clock_mhz,%.0f\ncta,smid,j,tile,m,n,start_ns,start_cycles\n", mhz);
+  const bool per_kb = p.log_per_tile > 1;
+  std::fprintf(f, "# clock_mhz,%.0f\ncta,smid,j,tile,m,n,%sstart_ns,start_cycles\n", mhz, per_kb ? "kb," : "");
   for (int c = 0; c < grid; ++c) {
-    const long long* v = &h[static_cast<size_t>(c) * (p.log_tiles + 1)];
+    const long long* v = &h[static_cast<size_t>(c) * stride];
     unsigned j = 0;
     for (unsigned t = (static_cast<unsigned>(c) + p.rotate) % grid; t < tiles && j < p.log_tiles; t += grid, ++j) {
       unsigned m, n;
       tile_of(p, t, m, n);
-      const long long ns = v[1 + j] - t0;
-      std::fprintf(f, "%d,%lld,%u,%u,%u,%u,%lld,%.0f\n", c, v[0], j, t, m, n, ns, ns * mhz / 1000.0);
+      for (unsigned kb = 0; kb < p.log_per_tile; ++kb) {
+        const long long ns = v[1 + j * p.log_per_tile + kb] - t0;
+        if (per_kb)
+          std::fprintf(f, "%d,%lld,%u,%u,%u,%u,%u,%lld,%.0f\n", c, v[0], j, t, m, n, kb, ns, ns * mhz / 1000.0);
+        else
+          std::fprintf(f, "%d,%lld,%u,%u,%u,%u,%lld,%.0f\n", c, v[0], j, t, m, n, ns, ns * mhz / 1000.0);
+      }
     }
   }
   std::fclose(f);
@@ -659,6 +673,7 @@ int run(const Args& a, int sms) {
   const unsigned tiles = p.tiles_m * p.tiles_n;
   const int grid = a.grid > 0 ? a.grid : static_cast<int>(std::min<unsigned>(tiles, sms));
   p.log_tiles = a.tile_log.empty() ? 0 : (tiles + grid - 1) / grid;
+  p.log_per_tile = a.kb_log ? p.k_tiles : 1;
   p.rotate = static_cast<unsigned>(a.rotate % grid);
   p.phase_tiles = a.phase_log.empty() ? 0 : (tiles + grid - 1) / grid;
   p.no_epilogue = a.no_epilogue && p.phase_tiles ? 1 : 0;
@@ -678,7 +693,7 @@ int run(const Args& a, int sms) {
   long long* tim;
   CHECK(cudaMalloc(&tim, static_cast<size_t>(grid) * 6 * sizeof(long long)));
   long long* tile_log = nullptr;
-  const size_t log_count = static_cast<size_t>(grid) * (p.log_tiles + 1);
+  const size_t log_count = static_cast<size_t>(grid) * log_stride(p);
   if (p.log_tiles) CHECK(cudaMalloc(&tile_log, log_count * sizeof(long long)));
   long long* phases = nullptr;
   const size_t phase_count = static_cast<size_t>(grid) * 2 * p.phase_tiles * kPhaseSlots;
@@ -831,6 +846,7 @@ int main(int argc, char** argv) {
     else if (k == "--header") a.header = true;
     else if (k == "--tile-log") a.tile_log = val();
     else if (k == "--log-reps") a.log_reps = std::stoi(val()) != 0;
+    else if (k == "--kb-log") a.kb_log = std::stoi(val()) != 0;
     else if (k == "--rotate") a.rotate = std::stoi(val());
     else if (k == "--phase-log") a.phase_log = val();
     else if (k == "--no-epilogue") a.no_epilogue = true;

@@ -19,6 +19,7 @@
 //      --a-copies C: C copies of A (other allocations, so other physical pages), launch r reading
 //      copy r % C; --log-reps: a tile log of every launch (FILE.r0 the warm-up, FILE.r1 ...), not
 //      only the last one's in FILE: does a GPC's pace follow the pages it reads, or the launch?
+//      --kb-log 1: the tile log has every k-block's issue (the twin's --kb-log)
 //      --probe-homes FILE (with --private-a l2): after the launches, which L2 partition holds each
 //      line the CTAs' private A rows are read from (k_homes, per copy of A): the L2 flushed, the SM
 //      of smid 0 (GPC 0) reads every such line once, then the SM of smid 2 (GPC 1, the other
@@ -85,7 +86,7 @@ __global__ void k_loads(const __grid_constant__ CUtensorMap tmA, const __grid_co
   auto bar = [&](unsigned s) { return base + S * stage_bytes + 8 * s; };
   for (unsigned s = 0; s < S; ++s) mbar_init(bar(s), 1);
   fence_mbar_init();
-  tile_log[blockIdx.x * (p.log_tiles + 1)] = sm_id();
+  tile_log[blockIdx.x * log_stride(p)] = sm_id();
   tim[blockIdx.x * 4 + 0] = static_cast<long long>(globaltimer());
   tim[blockIdx.x * 4 + 1] = clock64();
   const unsigned tiles = p.tiles_m * p.tiles_n;
@@ -99,8 +100,8 @@ __global__ void k_loads(const __grid_constant__ CUtensorMap tmA, const __grid_co
     tile_of(p, t, m, n);
     for (unsigned kb = 0; kb < p.k_tiles; ++kb, ++i) {
       if (wrapped) mbar_wait(bar(s), odd ^ 1u);
-      if (kb == 0 && j < p.log_tiles)
-        tile_log[blockIdx.x * (p.log_tiles + 1) + 1 + j] = static_cast<long long>(globaltimer());
+      if (kb < p.log_per_tile && j < p.log_tiles)
+        tile_log[blockIdx.x * log_stride(p) + 1 + j * p.log_per_tile + kb] = static_cast<long long>(globaltimer());
       mbar_arrive_expect_tx(bar(s), bytes);
       // private_a: 0 the tile's rows; 1 the CTA's own rows over all of K; 2 its own, first 4 k-blocks
       const unsigned a_row = private_a ? blockIdx.x * bm : m * bm, a_kb = private_a == 2 ? kb & 3u : kb;
@@ -165,7 +166,7 @@ int main(int argc, char** argv) {
   unsigned parts = 3;      // --parts ab (both boxes), a or b
   unsigned private_a = 0;  // --private-a hbm (1) or l2 (2)
   int a_copies = 1;
-  bool log_reps = false;
+  bool log_reps = false, kb_log = false;
   std::string homes_path;
   bool raster_m = true;
   std::string log_path;
@@ -184,6 +185,7 @@ int main(int argc, char** argv) {
     else if (key == "--a-copies" && std::stoi(v) > 0) a_copies = std::stoi(v);
     else if (key == "--log-reps" && (v == "0" || v == "1")) log_reps = v == "1";
     else if (key == "--probe-homes") homes_path = v;
+    else if (key == "--kb-log" && (v == "0" || v == "1")) kb_log = v == "1";
     else if (key == "--private-a" && (v == "hbm" || v == "l2")) private_a = v == "hbm" ? 1u : 2u;
     else if (key == "--parts") parts = (v.find('a') != std::string::npos ? 1u : 0u) | (v.find('b') != std::string::npos ? 2u : 0u);
     else {
@@ -206,6 +208,7 @@ int main(int argc, char** argv) {
   const unsigned tiles = p.tiles_m * p.tiles_n;
   const int grid = grid_arg > 0 ? grid_arg : static_cast<int>(std::min<unsigned>(tiles, prop.multiProcessorCount));
   p.log_tiles = (tiles + grid - 1) / grid;
+  p.log_per_tile = kb_log ? p.k_tiles : 1;
   // Private A rows: one band of BM rows per CTA, so A has at least grid x BM rows.
   const int a_rows = private_a ? std::max(m, grid * bm) : m;
   std::vector<__nv_bfloat16*> A(a_copies);
@@ -221,7 +224,7 @@ int main(int argc, char** argv) {
   const CUtensorMap tmB = make_map(B, n, k, bn, 64);
   long long *tim, *tile_log;
   CHECK(cudaMalloc(&tim, static_cast<size_t>(grid) * 4 * sizeof(long long)));
-  CHECK(cudaMalloc(&tile_log, static_cast<size_t>(grid) * (p.log_tiles + 1) * sizeof(long long)));
+  CHECK(cudaMalloc(&tile_log, static_cast<size_t>(grid) * log_stride(p) * sizeof(long long)));
   const unsigned stage_bytes = ((parts & 1) ? bm : 0) * 128 + ((parts & 2) ? bn : 0) * 128;
   // At least 116 KiB, so that one CTA fits an SM (228 KiB) whatever the stages hold.
   const size_t smem = std::max<size_t>(1024 + static_cast<size_t>(stages) * stage_bytes + 8 * stages, 116 * 1024);

@@ -70,15 +70,18 @@ __global__ void k_pair_stream(const __grid_constant__ CUtensorMap map, bool hit,
 // The arrivals variant (ARRIVALS mode): the pairs issue one box at a time, load j at the pace
 // kArrivalPace from the common tick (the partner DELAY cycles later), and log when it arrives
 // (%globaltimer, common to all SMs): a partner's load that joined arrives with its leader's. With
-// `background`, the SMs from 64 on (idle in gpc pairing) stream their own L2-resident 128 KiB
-// rings unpaced, 4 x 32 KiB in flight, to load the L2 while the pairs run.
+// `background` 1, the SMs from 64 on (idle in gpc pairing) stream their own L2-resident 128 KiB
+// rings unpaced, 4 x 32 KiB in flight, to load the L2 while the pairs run; with `background` 2
+// they stream the same way through data of their own that no launch read recently (19 MiB each,
+// 1.3 GB in all), so the load is HBM's and the L2's fills.
 constexpr unsigned kArrivalPace = 4000, kBackgroundLoads = 600;
 // `bit` pairs SM s with s ^ bit (16: the same GPC, 2: another GPC, by the map above); `cold`: each
 // load reads a box no one read before (the L2 flushed before the launch) instead of cycling over
 // the pair's 8 L2-resident ones, so the leader's read misses and the partner's finds it in flight
 // or just landed.
 __global__ void k_pair_arrivals(const __grid_constant__ CUtensorMap map, const __grid_constant__ CUtensorMap bg_map,
-                                unsigned delay, bool background, unsigned bit, bool cold, unsigned long long start,
+                                const __grid_constant__ CUtensorMap bg_hbm_map, unsigned delay, unsigned background,
+                                unsigned bit, bool cold, unsigned long long start,
                                 unsigned long long* arrival, unsigned* lat, unsigned* role,
                                 unsigned long long* clk) {
   extern __shared__ unsigned char smem[];
@@ -89,8 +92,9 @@ __global__ void k_pair_arrivals(const __grid_constant__ CUtensorMap map, const _
     if (!background) return;
     const unsigned base = init_stage_ring(smem, kStages, 2 * kBoxBytes);
     wait_globaltimer(start);
-    tma_stream_loop(&bg_map, base, base + kStages * 2 * kBoxBytes, 2 * kBoxBytes, 2 * kBoxRows,
-                    (s - 64) * 8 * kBoxRows, 8 * kBoxRows, kStages, kBackgroundLoads);
+    const unsigned ring = background == 1 ? 8 : kBackgroundLoads;  // boxes of 2 x kBoxRows rows
+    tma_stream_loop(background == 1 ? &bg_map : &bg_hbm_map, base, base + kStages * 2 * kBoxBytes, 2 * kBoxBytes,
+                    2 * kBoxRows, (s - 64) * ring * 2 * kBoxRows, ring * 2 * kBoxRows, kStages, kBackgroundLoads);
     return;
   }
   const unsigned pair = s & ~bit;
@@ -127,8 +131,9 @@ static unsigned median_of(std::vector<unsigned> v) {
   return v[v.size() / 2];
 }
 
-// ARRIVALS mode: for the background off and on and each delay, a warm-up launch and a logged one;
-// one row each: arrivals,background,delay_cycles,cycles_per_ns,lead_latency_cycles,
+// ARRIVALS mode: for the background off (0), hot (1) and from HBM (2) and each delay, a warm-up
+// launch and a logged one (the warm-up without background when it is 2: it only makes the pairs'
+// boxes hot); one row each: arrivals,background,delay_cycles,cycles_per_ns,lead_latency_cycles,
 // partner_latency_cycles (medians, issue to arrival), partner_minus_lead_ns (median of load j's
 // arrival difference) and joined (the share of partner loads arriving less than DELAY / 2 after
 // their leader's: a joined load arrives with it, one served on its own about DELAY later).
@@ -137,12 +142,16 @@ static unsigned median_of(std::vector<unsigned> v) {
 // the same columns after the first two.
 static int arrivals(unsigned sms, bool cold) {
   const unsigned rows = kPairs * (cold ? kLoads : kHitBoxes) * kBoxRows, bg_rows = 80 * 8 * 2 * kBoxRows;
-  void *data, *bg;
+  const unsigned bg_hbm_rows = cold ? 2 * kBoxRows : (sms - 64) * kBackgroundLoads * 2 * kBoxRows;
+  void *data, *bg, *bg_hbm;
   CHECK(cudaMalloc(&data, static_cast<size_t>(rows) * 128));
   CHECK(cudaMemset(data, 1, static_cast<size_t>(rows) * 128));
   CHECK(cudaMalloc(&bg, static_cast<size_t>(bg_rows) * 128));
   CHECK(cudaMemset(bg, 1, static_cast<size_t>(bg_rows) * 128));
-  const CUtensorMap map = make_map(data, rows, kBoxRows), bg_map = make_map(bg, bg_rows, 2 * kBoxRows);
+  CHECK(cudaMalloc(&bg_hbm, static_cast<size_t>(bg_hbm_rows) * 128));
+  CHECK(cudaMemset(bg_hbm, 1, static_cast<size_t>(bg_hbm_rows) * 128));
+  const CUtensorMap map = make_map(data, rows, kBoxRows), bg_map = make_map(bg, bg_rows, 2 * kBoxRows),
+                    bg_hbm_map = make_map(bg_hbm, bg_hbm_rows, 2 * kBoxRows);
   unsigned long long *arrival, *clk;
   unsigned *lat, *role;
   CHECK(cudaMalloc(&arrival, sizeof(unsigned long long) * 256 * kLoads));
@@ -161,14 +170,14 @@ static int arrivals(unsigned sms, bool cold) {
                    : "mode,background,delay_cycles,cycles_per_ns,lead_latency_cycles,partner_latency_cycles,"
                      "partner_minus_lead_ns,joined\n");
   for (const unsigned bit : cold ? std::vector<unsigned>{16u, 2u} : std::vector<unsigned>{16u})
-  for (unsigned background = 0; background < 2; ++background)
+  for (unsigned background = 0; background < (cold ? 2u : 3u); ++background)
     for (unsigned delay : {0u, 32u, 64u, 128u, 256u, 512u, 1024u, 2048u}) {
       for (int rep = cold ? 1 : 0; rep < 2; ++rep) {  // warm-up (hot boxes only), then the logged launch
         if (cold) CHECK(cudaMemset(flush, 2, flush_bytes));  // the pairs' boxes out of the L2
         CHECK(cudaMemset(role, 0, sizeof(unsigned) * 256));
         const unsigned long long start = paced_launch_start();
-        k_pair_arrivals<<<sms, 32, smem>>>(map, bg_map, delay, background != 0, bit, cold, start, arrival, lat, role,
-                                           clk);
+        k_pair_arrivals<<<sms, 32, smem>>>(map, bg_map, bg_hbm_map, delay, rep == 0 && background == 2 ? 0 : background,
+                                           bit, cold, start, arrival, lat, role, clk);
         CHECK(cudaGetLastError());
         CHECK(cudaDeviceSynchronize());
       }

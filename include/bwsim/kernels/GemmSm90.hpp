@@ -39,14 +39,17 @@ struct GemmSm90Params {
   std::uint32_t swizzle = 1;
   std::uint32_t warmup = 0;        // launches before the measured one (they warm the L2, as on hardware)
   bool log_tiles = false;          // record TileStart rows of the measured launch
+  bool log_kblocks = false;        // with log_tiles: a row for every k-block's loads, not only each tile's first
   bool log_phases = false;         // record TilePhases rows of the measured launch
 };
 
 // When a CTA started a tile in the measured launch: the cycle its producer issued the tile's first
-// loads (the twin's --tile-log records the same moment with %globaltimer).
+// loads (the twin's --tile-log records the same moment with %globaltimer), or with --kb-log its
+// k-block kb's loads.
 struct TileStart {
   std::uint32_t cta = 0, sm = 0, j = 0, tile = 0, m = 0, n = 0;  // j: the tile's index in the CTA's sequence
   Cycle cycle = 0;
+  std::uint32_t kb = 0;
 };
 
 // One consumer warpgroup's tile in the measured launch (the twin's --phase-log records the same
@@ -94,8 +97,9 @@ Raster raster_arg(const KernelArgs& args);
 
 // The twin's --tile-log format (tools/calibration/gemm_sm90_twin.cu, h100_gemm_loads.cu): one row
 // per tile started, times from the first tile's start, at `clock_ghz`; tools/calibration/
-// tile_drift.py reads either. An InputError if `path` cannot be written.
-void write_tile_log(const std::string& path, const std::vector<TileStart>& starts, double clock_ghz);
+// tile_drift.py reads either. With `per_kblock` (their --kb-log 1), one row per k-block's loads
+// with a kb column (tools/calibration/kb_joins.py). An InputError if `path` cannot be written.
+void write_tile_log(const std::string& path, const std::vector<TileStart>& starts, double clock_ghz, bool per_kblock);
 
 KernelInfo gemm_sm90_kernel_info();
 // gemm_sm90's producer alone, tools/calibration/h100_gemm_loads.cu (GemmSm90Loads.cpp).
