@@ -172,6 +172,19 @@ __device__ __forceinline__ bool mbar_test_wait(unsigned bar, unsigned parity) {
 __device__ __forceinline__ void fence_mbar_init() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
 // fence.proxy.async.shared::cta: generic-proxy SMEM writes -> async-proxy (TMA, wgmma) accesses.
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+// ld.global.cg.u32: a load cached in the L2 only (latency probes: h100_l2_partitions.cu,
+// h100_gemm_loads.cu --probe-homes).
+__device__ __forceinline__ unsigned ld_cg(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+// mov.u64 from %clock64, ordered with the memory operations around it.
+__device__ __forceinline__ long long clock_now() {
+  long long t;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
+  return t;
+}
 // mov.u32 from %smid: the SM this thread runs on.
 __device__ __forceinline__ unsigned sm_id() {
   unsigned s;

@@ -40,17 +40,6 @@
 #include <string>
 #include <vector>
 
-__device__ __forceinline__ unsigned ld_cg(const unsigned* p) {
-  unsigned v;
-  asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
-__device__ __forceinline__ long long clock_now() {
-  long long t;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
-  return t;
-}
-
 // --probe-homes: the CTA on SM role_sm reads lines 0-3 of every private row of A (regions x bm
 // rows, pitch_bytes apart) once, each load's address depending on the previous load's value
 // (v & zero, zero = 0 at run time) and its latency taken after an STS of the value waits for it;

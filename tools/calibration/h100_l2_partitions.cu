@@ -69,16 +69,6 @@ constexpr unsigned kMapLines = 512, kLineWords = 32;  // 64 KiB of 128-byte line
 constexpr unsigned kLagBoxes = 384;                   // boxes per pair in the lag modes
 
 // ---- map ------------------------------------------------------------------------------------
-__device__ __forceinline__ unsigned ld_cg(const unsigned* p) {
-  unsigned v;
-  asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
-__device__ __forceinline__ long long clock_now() {
-  long long t;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
-  return t;
-}
 
 // One CTA: every line of every SM's region once (the reference partition gets all of them).
 __global__ void k_map_ref(const unsigned* regions, unsigned words, unsigned* sink, unsigned* ref_sm) {
