@@ -101,6 +101,11 @@ TEST(GemmSm90LoadsTest, TheKBlockLogHasARowPerKBlockInIssueOrder) {
     }
   }
   EXPECT_EQ(rows.front()[8], 0);
+  // Two stages: k-blocks 0 and 1 of a CTA's first tile go out a few issue cycles apart; k-block 2
+  // reuses k-block 0's stage, so it goes out only after that stage's boxes landed, at least
+  // h100.yaml's tma.load_latency (376) after k-block 0.
+  EXPECT_LT(rows[1][8], 20);
+  EXPECT_GE(rows[2][8], rows[0][8] + 376);
   std::remove(path.c_str());
   test::expect_bad_input("run gemm_sm90_loads --config " BWSIM_SOURCE_DIR "/sim_configs/h100.yaml --kb-log 2",
                          "--kb-log must be an integer in 0..1");

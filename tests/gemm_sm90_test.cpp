@@ -170,6 +170,23 @@ TEST(GemmSm90, TheCommandLineWritesTheTileLog) {
                          "--tile-log: cannot write /no/such/dir/x.csv");
 }
 
+TEST(GemmSm90, TheKBlockLogHasARowPerKBlock) {
+  const std::string path = testing::TempDir() + "gemm_sm90_kblocks.csv";
+  const test::Outcome o = test::bwsim("run gemm_sm90 --config " BWSIM_SOURCE_DIR
+                                      "/sim_configs/h100.yaml --m 512 --n 512 --k 256 --grid 2 --kb-log 1 --tile-log " +
+                                      path);
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  std::ifstream f(path);
+  std::string line;
+  std::vector<std::string> lines;
+  while (std::getline(f, line)) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 2u + 8 * 4);  // 8 tiles of 4 k-blocks (K 256 / 64)
+  EXPECT_EQ(lines[1], "cta,smid,j,tile,m,n,kb,start_ns,start_cycles");
+  EXPECT_EQ(lines[2].substr(0, 12), "0,0,0,0,0,0,");  // CTA 0, SM 0, tile 0 (0, 0), k-block 0
+  EXPECT_EQ(lines[3].substr(0, 12), "0,0,0,0,0,0,");
+  EXPECT_EQ(lines[3].substr(12, 2), "1,");            // then its k-block 1
+}
+
 TEST(GemmSm90, TheCommandLinePrintsCyclesTimeAndTflops) {
   const test::Outcome o = test::bwsim("run gemm_sm90 --config " BWSIM_SOURCE_DIR
                                       "/sim_configs/h100.yaml --m 512 --n 512 --k 512 --json");

@@ -74,6 +74,18 @@ class TileDriftTest(unittest.TestCase):
         self.assertAlmostEqual(sd, 0.05)
         self.assertEqual(n, 2)
 
+    def test_a_k_block_log_is_read_by_each_tiles_first_k_block(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "kb.csv")
+            with open(path, "w") as f:
+                f.write("# clock_mhz,1000\ncta,smid,j,tile,m,n,kb,start_ns,start_cycles\n")
+                for j, t0 in enumerate((0, 500)):
+                    for kb in range(3):
+                        f.write(f"0,0,{j},{4 * j},{j},0,{kb},{t0 + 100 * kb},{t0 + 100 * kb}\n")
+            rows = tile_drift.read_rows(path)
+        self.assertEqual([(r["j"], r["start_cycles"]) for r in rows], [("0", "0"), ("1", "500")])
+        self.assertEqual(tile_drift.sm_paces(rows), {0: 500})
+
 
 if __name__ == "__main__":
     unittest.main()

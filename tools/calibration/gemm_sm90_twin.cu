@@ -6,7 +6,8 @@
 //
 // CLI: --m --n --k --schedule cooperative|pingpong --rows-per-wg 64|128 --tile-n 128|256
 //      --stages S (0: as many as fit) --raster m|n --swizzle 1|2|4|8 --grid G (0: min(tiles, SMs))
-//      --reps R (10) --check 0|1 --header --sustain-ms T --tile-log FILE --rotate R --phase-log FILE
+//      --reps R (10) --check 0|1 --header --sustain-ms T --tile-log FILE --log-reps 0|1 --kb-log 0|1
+//      --rotate R --phase-log FILE
 // --phase-log FILE (diagnostic): each consumer WG's mainloop start, mainloop end and epilogue end
 // per tile (see k_gemm's kPhases); bwsim run gemm_sm90 --phase-log writes the same columns.
 // --chunk-log FILE (diagnostic, with --phase-log): each epilogue chunk's wait, bar.syncs and TMA
@@ -182,7 +183,8 @@ struct GemmParams {
   unsigned raster_m;  // 1: AlongM, 0: AlongN
   unsigned swizzle;
   unsigned log_tiles = 0;  // --tile-log: tiles per CTA whose start is recorded (0: none)
-  unsigned log_per_tile = 1;  // --kb-log 1: each logged tile's k-blocks whose issue is recorded (1: its first)
+  unsigned log_kblocks = 0;   // --kb-log 1: every k-block's issue is recorded, not only each tile's first
+  unsigned log_per_tile = 1;  // stamps per logged tile: k_tiles with log_kblocks, else 1
   unsigned rotate = 0;     // --rotate R: CTA c computes the tiles of worker (c + R) % grid
   unsigned phase_tiles = 0;  // --phase-log: tiles per consumer WG whose phases are recorded (0: none)
   unsigned no_epilogue = 0;  // --no-epilogue (with --phase-log only): the epilogue stores nothing
@@ -582,7 +584,7 @@ void write_tile_log(const std::string& path, const GemmParams& p, int grid, cons
     std::fprintf(stderr, "cannot write %s\n", path.c_str());
     return;
   }
-  const bool per_kb = p.log_per_tile > 1;
+  const bool per_kb = p.log_kblocks != 0;
   std::fprintf(f, "# clock_mhz,%.0f\ncta,smid,j,tile,m,n,%sstart_ns,start_cycles\n", mhz, per_kb ? "kb," : "");
   for (int c = 0; c < grid; ++c) {
     const long long* v = &h[static_cast<size_t>(c) * stride];
@@ -673,6 +675,7 @@ int run(const Args& a, int sms) {
   const unsigned tiles = p.tiles_m * p.tiles_n;
   const int grid = a.grid > 0 ? a.grid : static_cast<int>(std::min<unsigned>(tiles, sms));
   p.log_tiles = a.tile_log.empty() ? 0 : (tiles + grid - 1) / grid;
+  p.log_kblocks = a.kb_log ? 1 : 0;
   p.log_per_tile = a.kb_log ? p.k_tiles : 1;
   p.rotate = static_cast<unsigned>(a.rotate % grid);
   p.phase_tiles = a.phase_log.empty() ? 0 : (tiles + grid - 1) / grid;

@@ -115,6 +115,11 @@ __global__ void k_loads(const __grid_constant__ CUtensorMap tmA, const __grid_co
 // (latencies "near") on each copy of A, the L2 flushed (a 256 MiB memset) before each copy.
 void probe_homes(const std::string& path, const std::vector<__nv_bfloat16*>& copies, size_t pitch, int regions,
                  unsigned bm) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) {
+    std::fprintf(stderr, "cannot write %s\n", path.c_str());
+    return;
+  }
   const size_t lines = static_cast<size_t>(regions) * bm * 4;
   unsigned *lat, *sink;
   void* flush;
@@ -123,18 +128,13 @@ void probe_homes(const std::string& path, const std::vector<__nv_bfloat16*>& cop
   CHECK(cudaMalloc(&flush, 256u << 20));
   int sms = 0;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) {
-    std::fprintf(stderr, "cannot write %s\n", path.c_str());
-    return;
-  }
+  // One CTA per SM (116 KiB of SMEM each) so that the roles' SMs each hold one.
+  CHECK(cudaFuncSetAttribute(k_homes, cudaFuncAttributeMaxDynamicSharedMemorySize, 116 * 1024));
   std::fprintf(f, "copy,region,row,line,far,near\n");
   std::vector<unsigned> h(2 * lines);
   for (size_t c = 0; c < copies.size(); ++c) {
     const auto* a = reinterpret_cast<const unsigned char*>(copies[c]);
     CHECK(cudaMemset(flush, static_cast<int>(c + 1), 256u << 20));
-    // One CTA per SM (116 KiB of SMEM each) so that the roles' SMs each hold one.
-    CHECK(cudaFuncSetAttribute(k_homes, cudaFuncAttributeMaxDynamicSharedMemorySize, 116 * 1024));
     k_homes<<<sms, 32, 116 * 1024>>>(a, pitch, regions, bm, 0, 0, nullptr, sink);
     k_homes<<<sms, 32, 116 * 1024>>>(a, pitch, regions, bm, 2, 0, lat, sink);
     k_homes<<<sms, 32, 116 * 1024>>>(a, pitch, regions, bm, 8, 0, lat + lines, sink);
@@ -182,6 +182,10 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  if (!homes_path.empty() && private_a != 2) {
+    std::fprintf(stderr, "--probe-homes needs --private-a l2\n");
+    return 1;
+  }
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
   GemmParams p;
@@ -197,6 +201,7 @@ int main(int argc, char** argv) {
   const unsigned tiles = p.tiles_m * p.tiles_n;
   const int grid = grid_arg > 0 ? grid_arg : static_cast<int>(std::min<unsigned>(tiles, prop.multiProcessorCount));
   p.log_tiles = (tiles + grid - 1) / grid;
+  p.log_kblocks = kb_log ? 1 : 0;
   p.log_per_tile = kb_log ? p.k_tiles : 1;
   // Private A rows: one band of BM rows per CTA, so A has at least grid x BM rows.
   const int a_rows = private_a ? std::max(m, grid * bm) : m;
@@ -239,8 +244,8 @@ int main(int argc, char** argv) {
     if (log_reps && !log_path.empty()) write_tile_log(log_path + ".r" + std::to_string(r), p, grid, tile_log, mhz);
   }
   std::printf("%d,%d,%d,%d,%d,%d,%d,%.0f,%.0f\n", m, n, k, bm, bn, stages, grid, cycles, mhz);
-  if (!log_path.empty() && !log_reps) write_tile_log(log_path, p, grid, tile_log, mhz);
-  if (!homes_path.empty() && private_a == 2) probe_homes(homes_path, A, static_cast<size_t>(k) * 2, grid, bm);
+  if (!log_path.empty()) write_tile_log(log_path, p, grid, tile_log, mhz);
+  if (!homes_path.empty()) probe_homes(homes_path, A, static_cast<size_t>(k) * 2, grid, bm);
   for (__nv_bfloat16* a : A) CHECK(cudaFree(a));
   CHECK(cudaFree(B));
   CHECK(cudaFree(tim));

@@ -15,7 +15,7 @@
 // MODE miss: each pair reads 64 boxes never read before (the L2 flushed by a 256 MiB memset).
 //
 // Usage: h100_join_window arrivals: the arrivals variant (k_pair_arrivals, below), gpc pairing,
-// with and without background load, printing its rows (run_join_window.sh). h100_join_window
+// with no background load, hot rings or streams from HBM, printing its rows (run_join_window.sh). h100_join_window
 // arrivals_cold: the same with boxes never read before, for gpc and cross pairs (CSV=<tag>_join_
 // window_arrivals_cold.csv bash run_program.sh h100_join_window arrivals_cold). Or
 // h100_join_window MODE PAIRING DELAY: one launch (after a warm-up launch in hit mode), for
@@ -92,7 +92,7 @@ __global__ void k_pair_arrivals(const __grid_constant__ CUtensorMap map, const _
     if (!background) return;
     const unsigned base = init_stage_ring(smem, kStages, 2 * kBoxBytes);
     wait_globaltimer(start);
-    const unsigned ring = background == 1 ? 8 : kBackgroundLoads;  // boxes of 2 x kBoxRows rows
+    const unsigned ring = background == 1 ? 4 : kBackgroundLoads;  // boxes of 2 x kBoxRows rows
     tma_stream_loop(background == 1 ? &bg_map : &bg_hbm_map, base, base + kStages * 2 * kBoxBytes, 2 * kBoxBytes,
                     2 * kBoxRows, (s - 64) * ring * 2 * kBoxRows, ring * 2 * kBoxRows, kStages, kBackgroundLoads);
     return;

@@ -5,16 +5,18 @@
 // make pace depend on the pages read and be the same wherever the data lies physically.
 //
 // Data: rows 16 KiB apart (a K-major bf16 operand of K 8192, as the GEMM row's A and B), read 128
-// bytes (one line) wide; a box is 128 rows (16 KiB), so one box spans exactly one 2 MiB page. Every CTA (one per SM, or one CTA alone) keeps STAGES boxes in
-// flight through one thread and cycles over P hot boxes of its own:
-//   pages:   box b of CTA c is line 0 of the 64 rows of page c * P + b: P pages per SM;
-//   columns: box b of CTA c is line b of the 64 rows of page c: one page per SM, the same bytes.
-// A warm-up launch makes every box an L2 hit. Prints scenario,param,value rows (param: P):
+// bytes (one line) wide; a box is 128 rows (16 KiB), so one box spans exactly one 2 MiB page.
+// Every CTA (one per SM, or one CTA alone) keeps STAGES boxes in flight through one thread and
+// cycles over P boxes of its own:
+//   pages:   box b of CTA c is line 0 of the 128 rows of page c * P + b: P pages per SM;
+//   columns: box b of CTA c is line b of the 128 rows of page c: one page per SM, as many bytes.
+// A warm-up launch makes the boxes L2 hits (up to P 16: at 32, 66 MiB, the L2 keeps too little and
+// the rows are HBM's). Prints scenario,param,value rows (param: P):
 //   tma_pages_<pages|columns>_all_bytes_per_cycle_x100   132 SMs, 6 stages (96 KiB in flight):
 //       all CTAs' bytes over the slowest CTA's span (clock64, its first issue to its last landing)
 //   tma_pages_<pages|columns>_all_gpc_spread_x1000       the standard deviation of the GPCs'
-//       mean spans over the median CTA's (the GPCs by h100_gpc_map's order: GPC = (smid % 16) / 2
-//       below smid 120 on the H200, GPC 0's loose TPCs 124-131, 120-121 GPC 6, 122-123 GPC 7)
+//       mean spans over the median CTA's (the GPCs by the H200's map, h200_gpc_map_loads.csv:
+//       gpc_of below)
 //   tma_pages_<pages|columns>_one_cycles_per_box_x100    one CTA alone, 1 stage: each box's
 //       latency (its span over the boxes), P 1 / 4 / 16 / 64 (and 256 pages)
 // Build: nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a h100_tma_pages.cu -lcuda
@@ -61,10 +63,14 @@ __global__ void k_pages(const __grid_constant__ CUtensorMap map, unsigned pages,
   timing[3 * c + 2] = clock64();
 }
 
+// The H200's GPC of SM `sm` (h200_gpc_map_loads.csv, the same on the H200s we ran): TPC pairs
+// (smid / 2) go round GPCs 0-7 up to smid 63, then GPCs 1-7 up to 119; 120-121 are GPC 6's,
+// 122-123 GPC 7's, and 124-131 GPC 0's loose TPCs.
 unsigned gpc_of(unsigned sm) {
   if (sm >= 124) return 0;
   if (sm >= 120) return 6 + (sm - 120) / 2;
-  return (sm % 16) / 2;
+  if (sm >= 64) return 1 + (sm - 64) % 14 / 2;
+  return sm % 16 / 2;
 }
 
 int main() {
@@ -112,7 +118,7 @@ int main() {
       std::printf("tma_pages_%s_all_gpc_spread_x1000,%u,%.0f\n", name, pages, 1000.0 * std::sqrt(var));
       std::fflush(stdout);
     }
-    // one CTA: up to 256 pages, or the 128 lines of one page's rows
+    // one CTA: up to 256 pages, or up to 64 of the 128 lines of one page's rows
     for (unsigned pages = 1; pages <= (columns ? 64u : 256u); pages *= 4) {
       run(1, pages, columns, 1, kLoadsOne);
       std::printf("tma_pages_%s_one_cycles_per_box_x100,%u,%.0f\n", name, pages,

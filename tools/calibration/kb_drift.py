@@ -50,6 +50,9 @@ def main(argv):
             slopes.append(abs(slope(d)))
             steps.append(statistics.pstdev([y - x for x, y in zip(d, d[1:])]))
             sizes.append(statistics.median(abs(x) for x in d))
+        if not slopes:
+            print(f"{path}: no pair of CTAs c, c + 2 on one GPC")
+            continue
         print(f"{path}: k-block interval median {statistics.median(intervals):.0f} cycles, CTA mean intervals cv "
               f"{statistics.pstdev(means) / statistics.mean(means):.3f}; pairs c, c + 2 in a GPC ({len(slopes)}): "
               f"|slope| {statistics.median(slopes):.1f} cycles per k-block, step sd {statistics.median(steps):.0f}, "

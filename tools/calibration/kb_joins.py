@@ -9,7 +9,9 @@ box (m, kb) of every issue, the time since the latest earlier issue of the same 
 same GPC (silicon joins a second reader of a GPC up to about the first one's L2 wait later, 500 to
 3000 cycles under load: h200_join_window_arrivals*.csv), and by any SM. Prints a CSV row per LOG and
 operand: the share of issues with such an earlier issue within 250 / 1000 / 2500 / 5000 cycles,
-the share that are their GPC's first issue of the box, and the shares after any SM's issue.
+the share that are their GPC's first issue of the box, and the shares after any SM's issue. The A
+rows mean nothing for logs of loads without A (--parts b) or with private A (--private-a: the box
+is the CTA's own, not the tile's (m, kb)).
 """
 import bisect
 import csv

@@ -3,7 +3,7 @@
 
   pace_persistence.py collect DIR > PACES.csv
       DIR: run_pace_persistence.sh's tile logs (loads_p<P>.csv.r<R>: h100_gemm_loads, launch R of
-      process P on A copy R % 2; gemm_p<P>.csv.r<R>: the GEMM twin's timed launch R). Writes one row
+      process P on A copy R % 2, as the script's --a-copies 2 alternates them; gemm_p<P>.csv.r<R>: the GEMM twin's timed launch R). Writes one row
       per CTA and launch: program,process,launch,a_copy,clock_mhz,cta,smid,pace (the CTA's mean
       interval between tile starts, cycles; a_copy -1 for the GEMM, whose operands never change).
   pace_persistence.py PACES.csv MAP.csv
@@ -11,8 +11,8 @@
       mean paces (over the median SM's, the SMs below 0.9 of it left out as tile_drift.py --gpc
       does) and the mean of the L2 partition {0, 4, 5, 6} minus the other's (h200.yaml dies.of_gpc);
       then the correlation of the SMs' paces between two launches, averaged over the pairs of each
-      kind: the same A copy in one process or in two, another copy, and the GEMM's launches in one
-      process or in two.
+      kind: the same A copy (the same allocation of the process, by its order) in one process or in
+      two, another copy, and the GEMM's launches in one process or in two.
   pace_persistence.py homes DIR > HOMES.csv
       DIR's homes_p<P>.csv (h100_gemm_loads --probe-homes: each private A line's latency read from
       the other partition, far, and from the first reader's, near) reduced per process, copy and
@@ -84,7 +84,7 @@ def correlation(a, b):
     mx, my = statistics.mean(x), statistics.mean(y)
     sxy = sum((p - mx) * (q - my) for p, q in zip(x, y))
     sxx, syy = sum((p - mx) ** 2 for p in x), sum((q - my) ** 2 for q in y)
-    return sxy / (sxx * syy) ** 0.5
+    return sxy / (sxx * syy) ** 0.5 if sxx and syy else 0.0
 
 
 def partition_split(gpc_means):

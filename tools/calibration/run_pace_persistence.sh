@@ -8,8 +8,10 @@
 # launch's tile log; then two processes of the ping-pong 8192^3 swizzle-1 GEMM twin with the tile
 # log of each of its 4 timed launches. Each loads process then probes which L2 partition holds
 # each line of the CTAs' private A rows on both copies (--probe-homes). The logs go to
-# $OUT/pace_persistence/ (loads_p<P>.csv.r<R>, homes_p<P>.csv, gemm_p<P>.csv.r<R>), the programs' rows to <tag>_pace_persistence.csv; tile_drift.py --gpc
-# reads the logs with this machine's GPC map (h100_gpc_map, to pace_persistence/gpc_map.csv). Usage: bash tools/calibration/run_pace_persistence.sh
+# $OUT/pace_persistence/ (loads_p<P>.csv.r<R>, homes_p<P>.csv, gemm_p<P>.csv.r<R>), the programs'
+# rows to <tag>_pace_persistence.csv, and this machine's GPC map (h100_gpc_map) to
+# pace_persistence/gpc_map.csv; pace_persistence.py reads them.
+# Usage: bash tools/calibration/run_pace_persistence.sh
 set -uo pipefail
 cd "$(dirname "$0")"
 . ./device_common.sh

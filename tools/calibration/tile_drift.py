@@ -3,7 +3,8 @@
 
 Reads the CSV that `gemm_sm90_twin --tile-log FILE` writes on hardware, or that
 `bwsim run gemm_sm90 --tile-log FILE` writes (same columns: cta,smid,j,tile,m,n,start_ns,
-start_cycles, times from the first tile's start), and prints per file:
+start_cycles, times from the first tile's start; of a k-block log, --kb-log 1, each tile's first
+k-block), and prints per file:
   - the interval between a CTA's consecutive tile starts (p10 / median / p90, cycles) and the
     spread of the CTAs' mean intervals (min, max, coefficient of variation);
   - for the CTAs that read the same A tile (same m) in the same round of the schedule, how far
@@ -155,8 +156,9 @@ def gpc_paces(gpc_of, paces):
 
 
 def read_rows(path):
+    """A tile log's rows; of a k-block log (a kb column: --kb-log 1) each tile's first k-block's."""
     with open(path) as f:
-        return list(csv.DictReader(line for line in f if not line.startswith("#")))
+        return [r for r in csv.DictReader(line for line in f if not line.startswith("#")) if r.get("kb", "0") == "0"]
 
 
 def summarize_paces(base_path, paths):
