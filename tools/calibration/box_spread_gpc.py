@@ -5,12 +5,11 @@ PACES.csv: h200_box_spread_paces.csv (per CTA, when loads 64 and 511 of its stre
 a GPC map with "# gpc,G,SMS,smid ..." lines (h200_gpc_map_loads.csv). For each run, mode and
 stages, prints each GPC's mean pace (an SM's interval between those landings over the median SM's)
 over its SMs outside the short CPCs (smids 32-43, 78-87, 126-127: tile_drift.py --fast-set)."""
-import csv
 import statistics
 import sys
 from collections import defaultdict
 
-from tile_drift import read_gpc_map
+from tile_drift import read_csv, read_gpc_map
 
 SHORT_CPCS = set(range(32, 44)) | set(range(78, 88)) | {126, 127}
 
@@ -18,9 +17,8 @@ if len(sys.argv) != 3:
     sys.exit(__doc__)
 gpc_of = read_gpc_map(sys.argv[2])
 paces = defaultdict(dict)
-with open(sys.argv[1]) as f:
-    for r in csv.DictReader(line for line in f if not line.startswith("#")):
-        paces[(r["run"], r["mode"], int(r["stages"]))][int(r["smid"])] = int(r["landed_511"]) - int(r["landed_64"])
+for r in read_csv(sys.argv[1]):
+    paces[(r["run"], r["mode"], int(r["stages"]))][int(r["smid"])] = int(r["landed_511"]) - int(r["landed_64"])
 for (run, mode, stages), by_sm in sorted(paces.items(), key=lambda kv: (kv[0][1], kv[0][2], kv[0][0])):
     median = statistics.median(by_sm.values())
     by_gpc = defaultdict(list)

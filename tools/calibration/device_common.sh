@@ -54,6 +54,13 @@ loads_timed_and_counted() {
   counted=$(ncu_values k_loads 2 "$bin/h100_gemm_loads" "$@" --reps 2) || counted=",,,"
 }
 
+# gpc_map_after CSV: CSV's silicon header (its first 3 lines: date, GPU, serial), then this
+# machine's GPC map (h100_gpc_map, built by build_sm90), for the file the analysis scripts read.
+gpc_map_after() {
+  head -n 3 "$1"
+  "$bin/h100_gpc_map"
+}
+
 # ncu_rows RUN KERNEL_REGEX SKIP PROGRAM [ARG...]: ncu_values as one RUN,metric,value line per
 # metric (a "# FAILED RUN" line if ncu profiled nothing).
 ncu_rows() {

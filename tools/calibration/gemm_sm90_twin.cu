@@ -184,13 +184,14 @@ struct GemmParams {
   unsigned swizzle;
   unsigned log_tiles = 0;  // --tile-log: tiles per CTA whose start is recorded (0: none)
   unsigned log_kblocks = 0;   // --kb-log 1: every k-block's issue is recorded, not only each tile's first
-  unsigned log_per_tile = 1;  // stamps per logged tile: k_tiles with log_kblocks, else 1
   unsigned rotate = 0;     // --rotate R: CTA c computes the tiles of worker (c + R) % grid
   unsigned phase_tiles = 0;  // --phase-log: tiles per consumer WG whose phases are recorded (0: none)
   unsigned no_epilogue = 0;  // --no-epilogue (with --phase-log only): the epilogue stores nothing
 };
+// Stamps per logged tile: every k-block's with --kb-log, else the first's.
+__host__ __device__ inline unsigned log_per_tile(const GemmParams& p) { return p.log_kblocks ? p.k_tiles : 1; }
 // A CTA's slots in the tile log: its SM, then log_per_tile stamps per logged tile.
-__host__ __device__ inline unsigned log_stride(const GemmParams& p) { return p.log_tiles * p.log_per_tile + 1; }
+__host__ __device__ inline unsigned log_stride(const GemmParams& p) { return p.log_tiles * log_per_tile(p) + 1; }
 __host__ __device__ inline void tile_of(const GemmParams& p, unsigned t, unsigned& m, unsigned& n) {
   const bool along_m = p.raster_m != 0;
   const unsigned fast = along_m ? p.tiles_m : p.tiles_n;
@@ -297,8 +298,8 @@ __global__ void __launch_bounds__(384, 1)
         tile_of(p, t, m, n);
         for (unsigned kb = 0; kb < p.k_tiles; ++kb) {
           mbar_wait(empty(st.idx), st.phase ^ 1);
-          if (tile_log && kb < p.log_per_tile && j < p.log_tiles)  // when the tile's (k-block's) loads go out
-            tile_log[blockIdx.x * log_stride(p) + 1 + j * p.log_per_tile + kb] = static_cast<long long>(globaltimer());
+          if (tile_log && kb < log_per_tile(p) && j < p.log_tiles)  // when the tile's (k-block's) loads go out
+            tile_log[blockIdx.x * log_stride(p) + 1 + j * log_per_tile(p) + kb] = static_cast<long long>(globaltimer());
           mbar_arrive_expect_tx(full(st.idx), C::kStageBytes);
           const unsigned a = stage_a(st.idx);
           tma_load_2d(a, &tmA, static_cast<int>(kb * 64), static_cast<int>(m * C::BM), full(st.idx));
@@ -592,8 +593,8 @@ void write_tile_log(const std::string& path, const GemmParams& p, int grid, cons
     for (unsigned t = (static_cast<unsigned>(c) + p.rotate) % grid; t < tiles && j < p.log_tiles; t += grid, ++j) {
       unsigned m, n;
       tile_of(p, t, m, n);
-      for (unsigned kb = 0; kb < p.log_per_tile; ++kb) {
-        const long long ns = v[1 + j * p.log_per_tile + kb] - t0;
+      for (unsigned kb = 0; kb < log_per_tile(p); ++kb) {
+        const long long ns = v[1 + j * log_per_tile(p) + kb] - t0;
         if (per_kb)
           std::fprintf(f, "%d,%lld,%u,%u,%u,%u,%u,%lld,%.0f\n", c, v[0], j, t, m, n, kb, ns, ns * mhz / 1000.0);
         else
@@ -676,7 +677,6 @@ int run(const Args& a, int sms) {
   const int grid = a.grid > 0 ? a.grid : static_cast<int>(std::min<unsigned>(tiles, sms));
   p.log_tiles = a.tile_log.empty() ? 0 : (tiles + grid - 1) / grid;
   p.log_kblocks = a.kb_log ? 1 : 0;
-  p.log_per_tile = a.kb_log ? p.k_tiles : 1;
   p.rotate = static_cast<unsigned>(a.rotate % grid);
   p.phase_tiles = a.phase_log.empty() ? 0 : (tiles + grid - 1) / grid;
   p.no_epilogue = a.no_epilogue && p.phase_tiles ? 1 : 0;

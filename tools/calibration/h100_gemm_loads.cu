@@ -89,8 +89,8 @@ __global__ void k_loads(const __grid_constant__ CUtensorMap tmA, const __grid_co
     tile_of(p, t, m, n);
     for (unsigned kb = 0; kb < p.k_tiles; ++kb, ++i) {
       if (wrapped) mbar_wait(bar(s), odd ^ 1u);
-      if (kb < p.log_per_tile && j < p.log_tiles)
-        tile_log[blockIdx.x * log_stride(p) + 1 + j * p.log_per_tile + kb] = static_cast<long long>(globaltimer());
+      if (kb < log_per_tile(p) && j < p.log_tiles)
+        tile_log[blockIdx.x * log_stride(p) + 1 + j * log_per_tile(p) + kb] = static_cast<long long>(globaltimer());
       mbar_arrive_expect_tx(bar(s), bytes);
       // private_a: 0 the tile's rows; 1 the CTA's own rows over all of K; 2 its own, first 4 k-blocks
       const unsigned a_row = private_a ? blockIdx.x * bm : m * bm, a_kb = private_a == 2 ? kb & 3u : kb;
@@ -202,7 +202,6 @@ int main(int argc, char** argv) {
   const int grid = grid_arg > 0 ? grid_arg : static_cast<int>(std::min<unsigned>(tiles, prop.multiProcessorCount));
   p.log_tiles = (tiles + grid - 1) / grid;
   p.log_kblocks = kb_log ? 1 : 0;
-  p.log_per_tile = kb_log ? p.k_tiles : 1;
   // Private A rows: one band of BM rows per CTA, so A has at least grid x BM rows.
   const int a_rows = private_a ? std::max(m, grid * bm) : m;
   std::vector<__nv_bfloat16*> A(a_copies);

@@ -8,12 +8,11 @@ deviation of its steps (k-block to k-block jitter) and its median size. Prints p
 k-block interval, the CTAs' mean intervals' coefficient of variation and the medians of the three
 over the pairs.
 """
-import csv
 import statistics
 import sys
 from collections import defaultdict
 
-from tile_drift import read_gpc_map
+from tile_drift import read_csv, read_gpc_map
 
 
 def issue_times(rows):
@@ -38,8 +37,7 @@ def main(argv):
         sys.exit(__doc__)
     gpc_of = read_gpc_map(argv[1])
     for path in argv[2:]:
-        with open(path) as f:
-            ctas = issue_times(list(csv.DictReader(line for line in f if not line.startswith("#"))))
+        ctas = issue_times(read_csv(path))
         intervals = [b - a for _, t in ctas.values() for a, b in zip(t, t[1:])]
         means = [(t[-1] - t[0]) / (len(t) - 1) for _, t in ctas.values()]
         slopes, steps, sizes = [], [], []

@@ -13,12 +13,10 @@ the share that are their GPC's first issue of the box, and the shares after any 
 rows mean nothing for logs of loads without A (--parts b) or with private A (--private-a: the box
 is the CTA's own, not the tile's (m, kb)).
 """
-import bisect
-import csv
 import sys
 from collections import defaultdict
 
-from tile_drift import read_gpc_map
+from tile_drift import read_csv, read_gpc_map
 
 LIMITS = (250, 1000, 2500, 5000)
 
@@ -56,8 +54,7 @@ def main(argv):
     print(",".join(["log", "operand", "issues"] + [f"gpc_mate_within_{v}" for v in limits] + ["first_in_gpc"] +
                    [f"any_sm_within_{v}" for v in limits]))
     for path in argv[2:]:
-        with open(path) as f:
-            rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+        rows = read_csv(path)
         for operand in ("a", "b"):
             g = gaps(rows, gpc_of, operand)
             in_gpc, first = shares([x for x, _ in g])

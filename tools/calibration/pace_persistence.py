@@ -28,7 +28,7 @@ import statistics
 import sys
 from collections import defaultdict
 
-from tile_drift import fast_set, gpc_paces, read_gpc_map, read_rows, sm_paces
+from tile_drift import fast_set, gpc_paces, read_csv, read_gpc_map, read_rows, sm_paces
 
 PARTITION_0 = {0, 4, 5, 6}  # h200.yaml dies.of_gpc
 # Between the two modes of the far read's latency on the H200 (2026-11-29: 250-325 cycles for the
@@ -46,8 +46,9 @@ def collect(directory):
         program, process, launch = re.match(r"(loads|gemm)_p(\d+)\.csv\.r(\d+)$", os.path.basename(path)).groups()
         with open(path) as f:
             mhz = f.readline().strip().split(",")[1]
-        smid_of = {int(r["cta"]): int(r["smid"]) for r in read_rows(path)}
-        paces = sm_paces(read_rows(path))
+        rows = read_rows(path)
+        smid_of = {int(r["cta"]): int(r["smid"]) for r in rows}
+        paces = sm_paces(rows)
         for cta, sm in sorted(smid_of.items()):
             if sm in paces:
                 out.writerow([program, process, launch, int(launch) % 2 if program == "loads" else -1, mhz, cta, sm,
@@ -118,9 +119,8 @@ def pair_correlations(paces_by_launch):
 def summarize(paces_path, map_path):
     gpc_of = read_gpc_map(map_path)
     launches = defaultdict(dict)  # (program, process, launch, a_copy) -> smid -> pace
-    with open(paces_path) as f:
-        for r in csv.DictReader(line for line in f if not line.startswith("#")):
-            launches[(r["program"], int(r["process"]), int(r["launch"]), int(r["a_copy"]))][int(r["smid"])] = float(r["pace"])
+    for r in read_csv(paces_path):
+        launches[(r["program"], int(r["process"]), int(r["launch"]), int(r["a_copy"]))][int(r["smid"])] = float(r["pace"])
     for (program, process, launch, copy), paces in sorted(launches.items()):
         means = {g: v[0] for g, v in gpc_paces(gpc_of, paces).items()}
         row = " ".join(f"{v:.3f}" for _, v in sorted(means.items()))

@@ -28,5 +28,5 @@ csv="$out/${tag}_kb_logs.csv"
   done
   silicon_footer
 } > "$csv"
-{ head -n 3 "$csv"; "$bin/h100_gpc_map"; } > "$dir/gpc_map.csv"
+gpc_map_after "$csv" > "$dir/gpc_map.csv"
 cat "$csv"

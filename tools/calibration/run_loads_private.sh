@@ -38,7 +38,7 @@ run private_l2_a --private-a l2 --parts a
 run shared_ab_again
 for grid in 120 100 66; do run private_l2_a_g$grid --private-a l2 --parts a --grid $grid; done
 for stages in 1 2 3; do run private_l2_a_s$stages --private-a l2 --parts a --stages $stages; done
-{ head -n 3 "$rows"; "$bin/h100_gpc_map"; } > "$out/${tag}_gpc_map_loads.csv" 2>> "$out/run.log"
+gpc_map_after "$rows" > "$out/${tag}_gpc_map_loads.csv" 2>> "$out/run.log"
 twin_log="$out/${tag}_gemm_sm90_tiles_pp128_4096_loads.csv"
 echo "# gemm_sm90_twin (its own columns: m,n,k,schedule,rows_per_wg,tile_n,stages,raster,swizzle,grid,cycles,clock_mhz,...)" >> "$rows"
 "$bin/gemm_sm90_twin" --m 4096 --n 4096 --k 4096 --schedule pingpong --rows-per-wg 128 --tile-n 128 --stages 6 \

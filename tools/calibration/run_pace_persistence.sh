@@ -34,5 +34,5 @@ csv="$out/${tag}_pace_persistence.csv"
   done
   silicon_footer
 } > "$csv"
-{ head -n 3 "$csv"; "$bin/h100_gpc_map"; } > "$dir/gpc_map.csv"
+gpc_map_after "$csv" > "$dir/gpc_map.csv"
 cat "$csv"

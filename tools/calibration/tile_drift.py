@@ -155,10 +155,15 @@ def gpc_paces(gpc_of, paces):
     return {g: (statistics.mean(v), statistics.pstdev(v), len(v)) for g, v in sorted(by_gpc.items())}
 
 
+def read_csv(path):
+    """A CSV's rows as dicts by its header, its "#" comment lines skipped."""
+    with open(path) as f:
+        return list(csv.DictReader(line for line in f if not line.startswith("#")))
+
+
 def read_rows(path):
     """A tile log's rows; of a k-block log (a kb column: --kb-log 1) each tile's first k-block's."""
-    with open(path) as f:
-        return [r for r in csv.DictReader(line for line in f if not line.startswith("#")) if r.get("kb", "0") == "0"]
+    return [r for r in read_csv(path) if r.get("kb", "0") == "0"]
 
 
 def summarize_paces(base_path, paths):
