@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# On the H100 (or H200) machine: the L2 slice of each line of a few address patterns
+# (h100_l2_slices.cu), from Nsight Compute's per-slice values of lts__t_sectors. Patterns: each of
+# the first 256 lines alone (consecutive 128-byte lines), the first line of 128 rows 16 KiB apart
+# alone (a GEMM operand's rows at K = 8192 bf16), 32 boxes of 128 such rows (4 row blocks x 8
+# line offsets) and 8 runs of 128 consecutive lines. Writes $OUT/${GEMM_TAG}_l2_slices_ncu.txt
+# (ncu's raw CSV; l2_slices.py reads it) beside the program's pattern lines.
+set -euo pipefail
+cd "$(dirname "$0")"
+. ./device_common.sh
+build_sm90 h100_l2_slices
+patterns=()
+for j in 0 1 2 3; do patterns+=("1:0:$((j * 128))"); done
+for s in 128 256 512 1024 2048 4096 8192 16384 32768 65536; do
+  for r in 0 1 2 3; do patterns+=("128:$s:$((r * 8388608 + r * 128))"); done
+done
+for r in 0 1 2 3; do for k in $(seq 0 7); do patterns+=("128:16384:$((r * 128 * 16384 + k * 128))"); done; done
+for r in 0 1 2 3; do patterns+=("64:16384:$((r * 64 * 16384))") ; patterns+=("256:16384:$((r * 256 * 16384))"); done
+raw="$out/${tag}_l2_slices_ncu.txt"
+{
+  silicon_header
+  timeout 500 ncu --clock-control none --metrics lts__t_sectors.sum,lts__t_sectors.avg,lts__t_sectors.max,lts__t_sectors.min,lts__t_sectors --print-metric-instances details --csv \
+    --page raw "$bin/h100_l2_slices" "${patterns[@]}"
+  silicon_footer
+} > "$raw" 2>&1
+head -c 3000 "$raw"; echo; wc -l "$raw"
+# The GEMM twin's rows (the timed launch after two warm-ups, as run_gemm_requests_ncu.sh): how evenly
+# a whole run's sectors fall on the slices (max and min over avg), ping-pong 128x128 8192^3 (the row
+# outside 10%) beside cooperative 128x256 8192^3.
+build_sm90 gemm_sm90_twin
+metrics=lts__t_sectors.sum,lts__t_sectors.avg,lts__t_sectors.max,lts__t_sectors.min
+metrics+=,lts__t_sectors_srcunit_tex_op_read.avg,lts__t_sectors_srcunit_tex_op_read.max,lts__t_sectors_srcunit_tex_op_read.min
+metrics+=,lts__t_sectors_srcunit_tex_op_read_lookup_miss.avg,lts__t_sectors_srcunit_tex_op_read_lookup_miss.max
+metrics+=,lts__t_sectors_srcunit_tex_op_read_lookup_miss.min,sm__cycles_elapsed.avg.per_second
+gemm_csv="$out/${tag}_gemm_slices_ncu.csv"
+profile() {  # profile RUN M N K SCHEDULE ROWS_PER_WG TILE_N STAGES
+  ncu_rows "$1" k_gemm 2 "$bin/gemm_sm90_twin" --m "$2" --n "$3" --k "$4" --reps 1 --raster m --swizzle 1 --grid 0 \
+    --schedule "$5" --rows-per-wg "$6" --tile-n "$7" --stages "$8"
+}
+{
+  silicon_header
+  echo "run,metric,value"
+  profile pp128_8192 8192 8192 8192 pingpong 128 128 6
+  profile coop_8192 8192 8192 8192 cooperative 64 256 4
+} > "$gemm_csv"
+cat "$gemm_csv"
