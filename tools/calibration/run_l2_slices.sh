@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# On the H100 (or H200) machine: the L2 slice of each line of a few address patterns
-# (h100_l2_slices.cu), from Nsight Compute's per-slice values of lts__t_sectors. Patterns: each of
-# the first 256 lines alone (consecutive 128-byte lines), the first line of 128 rows 16 KiB apart
-# alone (a GEMM operand's rows at K = 8192 bf16), 32 boxes of 128 such rows (4 row blocks x 8
-# line offsets) and 8 runs of 128 consecutive lines. Writes $OUT/${GEMM_TAG}_l2_slices_ncu.txt
-# (ncu's raw CSV; l2_slices.py reads it) beside the program's pattern lines.
+# On the H100 (or H200) machine: how the L2's slice hash spreads a few address patterns
+# (h100_l2_slices.cu), from Nsight Compute's max, min and mean of lts__t_sectors over the slices.
+# Patterns: single lines (the slice count: sum over mean), 128 lines at strides of 128 B to 64 KiB
+# (4 bases each), 32 boxes of 128 rows 16 KiB apart (a GEMM operand at K = 8192 bf16: 4 row blocks
+# x 8 line offsets), and 64- and 256-row boxes. Writes $OUT/${GEMM_TAG}_l2_slices_ncu.txt (ncu's
+# raw CSV after the program's pattern lines; l2_slices.py reads it) and, for two GEMM twin rows,
+# $OUT/${GEMM_TAG}_gemm_slices_ncu.csv.
 set -euo pipefail
 cd "$(dirname "$0")"
 . ./device_common.sh
