@@ -72,3 +72,11 @@ ncu_rows() {
     echo "# FAILED $run"
   fi
 }
+
+# twin_ncu_rows RUN M N K SCHEDULE ROWS_PER_WG TILE_N STAGES: ncu_rows of gemm_sm90_twin's timed
+# launch (after two warm-ups) of that row, raster M, swizzle 1, one wave of persistent CTAs
+# (run_gemm_requests_ncu.sh, run_l2_slices.sh; gemm_sm90_twin built by build_sm90).
+twin_ncu_rows() {
+  ncu_rows "$1" k_gemm 2 "$bin/gemm_sm90_twin" --m "$2" --n "$3" --k "$4" --reps 1 --raster m --swizzle 1 --grid 0 \
+    --schedule "$5" --rows-per-wg "$6" --tile-n "$7" --stages "$8"
+}

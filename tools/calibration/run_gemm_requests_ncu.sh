@@ -13,17 +13,13 @@ metrics=lts__t_requests_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_re
 metrics+=,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum,dram__bytes_read.sum,gpu__time_duration.sum
 metrics+=,sm__cycles_elapsed.avg.per_second
 csv="$out/${tag}_gemm_requests_ncu.csv"
-profile() {  # profile RUN M N K SCHEDULE ROWS_PER_WG TILE_N STAGES
-  ncu_rows "$1" k_gemm 2 "$bin/gemm_sm90_twin" --m "$2" --n "$3" --k "$4" --reps 1 --raster m --swizzle 1 --grid 0 \
-    --schedule "$5" --rows-per-wg "$6" --tile-n "$7" --stages "$8"
-}
 {
   silicon_header
   echo "# ncu,$(ncu --version | tail -n 1)"
   echo "run,metric,value"
-  profile coop_4096 4096 4096 4096 cooperative 64 256 4
-  profile coop_8192 8192 8192 8192 cooperative 64 256 4
-  profile pp128_8192 8192 8192 8192 pingpong 128 128 6
-  profile coop_16384 16384 16384 16384 cooperative 64 256 4
+  twin_ncu_rows coop_4096 4096 4096 4096 cooperative 64 256 4
+  twin_ncu_rows coop_8192 8192 8192 8192 cooperative 64 256 4
+  twin_ncu_rows pp128_8192 8192 8192 8192 pingpong 128 128 6
+  twin_ncu_rows coop_16384 16384 16384 16384 cooperative 64 256 4
 } > "$csv"
 cat "$csv"

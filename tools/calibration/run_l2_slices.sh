@@ -34,14 +34,10 @@ metrics+=,lts__t_sectors_srcunit_tex_op_read.avg,lts__t_sectors_srcunit_tex_op_r
 metrics+=,lts__t_sectors_srcunit_tex_op_read_lookup_miss.avg,lts__t_sectors_srcunit_tex_op_read_lookup_miss.max
 metrics+=,lts__t_sectors_srcunit_tex_op_read_lookup_miss.min,sm__cycles_elapsed.avg.per_second
 gemm_csv="$out/${tag}_gemm_slices_ncu.csv"
-profile() {  # profile RUN M N K SCHEDULE ROWS_PER_WG TILE_N STAGES
-  ncu_rows "$1" k_gemm 2 "$bin/gemm_sm90_twin" --m "$2" --n "$3" --k "$4" --reps 1 --raster m --swizzle 1 --grid 0 \
-    --schedule "$5" --rows-per-wg "$6" --tile-n "$7" --stages "$8"
-}
 {
   silicon_header
   echo "run,metric,value"
-  profile pp128_8192 8192 8192 8192 pingpong 128 128 6
-  profile coop_8192 8192 8192 8192 cooperative 64 256 4
+  twin_ncu_rows pp128_8192 8192 8192 8192 pingpong 128 128 6
+  twin_ncu_rows coop_8192 8192 8192 8192 cooperative 64 256 4
 } > "$gemm_csv"
 cat "$gemm_csv"
