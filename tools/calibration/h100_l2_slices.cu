@@ -1,21 +1,22 @@
-// h100_l2_slices: which L2 slices the lines of an address pattern land on. The model's L2 is one
+// h100_l2_slices: how evenly the L2's slices share the lines of an address pattern. The model's L2 is one
 // pooled link (sim_configs/h100.yaml `l2.gbytes_per_second`), as if every box spread its lines
 // evenly over the slices. A GEMM's operand box is 64-128 rows of one 128-byte line each, the rows a
 // whole K apart (16 KiB at K = 8192 bf16): if the slice hash maps such strided rows onto a few
 // slices, those slices are hot while the box streams, and the SMs reading it slow down for as long
-// as they read that region. Nsight Compute's per-instance values of lts__t_sectors (one value per
-// slice) give the spread directly.
+// as they read that region. Nsight Compute reports lts__t_sectors per slice only as its sum, mean,
+// max and min over the slices (no per-slice values), and that is enough: the busiest slice's
+// sectors beyond the idlest one's say how many of the pattern's lines it holds.
 //
 // CLI: h100_l2_slices PATTERN...   each PATTERN is LINES:STRIDE:OFFSET (bytes) and is one launch of
 // k_lines: one CTA of 256 threads reads LINES lines at OFFSET + i * STRIDE of a 1 GiB buffer,
 // each line as one warp's 32 x 4-byte ld.global.cg (one 128-byte request), REPS = 64 times over,
-// so the slices' sector counts are 64 x 4 x LINES plus the first pass's misses. Run it under
-// `ncu --metrics lts__t_sectors.sum --print-metric-instances values` (run_l2_slices.sh); stdout
-// has one "pattern,<index>,<lines>,<stride>,<offset>" line per launch, in launch order.
+// so the slices' sector counts are 64 x 4 x LINES plus the first pass's misses. LINES is 1..4096,
+// STRIDE and OFFSET multiples of 128 (one request per line), all within the buffer; every pattern
+// is checked before the first launch. Run it under ncu with lts__t_sectors.{sum,avg,max,min}
+// (run_l2_slices.sh); stdout has one "pattern,<index>,<lines>,<stride>,<offset>" line per launch,
+// in launch order.
 // Build: nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a h100_l2_slices.cu -lcuda
 #include "calibration_ptx.cuh"
-
-#include <cstring>
 
 namespace {
 constexpr int kReps = 64;
@@ -34,28 +35,46 @@ __global__ void k_lines(const unsigned* base, unsigned lines, unsigned long long
 }
 }  // namespace
 
+struct Pattern {
+  unsigned lines;
+  unsigned long long stride, offset;
+};
+
+// LINES:STRIDE:OFFSET as the CLI says, or false.
+bool parse(const char* text, Pattern& p) {
+  long long lines = 0;
+  unsigned long long stride = 0, offset = 0;
+  char end = 0;
+  if (std::sscanf(text, "%lld:%llu:%llu%c", &lines, &stride, &offset, &end) != 3) return false;
+  if (lines < 1 || lines > 4096 || stride % 128 || offset % 128 || stride > kBufferBytes || offset > kBufferBytes)
+    return false;
+  p = {static_cast<unsigned>(lines), stride, offset};
+  return offset + (p.lines - 1ull) * stride + 128 <= kBufferBytes;  // no overflow: each term < 2^43
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr, "usage: h100_l2_slices LINES:STRIDE:OFFSET...\n");
     return 2;
   }
+  std::vector<Pattern> patterns(argc - 1);
+  for (int p = 1; p < argc; ++p)
+    if (!parse(argv[p], patterns[p - 1])) {
+      std::fprintf(stderr, "bad pattern '%s': LINES 1..4096, STRIDE and OFFSET multiples of 128, within 1 GiB\n",
+                   argv[p]);
+      return 2;
+    }
   unsigned* buffer = nullptr;
   unsigned* sink = nullptr;
   CHECK(cudaMalloc(&buffer, kBufferBytes));
   CHECK(cudaMemset(buffer, 1, kBufferBytes));
   CHECK(cudaMalloc(&sink, 1024 * sizeof(unsigned)));
-  for (int p = 1; p < argc; ++p) {
-    unsigned lines = 0;
-    unsigned long long stride = 0, offset = 0;
-    if (std::sscanf(argv[p], "%u:%llu:%llu", &lines, &stride, &offset) != 3 || lines == 0 ||
-        offset + (lines - 1ull) * stride + 128 > kBufferBytes) {
-      std::fprintf(stderr, "bad pattern '%s' (LINES:STRIDE:OFFSET within 1 GiB)\n", argv[p]);
-      return 2;
-    }
-    k_lines<<<1, 256>>>(buffer, lines, stride, offset, sink);
+  for (std::size_t i = 0; i < patterns.size(); ++i) {
+    const Pattern& p = patterns[i];
+    k_lines<<<1, 256>>>(buffer, p.lines, p.stride, p.offset, sink);
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
-    std::printf("pattern,%d,%u,%llu,%llu\n", p - 1, lines, stride, offset);
+    std::printf("pattern,%zu,%u,%llu,%llu\n", i, p.lines, p.stride, p.offset);
   }
   CHECK(cudaFree(buffer));
   CHECK(cudaFree(sink));

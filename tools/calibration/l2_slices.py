@@ -2,10 +2,13 @@
 """How evenly the L2 slice hash spreads an address pattern, from run_l2_slices.sh's ncu output.
 
 Reads the raw Nsight Compute CSV of h100_l2_slices.cu (one launch per pattern: LINES lines
-STRIDE bytes apart from OFFSET, each read 64 times, 4 sectors a read) and prints, per pattern
-shape, the slice count (sum over avg of lts__t_sectors), and the lines that landed on the busiest
-slice: (max - min) / (64 x 4), the min being a slice's background sectors. Beside it, the busiest
-bin's expected count when the lines fall on the slices at random (balls in bins, 4000 draws).
+STRIDE bytes apart from OFFSET, each read 64 times, 4 sectors a read) and prints the slice count
+once (sum over avg of lts__t_sectors: ncu's count of slices, the same for every launch; taken from
+the single-line launches), then per pattern shape the lines that landed on the busiest slice:
+(max - min) / (64 x 4), the min being a slice's background sectors. That overstates the count by
+up to about a quarter of a line (the first pass's misses and uneven background), so 6.26 is 6
+lines. Beside it, the busiest bin's expected count when the lines fall on the slices at random
+(balls in bins, 4000 draws).
 Usage: l2_slices.py NCU.txt
 """
 import collections
@@ -31,6 +34,8 @@ def read(path):
     header, values = rows[0], rows[2:]  # rows[1]: the units
     col = {h: header.index("lts__t_sectors." + h) for h in ("avg", "max", "min", "sum")}
     num = lambda v: float(v.replace(",", ""))
+    if len(patterns) != len(values):
+        sys.exit(f"{path}: {len(patterns)} pattern lines but {len(values)} profiled launches")
     return [p + tuple(num(r[col[h]]) for h in ("avg", "max", "min", "sum")) for p, r in zip(patterns, values)]
 
 

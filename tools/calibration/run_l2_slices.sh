@@ -20,8 +20,11 @@ for r in 0 1 2 3; do patterns+=("64:16384:$((r * 64 * 16384))") ; patterns+=("25
 raw="$out/${tag}_l2_slices_ncu.txt"
 {
   silicon_header
-  timeout 500 ncu --clock-control none --metrics lts__t_sectors.sum,lts__t_sectors.avg,lts__t_sectors.max,lts__t_sectors.min,lts__t_sectors --print-metric-instances details --csv \
-    --page raw "$bin/h100_l2_slices" "${patterns[@]}"
+  echo "# ncu,$(ncu --version | tail -n 1)"
+  # ncu's default cache control flushes the caches before each profiled launch, so a pattern's first
+  # pass misses (its sectors count too, a fraction of a line per slice beside 64 passes).
+  timeout 500 ncu --clock-control none --metrics lts__t_sectors.sum,lts__t_sectors.avg,lts__t_sectors.max,lts__t_sectors.min \
+    --csv --page raw "$bin/h100_l2_slices" "${patterns[@]}"
   silicon_footer
 } > "$raw" 2>&1
 head -c 3000 "$raw"; echo; wc -l "$raw"
@@ -36,6 +39,7 @@ metrics+=,lts__t_sectors_srcunit_tex_op_read_lookup_miss.min,sm__cycles_elapsed.
 gemm_csv="$out/${tag}_gemm_slices_ncu.csv"
 {
   silicon_header
+  echo "# ncu,$(ncu --version | tail -n 1)"
   echo "run,metric,value"
   twin_ncu_rows pp128_8192 8192 8192 8192 pingpong 128 128 6
   twin_ncu_rows coop_8192 8192 8192 8192 cooperative 64 256 4
