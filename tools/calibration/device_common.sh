@@ -80,3 +80,11 @@ twin_ncu_rows() {
   ncu_rows "$1" k_gemm 2 "$bin/gemm_sm90_twin" --m "$2" --n "$3" --k "$4" --reps 1 --raster m --swizzle 1 --grid 0 \
     --schedule "$5" --rows-per-wg "$6" --tile-n "$7" --stages "$8"
 }
+
+# ncu_rows_header: the head of a CSV of ncu_rows lines: the silicon header, the ncu version and the
+# column names.
+ncu_rows_header() {
+  silicon_header
+  echo "# ncu,$(ncu --version | tail -n 1)"
+  echo "run,metric,value"
+}

@@ -38,9 +38,7 @@ metrics+=,lts__t_sectors_srcunit_tex_op_read_lookup_miss.avg,lts__t_sectors_srcu
 metrics+=,lts__t_sectors_srcunit_tex_op_read_lookup_miss.min,sm__cycles_elapsed.avg.per_second
 gemm_csv="$out/${tag}_gemm_slices_ncu.csv"
 {
-  silicon_header
-  echo "# ncu,$(ncu --version | tail -n 1)"
-  echo "run,metric,value"
+  ncu_rows_header
   twin_ncu_rows pp128_8192 8192 8192 8192 pingpong 128 128 6
   twin_ncu_rows coop_8192 8192 8192 8192 cooperative 64 256 4
 } > "$gemm_csv"
