@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "TestSupport.hpp"
+#include "bwsim/core/Csv.hpp"
 #include "bwsim/kernel/KernelRegistry.hpp"
 
 namespace bwsim {
@@ -78,19 +79,12 @@ TEST(GemmSm90LoadsTest, TheTileLogHasARowPerTileInThePersistentOrder) {
 TEST(GemmSm90LoadsTest, TheKBlockLogHasARowPerKBlockInIssueOrder) {
   const std::string path = ::testing::TempDir() + "gemm_sm90_loads_kblocks.csv";
   run_loads("ab", path, "none", "256", "1");
-  std::ifstream log(path);
-  std::string line;
-  std::getline(log, line);
-  std::getline(log, line);
-  EXPECT_EQ(line, "cta,smid,j,tile,m,n,kb,start_ns,start_cycles");
+  EXPECT_EQ(read_csv_header(path), (std::vector<std::string>{"cta", "smid", "j", "tile", "m", "n", "kb", "start_ns",
+                                                             "start_cycles"}));
   std::vector<std::vector<long>> rows;
-  while (std::getline(log, line)) {
+  for (const auto& fields : read_csv_rows(path, 9)) {
     std::vector<long> v;
-    for (std::size_t at = 0, comma; at <= line.size(); at = comma + 1) {
-      comma = line.find(',', at);
-      if (comma == std::string::npos) comma = line.size();
-      v.push_back(std::stol(line.substr(at, comma - at)));
-    }
+    for (std::size_t i = 0; i < 9; ++i) v.push_back(std::stol(fields[i]));
     rows.push_back(v);
   }
   ASSERT_EQ(rows.size(), 8u * 4);  // 8 tiles of 4 k-blocks
