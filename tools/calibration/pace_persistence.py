@@ -64,9 +64,8 @@ def homes(directory):
     for path in sorted(glob.glob(os.path.join(directory, "homes_p*.csv"))):
         process = re.match(r"homes_p(\d+)\.csv$", os.path.basename(path)).group(1)
         regions = defaultdict(list)
-        with open(path) as f:
-            for r in csv.DictReader(f):
-                regions[(int(r["copy"]), int(r["region"]))].append((int(r["far"]), int(r["near"])))
+        for r in read_csv(path):
+            regions[(int(r["copy"]), int(r["region"]))].append((int(r["far"]), int(r["near"])))
         for (copy, region), reads in sorted(regions.items()):
             out.writerow([process, copy, region, len(reads), sum(1 for far, _ in reads if far > FAR_CYCLES),
                           f"{statistics.mean(far for far, _ in reads):.1f}",
@@ -80,12 +79,12 @@ def header_lines(directory):
 
 
 def correlation(a, b):
+    """Pearson's over the SMs in both; 0 where either launch's paces are all equal."""
     common = sorted(set(a) & set(b))
-    x, y = [a[s] for s in common], [b[s] for s in common]
-    mx, my = statistics.mean(x), statistics.mean(y)
-    sxy = sum((p - mx) * (q - my) for p, q in zip(x, y))
-    sxx, syy = sum((p - mx) ** 2 for p in x), sum((q - my) ** 2 for q in y)
-    return sxy / (sxx * syy) ** 0.5 if sxx and syy else 0.0
+    try:
+        return statistics.correlation([a[s] for s in common], [b[s] for s in common])
+    except statistics.StatisticsError:
+        return 0.0
 
 
 def partition_split(gpc_means):
