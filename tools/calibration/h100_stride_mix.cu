@@ -35,9 +35,7 @@ __global__ void k_mix(const __grid_constant__ CUtensorMap even, const __grid_con
   const unsigned smid = sm_id();
   out[blockIdx.x] = CtaTiming{0, 0, 0, 0, smid};
   if (only < kCtas && smid != only) return;
-  const unsigned base = (smem_addr(smem) + 1023) & ~1023u, bars = base + kStages * kBox;
-  for (unsigned s = 0; s < kStages; ++s) mbar_init(bars + 8 * s, 1);
-  fence_mbar_init();
+  const unsigned base = init_stage_ring(smem, kStages, kBox), bars = base + kStages * kBox;
   const CUtensorMap* map = blockIdx.x % 2 ? &odd : &even;
   const unsigned long long ns0 = globaltimer();
   const long long c0 = clock64();
