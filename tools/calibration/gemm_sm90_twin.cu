@@ -192,6 +192,12 @@ struct GemmParams {
 __host__ __device__ inline unsigned log_per_tile(const GemmParams& p) { return p.log_kblocks ? p.k_tiles : 1; }
 // A CTA's slots in the tile log: its SM, then log_per_tile stamps per logged tile.
 __host__ __device__ inline unsigned log_stride(const GemmParams& p) { return p.log_tiles * log_per_tile(p) + 1; }
+// Records, if the log has a slot for it, when the CTA's tile j (its k-block kb) had its loads issued
+// (the producers of this twin and of h100_gemm_loads.cu, just before arrive.expect_tx).
+__device__ inline void log_issue(long long* tile_log, const GemmParams& p, unsigned j, unsigned kb) {
+  if (tile_log && kb < log_per_tile(p) && j < p.log_tiles)
+    tile_log[blockIdx.x * log_stride(p) + 1 + j * log_per_tile(p) + kb] = static_cast<long long>(globaltimer());
+}
 __host__ __device__ inline void tile_of(const GemmParams& p, unsigned t, unsigned& m, unsigned& n) {
   const bool along_m = p.raster_m != 0;
   const unsigned fast = along_m ? p.tiles_m : p.tiles_n;
@@ -298,8 +304,7 @@ __global__ void __launch_bounds__(384, 1)
         tile_of(p, t, m, n);
         for (unsigned kb = 0; kb < p.k_tiles; ++kb) {
           mbar_wait(empty(st.idx), st.phase ^ 1);
-          if (tile_log && kb < log_per_tile(p) && j < p.log_tiles)  // when the tile's (k-block's) loads go out
-            tile_log[blockIdx.x * log_stride(p) + 1 + j * log_per_tile(p) + kb] = static_cast<long long>(globaltimer());
+          log_issue(tile_log, p, j, kb);  // when the tile's (k-block's) loads go out
           mbar_arrive_expect_tx(full(st.idx), C::kStageBytes);
           const unsigned a = stage_a(st.idx);
           tma_load_2d(a, &tmA, static_cast<int>(kb * 64), static_cast<int>(m * C::BM), full(st.idx));

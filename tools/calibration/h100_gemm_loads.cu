@@ -89,8 +89,7 @@ __global__ void k_loads(const __grid_constant__ CUtensorMap tmA, const __grid_co
     tile_of(p, t, m, n);
     for (unsigned kb = 0; kb < p.k_tiles; ++kb, ++i) {
       if (wrapped) mbar_wait(bar(s), odd ^ 1u);
-      if (kb < log_per_tile(p) && j < p.log_tiles)
-        tile_log[blockIdx.x * log_stride(p) + 1 + j * log_per_tile(p) + kb] = static_cast<long long>(globaltimer());
+      log_issue(tile_log, p, j, kb);
       mbar_arrive_expect_tx(bar(s), bytes);
       // private_a: 0 the tile's rows; 1 the CTA's own rows over all of K; 2 its own, first 4 k-blocks
       const unsigned a_row = private_a ? blockIdx.x * bm : m * bm, a_kb = private_a == 2 ? kb & 3u : kb;
