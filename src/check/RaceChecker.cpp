@@ -275,36 +275,46 @@ void generic_read(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_
 }
 
 namespace {
-// An operand read that starts inside one of the warp's last two operand-read records of this CTA,
-// with no tcgen05.commit of the warp in between, extends that record: every read it covers is
-// ordered by the same fact (a later commit of the warp observed), so their union stands for them
-// all. The k-steps of a stage (each the tile's span shifted by one k-slice) keep one record per
-// operand instead of one each, and a TMA load into the stage checks those two. Whether the record
-// is new or extended, the latest read is the one it names.
-bool extend_operand_read(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end) {
-  const WarpState::OperandRecords& last = mma.operand_records[cta.rank() % 2];
+// An operand read that starts inside one of the warp's last two operand-read records of this kind
+// (MmaRead: SMEM, MmaTmemRead: TMEM) in this CTA, with no tcgen05.commit of the warp in between,
+// extends that record: every read it covers is ordered by the same fact (a later commit of the
+// warp observed), so their union stands for them all. The k-steps of a stage (each the tile's span
+// shifted by one k-slice) keep one record per operand instead of one each, and a TMA load into
+// the stage (a tcgen05.st into a TMEM operand) checks that one. Whether the record is new or
+// extended, the latest read is the one it names.
+WarpState::OperandRecords& last_operand_reads(Cta& cta, WarpState& mma, AccessKind kind) {
+  return mma.operand_records[kind == AccessKind::MmaTmemRead ? 1 : 0][cta.rank() % 2];
+}
+
+bool extend_operand_read(Cta& cta, WarpState& mma, AccessKind kind, std::uint32_t begin, std::uint32_t end) {
+  const WarpState::OperandRecords& last = last_operand_reads(cta, mma, kind);
   if (last.cta != &cta) return false;
-  std::vector<AsyncAccess>& reads = cta.race_records(AccessKind::MmaRead);
+  std::vector<AsyncAccess>& reads = cta.race_records(kind);
   for (const std::uint32_t p : last.positions) {
     if (p == 0 || p > reads.size()) continue;
     AsyncAccess& a = reads[p - 1];
     if (a.issuer != &mma || a.seq != mma.hb.commits || begin < a.begin || begin > a.end) continue;
-    if (end > a.end) cta.race_record_table().widen(AccessKind::MmaRead, p - 1, end);
+    if (end > a.end) cta.race_record_table().widen(kind, p - 1, end);
     a.cycle = mma.ready;
     return true;
   }
   return false;
 }
+
+// Records an operand read of `kind` by `mma`: extends one of its last two, or adds one.
+void operand_read(Cta& cta, WarpState& mma, AccessKind kind, std::uint32_t begin, std::uint32_t end) {
+  if (extend_operand_read(cta, mma, kind, begin, end)) return;
+  const AsyncAccess& r = record(cta, kind, mma, begin, end);
+  const auto position = static_cast<std::uint32_t>(&r - cta.race_records(kind).data());
+  WarpState::OperandRecords& last = last_operand_reads(cta, mma, kind);
+  last.positions = {position + 1, last.cta == &cta ? last.positions[0] : 0};
+  last.cta = &cta;
+}
 }  // namespace
 
 void mma_operand(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end, const char* which) {
   check_operand_written(cta, mma, begin, end, which, "tcgen05.mma");
-  if (extend_operand_read(cta, mma, begin, end)) return;
-  const AsyncAccess& r = record(cta, AccessKind::MmaRead, mma, begin, end);
-  const auto position = static_cast<std::uint32_t>(&r - cta.race_records(AccessKind::MmaRead).data());
-  WarpState::OperandRecords& last = mma.operand_records[cta.rank() % 2];
-  last.positions = {position + 1, last.cta == &cta ? last.positions[0] : 0};
-  last.cta = &cta;
+  operand_read(cta, mma, AccessKind::MmaRead, begin, end);
 }
 
 void wgmma_operand(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end, const char* which,
@@ -422,7 +432,7 @@ void mma_tmem_operand(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32
                   "let the storing warps wait::st, fence::before_thread_sync and arrive on a barrier the MMA warp "
                   "waits on before the MMA");
   }
-  record(cta, AccessKind::MmaTmemRead, mma, begin, end);
+  operand_read(cta, mma, AccessKind::MmaTmemRead, begin, end);
 }
 
 void generic_write(Cta& cta, WarpState& writer, std::uint32_t begin, std::uint32_t end) {

@@ -95,12 +95,13 @@ struct alignas(64) WarpState {
   std::array<std::uint32_t, 64> race_record_cache{};
   // Race checking: this warp's last two tcgen05.mma operand-read records in a CTA (position + 1
   // in its records, 0: none), which the next operand reads may extend; one entry per CTA of a pair
-  // (by rank parity: a cta_group::2 MMA reads both).
+  // (by rank parity: a cta_group::2 MMA reads both), for the SMEM operands ([0]) and for an A
+  // operand read from TMEM ([1]).
   struct OperandRecords {
     const Cta* cta = nullptr;
     std::array<std::uint32_t, 2> positions{};
   };
-  std::array<OperandRecords, 2> operand_records{};
+  std::array<std::array<OperandRecords, 2>, 2> operand_records{};
   // Race checking: the accumulator columns whose tcgen05.mma check this warp passed last in a CTA
   // (by rank parity), and the generation of that CTA's TMEM access records it passed against.
   struct AccumulatorCheck {
