@@ -33,7 +33,8 @@ BENCHMARK(BM_GemmClusterTiming)->Args({1, 1, 0})->Args({2, 2, 0})->Args({2, 1, 1
     ->Unit(benchmark::kMillisecond);
 
 // The persistent GEMM on the whole chip (74 CTA pairs in 2x1 clusters, or 148 CTAs), with the race
-// checker on (the default) or off: args M = N = K, 2-SM (0/1), race checks (0/1). 8192^3 2-SM with
+// checker off, inline (the library's default) or on its own thread (bwsim run's on a host of two
+// cores): args M = N = K, 2-SM (0/1), race checks (0 off, 1 inline, 2 thread). 8192^3 2-SM with
 // checks is the main job; 16384^3 is issue 21's long run.
 void BM_GemmPersistentTiming(benchmark::State& state) {
   static const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/b200.yaml");
@@ -41,12 +42,13 @@ void BM_GemmPersistentTiming(benchmark::State& state) {
   const bool two_sm = state.range(1) != 0;
   const GemmParams p{.m = n, .n = n, .k = n, .ctas = 148, .cluster_m = two_sm ? 2u : 1u, .two_sm = two_sm};
   std::uint64_t events = 0;
-  for (auto _ : state)
-    events += run_gemm(cfg, SimOptions{.mode = Mode::Timing, .check_races = state.range(2) != 0}, p, false).run.events;
+  const SimOptions options{.mode = Mode::Timing, .check_races = state.range(2) != 0, .race_check_thread = state.range(2) == 2};
+  for (auto _ : state) events += run_gemm(cfg, options, p, false).run.events;
   report_kernel_events(state, events);
 }
-BENCHMARK(BM_GemmPersistentTiming)->Args({8192, 1, 1})->Args({8192, 1, 0})->Args({8192, 0, 1})->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_GemmPersistentTiming)->Args({16384, 1, 1})->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_GemmPersistentTiming)->Args({8192, 1, 1})->Args({8192, 1, 2})->Args({8192, 1, 0})->Args({8192, 0, 1})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GemmPersistentTiming)->Args({16384, 1, 1})->Args({16384, 1, 2})->Unit(benchmark::kMillisecond)->Iterations(1);
 
 // A functional 1024^3 GEMM on 148 CTAs (real bytes, real products) with its fp64 reference check
 // (check_gemm) or without: the check's cost is the difference.

@@ -353,6 +353,20 @@ TEST(CliGemm, DeadlockAndRaceHaveTheirOwnExitCodes) {
   expect_rejected(bwsim(kGemm + " --m 128 --n 256 --k 512 --bug release-before-commit --no-check-races"), 0, "cycles");
 }
 
+// bwsim run checks races on a second thread (on a host of two cores or more) and, where that finds
+// one, runs the kernel again with the checks inline: the error printed is the inline run's.
+TEST(CliGemm, ARaceFoundOnTheCheckingThreadIsReportedAsTheInlineChecksReportIt) {
+  const std::string race = kGemm + " --m 128 --n 256 --k 512 --bug release-before-commit";
+  const Outcome threaded = bwsim(race), inline_checks = bwsim(race + " --inline-race-checks");
+  expect_rejected(inline_checks, 3, "race-stage-reuse");
+  EXPECT_EQ(threaded.exit_code, inline_checks.exit_code);
+  EXPECT_EQ(threaded.output, inline_checks.output);
+  const std::string clean = kGemm + " --m 256 --n 256 --k 512 --json";
+  const Outcome a = bwsim(clean), b = bwsim(clean + " --inline-race-checks");
+  ASSERT_EQ(a.exit_code, 0) << a.output;
+  EXPECT_EQ(nlohmann::json::parse(a.output)["cycles"], nlohmann::json::parse(b.output)["cycles"]);
+}
+
 TEST(CliGemm, ClusterKernelsAreListedAndPassTheirChecks) {
   const Outcome list = bwsim("list");
   EXPECT_NE(list.output.find("gemm_mcast"), std::string::npos);

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "bwsim/check/RaceCheckThread.hpp"
 #include "bwsim/hw/sm/Cluster.hpp"
 #include "bwsim/hw/sm/Cta.hpp"
 
@@ -111,6 +112,11 @@ std::string by(const AsyncAccess& a) {
                      a.cycle);
 }
 
+// The cycle an access is issued at, for the error that names it: the issuing warp's clock. On the
+// race-checking thread that clock is the simulation's (it has moved on), and an error found there
+// is reported by the inline run, so the cycle is left out.
+Cycle cycle_of(const WarpState& issuer) { return RaceCheckThread::on_checker_thread() ? 0 : issuer.ready; }
+
 // Replaces the record of the same kind, issuer and range, or appends one: a warp's repeated
 // access to the same buffer keeps one record, the latest. A `pending` access (done = false) that
 // the issuer's own later step completes (Undone) is listed in the issuer's undone_records once,
@@ -142,7 +148,7 @@ AsyncAccess& record(Cta& cta, AccessKind kind, WarpState& issuer, std::uint32_t 
                           ? issuer.hb.commits
                           : issuer.hb.releases;
   return a = AsyncAccess{.issuer = &issuer,
-                         .cycle = issuer.ready,
+                         .cycle = cycle_of(issuer),
                          .begin = begin,
                          .end = end,
                          .seq = seq,
@@ -295,7 +301,7 @@ bool extend_operand_read(Cta& cta, WarpState& mma, AccessKind kind, std::uint32_
     AsyncAccess& a = reads[p - 1];
     if (a.issuer != &mma || a.seq != mma.hb.commits || begin < a.begin || begin > a.end) continue;
     if (end > a.end) cta.race_record_table().widen(kind, p - 1, end);
-    a.cycle = mma.ready;
+    a.cycle = cycle_of(mma);
     return true;
   }
   return false;
@@ -323,9 +329,8 @@ void wgmma_operand(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32
   record(cta, AccessKind::WgmmaRead, reader, begin, end, Completion::Undone).group = group;
 }
 
-void wgmma_retired(Cta& cta, WarpState& reader) {
-  complete_undone(cta, reader, AccessKind::WgmmaRead,
-                  [&](const AsyncAccess& a) { return a.group <= reader.wgmma_retired; });
+void wgmma_retired(Cta& cta, WarpState& reader, std::uint64_t retired) {
+  complete_undone(cta, reader, AccessKind::WgmmaRead, [&](const AsyncAccess& a) { return a.group <= retired; });
 }
 
 void mma_accumulator(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end) {

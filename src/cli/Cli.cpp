@@ -318,6 +318,9 @@ int bwsim::cli_main(int argc, char** argv) {
     sub->add_flag("--no-check-races", flags.no_check_races,
                   "skip async race detection (TMA/MMA/wgmma/tcgen05.ld ordering, proxy fences) and the "
                   "stale-parity check that needs its arrival record, for speed");
+    sub->add_flag("--inline-race-checks", flags.inline_race_checks,
+                  "run the race checks on the simulation's thread, not on a second one beside it (the result "
+                  "and any error are the same; a second thread needs a second core to pay)");
     sub->add_option("--sustained", flags.sustained,
                     "with a config's power model: also model the kernel run back to back for SECONDS of wall "
                     "time (the power limit's steady clock, power and time per kernel); 0: only the start clock")

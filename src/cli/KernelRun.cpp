@@ -7,7 +7,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
+#include "bwsim/check/RaceCheckThread.hpp"
 #include "bwsim/core/Error.hpp"
 #include "bwsim/kernel/ModelChoices.hpp"
 #include "bwsim/kernel/StallReport.hpp"
@@ -98,6 +100,20 @@ nlohmann::json summary_json(const KernelReport& r, const std::vector<StatSample>
   return j;
 }
 
+// The kernel's run, its race checks on a second thread where the host has a second core; where
+// they found a race there, run again with them inline, which raises it as a located error
+// (check/RaceCheckThread).
+KernelReport run_checked(const KernelInfo& k, KernelRequest& req, bool inline_checks) {
+  if (!req.options.check_races || inline_checks || std::thread::hardware_concurrency() < 2) return k.run(req);
+  req.options.race_check_thread = true;
+  try {
+    return k.run(req);
+  } catch (const RaceCheckDeferred&) {
+    req.options.race_check_thread = false;
+    return k.run(req);
+  }
+}
+
 }  // namespace
 
 KernelRun run_kernel(const KernelInfo& k, const HardwareConfig& cfg, RunFlags& f) {
@@ -108,7 +124,7 @@ KernelRun run_kernel(const KernelInfo& k, const HardwareConfig& cfg, RunFlags& f
   KernelRequest req = make_request(k, cfg, f);
   // The report's own trace covers the whole run (its plots); --trace-window picks the timeline.
   if (own_trace) req.options.trace_filter.window_begin = 0, req.options.trace_filter.window_end = ~Cycle{0};
-  const KernelReport r = k.run(req);
+  const KernelReport r = run_checked(k, req, f.inline_race_checks);
   const std::vector<StatSample> stats = stat_registry().sample(r.run);
   const nlohmann::json power = power_json(r.run, cfg, f.sustained);
   if (!f.report.empty()) {

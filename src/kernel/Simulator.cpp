@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
+#include <optional>
 
 #include "bwsim/core/Error.hpp"
 #include "bwsim/hw/sm/Cta.hpp"
@@ -36,6 +37,14 @@ struct Simulator::Launch {
   CtaFootprint footprint;
   Gpu gpu;
   std::vector<Group> groups;              // resident clusters, reused once retired
+  // Retired clusters that race checks still queued on the race-checking thread may name: freed
+  // once it has run every check posted before they retired.
+  struct Retired {
+    std::uint64_t posted;
+    std::vector<std::unique_ptr<Cta>> ctas;
+    std::unique_ptr<Cluster> cluster;
+  };
+  std::deque<Retired> retired;
   std::vector<std::uint32_t> free_groups;
   std::vector<Placement> wave;            // scratch: the clusters one dispatch starts
   std::vector<std::uint32_t> group_of;    // cluster id -> its entry in groups
@@ -216,10 +225,14 @@ struct Simulator::Launch {
         t->counter(pid, "SMEM bytes in use", cta.finish_cycle(), l.smem_in_use(cta.sm().index(), -1));
       }
     }
+    RaceCheckThread* checker = l.ctx.race_thread;
+    while (checker && !l.retired.empty() && checker->done_up_to(l.retired.front().posted)) l.retired.pop_front();
+    if (checker) l.retired.push_back({checker->posted(), {}, std::move(g.cluster)});
     for (std::uint32_t rank = 0; rank < g.ctas.size(); ++rank) {
       Resident& r = g.ctas[rank];
       r.programs.clear();
       r.warps.clear();
+      if (checker) l.retired.back().ctas.push_back(std::move(r.cta));
       r.cta.reset();
       l.gpu.release(g.placement.sms[rank], g.placement.slots[rank], l.footprint);
     }
@@ -299,6 +312,12 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
   std::vector<PhaseFlip> flips;
   if (options_.record_phase_flips) l.ctx.phase_flips = &flips;
   l.ctx.check_races = options_.check_races;
+  // Declared after the launch, so destroyed (joined) before the CTAs its checks name.
+  std::optional<RaceCheckThread> race_thread;
+  if (options_.check_races && options_.race_check_thread) l.ctx.race_thread = &race_thread.emplace();
+  // Where the thread found a race, the run is to be repeated with inline checks; an error of the
+  // simulation's own is reported only when every check posted before it passed.
+  const auto race_found = [&] { return race_thread && race_thread->drain(); };
   CrossSmCensus census;
   if (options_.cross_sm_census) l.ctx.cross_sm = &census;
   if (options_.perturb_seed) {
@@ -312,25 +331,32 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
 
   const std::string why = l.gpu.never_fits(l.footprint, cs);
   if (!why.empty()) throw InputError(fmt::format("launch: the grid can never run: {}", why));
-  l.dispatch(config_.launch.latency);
-  struct ProgressSink {
-    const Launch& launch;
-    const SimOptions& options;
-    static void report(void* self) {
-      auto& s = *static_cast<ProgressSink*>(self);
-      Progress p{s.launch.ctx.now(), s.launch.ctx.engine.events_processed(), s.launch.finished_ctas,
-                 s.launch.launch.grid_ctas, 0};
-      for (std::uint32_t i = 0; i < s.launch.gpu.sm_count(); ++i) p.mmas += s.launch.gpu.sm(i).mma().stats().mmas;
-      s.options.progress(p);
+  bool drained = false;
+  try {
+    l.dispatch(config_.launch.latency);
+    struct ProgressSink {
+      const Launch& launch;
+      const SimOptions& options;
+      static void report(void* self) {
+        auto& s = *static_cast<ProgressSink*>(self);
+        Progress p{s.launch.ctx.now(), s.launch.ctx.engine.events_processed(), s.launch.finished_ctas,
+                   s.launch.launch.grid_ctas, 0};
+        for (std::uint32_t i = 0; i < s.launch.gpu.sm_count(); ++i) p.mmas += s.launch.gpu.sm(i).mma().stats().mmas;
+        s.options.progress(p);
+      }
+    } sink{l, options_};
+    if (options_.progress) l.ctx.engine.set_progress(&ProgressSink::report, &sink);
+    if (options_.snapshot_cycles) {
+      l.snapshot_every = options_.snapshot_cycles;
+      l.snapshots.push_back(l.snapshot());  // the baseline (counters can carry earlier launches' memory traffic)
+      l.ctx.engine.schedule(l.ctx.now() + l.snapshot_every, &Launch::on_snapshot, &l);
     }
-  } sink{l, options_};
-  if (options_.progress) l.ctx.engine.set_progress(&ProgressSink::report, &sink);
-  if (options_.snapshot_cycles) {
-    l.snapshot_every = options_.snapshot_cycles;
-    l.snapshots.push_back(l.snapshot());  // the baseline (counters can carry earlier launches' memory traffic)
-    l.ctx.engine.schedule(l.ctx.now() + l.snapshot_every, &Launch::on_snapshot, &l);
+    drained = l.ctx.engine.run(options_.watchdog_cycles);
+  } catch (...) {
+    if (race_found()) throw RaceCheckDeferred{};
+    throw;
   }
-  const bool drained = l.ctx.engine.run(options_.watchdog_cycles);
+  if (race_found()) throw RaceCheckDeferred{};
   const SimLocation at{std::string(kernel), -1, -1, "run", l.ctx.now()};
   if (!drained)
     throw WatchdogError(at, fmt::format("no completion after {} cycles (the watchdog limit); state of the resident CTAs:\n{}",

@@ -126,7 +126,9 @@ void Warp::tma_load(const TensorMap& map, SmemAddr dst, MBarrierRef bar, const T
   for (std::uint32_t r = 0; r < cta_.cluster().size(); ++r)
     if (dests >> r & 1u) {
       cta_.cluster().cta(flags.cta_group_2 ? r & ~1u : r).live_barrier(ws_, bar.offset, op);
-      if (cta_.checks_races()) races::tma_write(cta_.cluster().cta(r), ws_, dst.offset, dst.offset + map.box_bytes());
+      cta_.race_check([&dest = cta_.cluster().cta(r), &ws = ws_, b = dst.offset, e = dst.offset + map.box_bytes()] {
+        races::tma_write(dest, ws, b, e);
+      });
     }
   check_map_in_gmem(map, op);
   const Cycle cost = config().tma.issue_cycles;
@@ -152,7 +154,9 @@ void Warp::bulk_write(const TensorMap& map, SmemAddr src, const TensorCoords& co
   cta_.check_smem(ws_, op, src.offset, map.box_bytes(), swizzle_alignment(map.swizzle()));
   check_map_in_gmem(map, op);
   cta_.check_no_live_barrier(ws_, op, src.offset, map.box_bytes());
-  if (cta_.checks_races()) races::async_proxy_read(cta_, ws_, src.offset, src.offset + map.box_bytes(), op);
+  cta_.race_check([&cta = cta_, &ws = ws_, b = src.offset, e = src.offset + map.box_bytes(), op] {
+    races::async_proxy_read(cta, ws, b, e, op);
+  });
   const Cycle cost = config().tma.issue_cycles;
   const Cycle t = issue(cost);
   cta_.sm().tma().store(cta_, ws_, map, coords, src.offset, t, how);
@@ -179,7 +183,7 @@ void Warp::fence_proxy_async() {
   // (behind the stores already there, its own among them); the warp goes on when they are done.
   const Cycle fenced = cta_.sm().smem_port().reserve(cta_.ctx().now(), ws_.ready, config().smem.proxy_fence_cycles);
   issue(std::max(ws_.ready + config().warp.issue_cycles, fenced) - ws_.ready);
-  if (cta_.checks_races()) races::proxy_fence(cta_, ws_);
+  cta_.race_check([&cta = cta_, &ws = ws_] { races::proxy_fence(cta, ws); });
 }
 
 // ------------------------------------------------------------------------------- registers
@@ -295,14 +299,14 @@ void Warp::store_shared(SmemAddr dst, std::span<const std::byte> data, std::uint
   cta_.check_smem(ws_, "st.shared", dst.offset, len, 1);
   cta_.check_no_live_barrier(ws_, "st.shared", dst.offset, len);
   if (move_bytes) std::memcpy(cta_.smem().bytes(dst.offset, len).data(), data.data(), len);
-  if (cta_.checks_races()) races::generic_write(cta_, ws_, dst.offset, dst.offset + len);
+  cta_.race_check([&cta = cta_, &ws = ws_, b = dst.offset, e = dst.offset + len] { races::generic_write(cta, ws, b, e); });
   smem_transfer("st.shared", dst.offset, len, width, not_before);
 }
 
 void Warp::load_shared(SmemAddr src, std::span<std::byte> out, std::uint32_t width, bool move_bytes) {
   const auto len = static_cast<std::uint32_t>(out.size());
   cta_.check_smem(ws_, "ld.shared", src.offset, len, 1);
-  if (cta_.checks_races()) races::generic_read(cta_, ws_, src.offset, src.offset + len);
+  cta_.race_check([&cta = cta_, &ws = ws_, b = src.offset, e = src.offset + len] { races::generic_read(cta, ws, b, e); });
   if (move_bytes) std::memcpy(out.data(), cta_.smem().bytes(src.offset, len).data(), len);
   smem_transfer("ld.shared", src.offset, len, width);
 }

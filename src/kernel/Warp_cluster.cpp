@@ -141,10 +141,10 @@ void Warp::bulk_copy_to_cluster(ClusterSmemAddr dst, SmemAddr src, std::uint32_t
   target.check_resident_for(ws_, op);
   target.check_smem(ws_, op, dst.offset, bytes, 16);
   target.live_barrier(ws_, bar.offset, op);
-  if (cta_.checks_races()) {
-    races::async_proxy_read(cta_, ws_, src.offset, src.offset + bytes, op);
-    races::tma_write(target, ws_, dst.offset, dst.offset + bytes);
-  }
+  cta_.race_check([&cta = cta_, &target, &ws = ws_, s = src.offset, d = dst.offset, bytes, op] {
+    races::async_proxy_read(cta, ws, s, s + bytes, op);
+    races::tma_write(target, ws, d, d + bytes);
+  });
   const Cycle t = issue(config().tma.issue_cycles);
   const std::uint32_t bw = config().smem.bytes_per_cycle;
   cta_.sm().pipe_stats().smem_bytes += bytes;

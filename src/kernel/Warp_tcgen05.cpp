@@ -51,7 +51,7 @@ void Warp::tcgen05_dealloc(TmemAddr addr, std::uint32_t ncols, std::uint32_t cta
   if (addr.lane() != 0)
     cta_.fail(Rule::TmemAllocMisuse, ws_, op, fmt::format("address {:#x} has lane {}, not 0", addr.raw, addr.lane()),
               "pass the address tcgen05.alloc returned");
-  if (cta_.checks_races()) races::dealloc(cta_, ws_, addr.column(), addr.column() + ncols);
+  cta_.race_check([&cta = cta_, &ws = ws_, b = addr.column(), e = addr.column() + ncols] { races::dealloc(cta, ws, b, e); });
   const Cycle t = issue(config().warp.issue_cycles);
   cta_.tmem_dealloc_at(ws_, t + config().tmem.alloc_cycles, addr.column(), ncols);
   if (cta_.tracer()) trace_op(fmt::format("tcgen05.dealloc {} columns at {}", ncols, addr.column()), t, 1);
@@ -262,18 +262,17 @@ void Warp::issue_mma(MmaInstr in, InstrDescriptor idesc, const char* op) {
   const std::uint32_t b_k_times = in.sp ? 2 : 1;  // B spans the logical K
   const SmemSpan b_span = mma_operand_span(in.b, in.f.b_major, in.kind, in.f.b_type, b_rows, b_k_times);
   check_operand_in_smem(b_span, "B operand", op);
-  if (cta_.checks_races())
-    for (std::uint32_t c = 0; c < (in.pair ? 2u : 1u); ++c) {
-      Cta& cta = cta_.cluster().cta(cta_.rank() + c);
-      if (!in.a_from_tmem) {
-        races::mma_operand(cta, ws_, a_span.begin, a_span.end, "its A operand");
-      } else {
-        const std::uint32_t a_columns = K * operand_element_bits(in.kind, in.f.a_type) / 32;
-        races::mma_tmem_operand(cta, ws_, in.a_tmem.column(), in.a_tmem.column() + a_columns);
-      }
-      races::mma_operand(cta, ws_, b_span.begin, b_span.end, "its B operand");
-      races::mma_accumulator(cta, ws_, in.d.column(), in.d.column() + d_columns);
-    }
+  if (cta_.checks_races()) {
+    const std::uint32_t a_columns = in.a_from_tmem ? K * operand_element_bits(in.kind, in.f.a_type) / 32 : 0;
+    for (std::uint32_t c = 0; c < (in.pair ? 2u : 1u); ++c)
+      cta_.race_check([&cta = cta_.cluster().cta(cta_.rank() + c), &ws = ws_, a_tmem = in.a_from_tmem, a_span, b_span,
+                       a_column = in.a_tmem.column(), a_columns, d_column = in.d.column(), d_columns] {
+        if (!a_tmem) races::mma_operand(cta, ws, a_span.begin, a_span.end, "its A operand");
+        else races::mma_tmem_operand(cta, ws, a_column, a_column + a_columns);
+        races::mma_operand(cta, ws, b_span.begin, b_span.end, "its B operand");
+        races::mma_accumulator(cta, ws, d_column, d_column + d_columns);
+      });
+  }
 
   const Cycle t = issue(config().mma.issue_cycles);
   const Cycle done = cta_.sm().mma().issue(cta_, ws_, in, t);
@@ -386,7 +385,7 @@ void Warp::tcgen05_cp(TmemAddr dst, SmemDescriptor src, TmemCopyShape shape, std
     Cta& cta = cta_.cluster().cta(cta_.rank() + c);
     if (c) cta.check_resident_for(ws_, op);
     cta.tmem_check_access(ws_, op, dst.lane(), tmem_copy_lane_span(shape), dst.column(), words, false);
-    if (cta_.checks_races()) races::mma_operand(cta, ws_, src_span.begin, src_span.end, "its source");
+    cta_.race_check([&cta, &ws = ws_, src_span] { races::mma_operand(cta, ws, src_span.begin, src_span.end, "its source"); });
   }
   check_operand_in_smem(src_span, "source", op);
   const Cycle t = issue(config().mma.issue_cycles);
@@ -410,7 +409,7 @@ void Warp::tcgen05_shift(TmemAddr at, std::uint32_t cta_group) {
     if (c) cta.check_resident_for(ws_, op);
     cta.tmem_check_access(ws_, op, 0, kTmemLanes, at.column(), kShiftColumns, false);
     // It rewrites the columns as an MMA writes D: readers must be ordered before, and after it through a commit.
-    if (cta_.checks_races()) races::mma_accumulator(cta, ws_, at.column(), at.column() + kShiftColumns);
+    cta_.race_check([&cta, &ws = ws_, b = at.column()] { races::mma_accumulator(cta, ws, b, b + kShiftColumns); });
   }
   const Cycle t = issue(config().mma.issue_cycles);
   const Cycle done = cta_.sm().mma().issue(cta_, ws_, TmemShiftInstr{at, cta_group == 2}, t);
@@ -442,7 +441,7 @@ Warp::WaitAwaiter Warp::wait_until(Cycle at) {
 }
 
 Warp::WaitAwaiter Warp::tcgen05_wait_ld() {
-  if (cta_.checks_races()) races::tmem_wait_ld(cta_, ws_);
+  cta_.race_check([&cta = cta_, &ws = ws_] { races::tmem_wait_ld(cta, ws); });
   const std::uint32_t* v = ws_.ld_values.data();
   for (const WarpState::PendingLoad& p : ws_.ld_pending) {
     std::copy(v, v + p.count, p.dst);
@@ -453,7 +452,7 @@ Warp::WaitAwaiter Warp::tcgen05_wait_ld() {
   return wait_until(ws_.tmem_ld_done);
 }
 Warp::WaitAwaiter Warp::tcgen05_wait_st() {
-  if (cta_.checks_races()) races::tmem_wait_st(cta_, ws_);
+  cta_.race_check([&cta = cta_, &ws = ws_] { races::tmem_wait_st(cta, ws); });
   return wait_until(ws_.tmem_st_done);
 }
 
@@ -518,8 +517,9 @@ void for_each_register(TmemAddr base, TmemShape shape, std::uint32_t per_thread,
 void Warp::tcgen05_ld(TmemAddr src, TmemShape shape, std::uint32_t num, std::span<std::uint32_t> regs, bool pack16,
                       std::uint32_t half_split) {
   const Cycle end = tmem_transfer("tcgen05.ld", src, shape, num, regs.size(), pack16, half_split);
-  if (cta_.checks_races())
-    races::tmem_load(cta_, ws_, src.column(), src.column() + tmem_columns(shape, num, pack16) + half_split);
+  cta_.race_check([&cta = cta_, &ws = ws_, b = src.column(), e = src.column() + tmem_columns(shape, num, pack16) + half_split] {
+    races::tmem_load(cta, ws, b, e);
+  });
   ws_.tmem_ld_done = std::max(ws_.tmem_ld_done, end + config().tmem.access_latency);
   Tmem& tmem = cta_.sm().tmem();
   if (!tmem.holds_data()) return;
@@ -539,8 +539,9 @@ void Warp::tcgen05_ld(TmemAddr src, TmemShape shape, std::uint32_t num, std::spa
 void Warp::tcgen05_st(TmemAddr dst, TmemShape shape, std::uint32_t num, std::span<const std::uint32_t> regs,
                       bool unpack16, std::uint32_t half_split) {
   const Cycle end = tmem_transfer("tcgen05.st", dst, shape, num, regs.size(), unpack16, half_split);
-  if (cta_.checks_races())
-    races::tmem_store(cta_, ws_, dst.column(), dst.column() + tmem_columns(shape, num, unpack16) + half_split);
+  cta_.race_check([&cta = cta_, &ws = ws_, b = dst.column(), e = dst.column() + tmem_columns(shape, num, unpack16) + half_split] {
+    races::tmem_store(cta, ws, b, e);
+  });
   ws_.tmem_st_done = std::max(ws_.tmem_st_done, end + config().tmem.access_latency);
   Tmem& tmem = cta_.sm().tmem();
   if (!tmem.holds_data()) return;

@@ -111,10 +111,10 @@ void Warp::issue_wgmma(WgmmaAccumulator& d, const GmmaDescriptor* a, std::span<c
   const SmemSpan b_span = operand_span(in.b, shape.b_major, size_of(shape.b_type), shape.n, K);
   check_operand_in_smem(b_span, "B operand", op);
   const std::uint64_t commit_group = ws_.wgmma_committed + 1;
-  if (cta_.checks_races()) {
-    if (a) races::wgmma_operand(cta_, ws_, a_span.begin, a_span.end, "its A operand", commit_group);
-    races::wgmma_operand(cta_, ws_, b_span.begin, b_span.end, "its B operand", commit_group);
-  }
+  cta_.race_check([&cta = cta_, &ws = ws_, a = a != nullptr, a_span, b_span, commit_group] {
+    if (a) races::wgmma_operand(cta, ws, a_span.begin, a_span.end, "its A operand", commit_group);
+    races::wgmma_operand(cta, ws, b_span.begin, b_span.end, "its B operand", commit_group);
+  });
 
   const Cycle t = issue(config().wgmma.issue_cycles);
   WarpgroupWgmmas& issued = cta_.warpgroup_wgmmas(group);
@@ -179,7 +179,7 @@ Warp::WaitAwaiter Warp::wgmma_wait_group(std::uint32_t pending_allowed) {
     ws_.wgmma_pending.pop_front();
     ++ws_.wgmma_retired;
   }
-  if (cta_.checks_races()) races::wgmma_retired(cta_, ws_);
+  cta_.race_check([&cta = cta_, &ws = ws_, retired = ws_.wgmma_retired] { races::wgmma_retired(cta, ws, retired); });
   return WaitAwaiter{ws_, WaitKind::Delay, kDelayWgmma, until > ws_.ready ? until - ws_.ready : 0};
 }
 

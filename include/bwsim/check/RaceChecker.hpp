@@ -126,8 +126,8 @@ void mma_operand(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t en
 // A wgmma of `reader` (in its commit group `group`, 1-based) reads SMEM [begin, end).
 void wgmma_operand(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end, const char* which,
                    std::uint64_t group);
-// `reader`'s wgmma.wait_group retired its groups up to reader.wgmma_retired.
-void wgmma_retired(Cta& cta, WarpState& reader);
+// `reader`'s wgmma.wait_group retired its groups up to `retired`.
+void wgmma_retired(Cta& cta, WarpState& reader, std::uint64_t retired);
 void mma_accumulator(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end);
 void tmem_load(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end);
 void tmem_wait_ld(Cta& cta, WarpState& reader);

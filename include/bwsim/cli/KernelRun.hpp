@@ -30,6 +30,9 @@ struct RunFlags {
   std::string trace_kinds;
   std::uint64_t watchdog = 10'000'000'000ull;
   bool no_check_races = false;
+  // --inline-race-checks: not on a second thread (SimOptions::race_check_thread), which bwsim run
+  // uses where the host has two cores or more (sweeps, perturbed and fidelity runs keep them inline).
+  bool inline_race_checks = false;
   bool cross_sm = false;  // --cross-sm: how the events coupled the SMs (docs/parallel-simulation.md)
   std::string stats;  // --stats FILE: stall analysis as JSON
   std::vector<std::string> sweep_params;  // bwsim sweep: name=v1,v2,...

@@ -51,6 +51,9 @@ struct SimOptions {
   Cycle watchdog_cycles = 10'000'000'000ull;  // a run longer than this is reported as a livelock
   bool record_phase_flips = false;  // fill RunResult::phase_flips (regression tests of barrier logic)
   bool check_races = true;          // async race detection (check/RaceChecker); off for speed
+  // The race checks on a second host thread (check/RaceCheckThread), beside the simulation. A race
+  // found there makes launch() throw RaceCheckDeferred: run again without it to have the error.
+  bool race_check_thread = false;
   bool cross_sm_census = false;     // fill RunResult::cross_sm (docs/parallel-simulation.md)
   // Every this many cycles, the chip's counters are recorded (RunResult::snapshots: the power
   // model's windows); 0: only at the end.

@@ -183,9 +183,10 @@ void TmaUnit::on_load_done(void* unit, std::uint64_t slot) {
     if (&signalled != r.cta) signalled.check_resident_for(*r.warp, op);
     const MBarrier& b = signalled.live_barrier(*r.warp, r.barrier, op);
     const std::uint64_t phase = b.phase();
-    if (self.ctx_.check_races)
-      races::tma_landed(dest, *r.warp, r.smem, HbPhase{signalled.cluster().hb().component_of(b.hb_object),
-                                                            b.hb_base + static_cast<HbClock>(phase)});
+    self.ctx_.race_check([&dest, &ws = *r.warp, smem = r.smem, &hb = signalled.cluster().hb(), o = b.hb_object,
+                          index = b.hb_base + static_cast<HbClock>(phase)] {
+      races::tma_landed(dest, ws, smem, HbPhase{hb.component_of(o), index});
+    });
     signalled.barrier_apply(*r.warp, BarrierOp::CompleteTx, r.barrier, bytes, "tma.load complete_tx");
     if (b.phase() != phase)  // this load completed the phase: an arrow from its issue to the flip
       if (Tracer* t = self.ctx_.tracer_for(signalled.sm().index()))

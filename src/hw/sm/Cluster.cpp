@@ -8,8 +8,13 @@
 namespace bwsim {
 
 Cluster::Cluster(SimContext& ctx, std::uint32_t id, ClusterShape shape)
-    : ctx_(ctx), id_(id), shape_(shape), barrier_hb_object_(hb_.add_object()), pair_alloc_(shape.size() / 2 + 1, nullptr) {
+    : ctx_(ctx), id_(id), shape_(shape), barrier_hb_object_(new_hb_object()), pair_alloc_(shape.size() / 2 + 1, nullptr) {
   ctas_.reserve(shape.size());
+}
+
+std::uint32_t Cluster::new_hb_object() {
+  ctx_.race_check([&hb = hb_] { hb.add_object(); });
+  return hb_objects_++;
 }
 
 bool Cluster::finished() const {
@@ -23,7 +28,7 @@ void Cluster::barrier_arrive(WarpState& ws, Cycle ready_at) {
   ws.cluster_arrive_phase = phase_;
   ready_at_ = std::max(ready_at_, ready_at);
   // barrier.cluster.arrive releases (the default .release); .relaxed orders nothing.
-  if (ctx_.check_races && ws.cluster_arrive_release) hb_.release_now(ws.hb, barrier_hb_object_);
+  if (ws.cluster_arrive_release) ctx_.race_check([&hb = hb_, &w = ws.hb, o = barrier_hb_object_] { hb.release_now(w, o); });
   ++arrived_;
   complete_phase_if_done();
 }
@@ -44,7 +49,7 @@ void Cluster::complete_phase_if_done() {
   ++phase_;
   arrived_ = 0;
   for (Cta* c : ctas_) c->publish_barrier_inits();
-  if (ctx_.check_races) hb_.completed(barrier_hb_object_, static_cast<HbClock>(phase_));
+  ctx_.race_check([&hb = hb_, o = barrier_hb_object_, n = static_cast<HbClock>(phase_)] { hb.completed(o, n); });
   wake_at_ = std::max(ctx_.now(), ready_at_) + ctx_.config.cluster.barrier_latency;
   ready_at_ = 0;
   for (WarpState* w = waiters_; w;) {
@@ -58,7 +63,7 @@ void Cluster::complete_phase_if_done() {
 }
 
 void Cluster::barrier_observed(WarpState& ws) {
-  if (ctx_.check_races) hb_.acquire(ws.hb, barrier_hb_object_);
+  ctx_.race_check([&hb = hb_, &w = ws.hb, o = barrier_hb_object_] { hb.acquire(w, o); });
 }
 
 std::uint32_t Cluster::put_store(WarpState& ws, Cycle at, std::uint32_t rank, std::uint32_t offset,
@@ -99,9 +104,10 @@ void Cluster::on_dsmem_store(void* cluster, std::uint64_t slot) {
   if (bulk) {
     const auto bar = static_cast<std::uint32_t>(s.barrier);
     const MBarrier& b = target.live_barrier(*s.ws, bar, op);
-    if (self.ctx_.check_races)
-      races::tma_landed(target, *s.ws, s.offset,
-                        HbPhase{self.hb().component_of(b.hb_object), b.hb_base + static_cast<HbClock>(b.phase())});
+    self.ctx_.race_check([&target, &ws = *s.ws, offset = s.offset, &hb = self.hb_, o = b.hb_object,
+                          index = b.hb_base + static_cast<HbClock>(b.phase())] {
+      races::tma_landed(target, ws, offset, HbPhase{hb.component_of(o), index});
+    });
     target.barrier_apply(*s.ws, BarrierOp::CompleteTx, bar, len, "cp.async.bulk complete_tx");
   }
   self.stores_.release(slot);

@@ -108,7 +108,7 @@ Cta::Cta(SimContext& ctx, Sm& sm, Cluster& cluster, std::uint32_t id, std::uint3
     warps_[i].index = i;
     warps_[i].trace_tid = sm_slot * kWarpTracksPerCta + i;
     warps_[i].registers = registers_per_thread;
-    if (ctx.check_races) cluster.hb().add_warp(warps_[i].hb);
+    ctx.race_check([&hb = cluster.hb(), &w = warps_[i].hb] { hb.add_warp(w); });
   }
   registers_free_ = ctx.config.sm.registers - registers_per_thread * block_threads;  // the launch checked it fits
   warpgroup_rounds_.resize((warps_.size() + 3) / 4);
@@ -139,6 +139,7 @@ void Cta::check_resident_for(WarpState& ws, const char* op) const {
 }
 
 void Cta::fail(Rule rule, WarpState& ws, const char* op, std::string what, std::string hint) const {
+  if (RaceCheckThread::on_checker_thread()) throw RaceFoundOnThread{};  // the inline run locates it
   throw MisuseError(rule, where(ws, op), std::move(what), std::move(hint));
 }
 
@@ -252,7 +253,7 @@ void Cta::barrier_init(WarpState& ws, std::uint32_t offset, std::uint32_t count,
     index_barrier(offset / 8, static_cast<std::uint32_t>(barriers_.size()) + 1);
     barriers_.emplace_back(offset);
     b = &barriers_.back();
-    if (ctx_.check_races) b->hb_object = cluster_.hb().add_object();
+    if (ctx_.check_races) b->hb_object = cluster_.new_hb_object();
   }
   b->hb_base += static_cast<std::uint32_t>(b->phase());  // the earlier inits' phases
   if (b->status() != MBarrier::Status::Live)
@@ -286,8 +287,10 @@ void Cta::barrier_op_at(WarpState& ws, Cycle at, BarrierOp op, std::uint32_t off
                                (static_cast<std::uint64_t>(rank_) << 28) | (static_cast<std::uint64_t>(value) << 32);
   ws.cta->async_begin();  // the issuing CTA stays resident until its last arrival has landed
   if (ws.cta != this) ctx_.couple_at(Coupling::Cluster, at);
-  if (ctx_.check_races && (is_arrival(op) || op == BarrierOp::NamedArrive))
-    cluster_.hb().release_later(ws.hb, this, offset, arrival_kind(op));
+  if (is_arrival(op) || op == BarrierOp::NamedArrive)
+    ctx_.race_check([&hb = cluster_.hb(), &w = ws.hb, target = this, offset, kind = arrival_kind(op)] {
+      hb.release_later(w, target, offset, kind);
+    });
   ctx_.engine.schedule(at, &Cta::on_barrier_op, &ws, packed);
 }
 
@@ -297,7 +300,10 @@ void Cta::barrier_apply(WarpState& ws, BarrierOp op, std::uint32_t offset, std::
     return;
   }
   MBarrier& b = live_barrier(ws, offset, opname);
-  if (ctx_.check_races && is_arrival(op)) cluster_.hb().landed(ws.hb, this, offset, arrival_kind(op), b.hb_object);
+  if (is_arrival(op))
+    ctx_.race_check([&hb = cluster_.hb(), &w = ws.hb, target = this, offset, kind = arrival_kind(op), o = b.hb_object] {
+      hb.landed(w, target, offset, kind, o);
+    });
   MBarrier::Outcome out = MBarrier::Outcome::Pending;
   switch (op) {
     case BarrierOp::Arrive:
@@ -343,7 +349,9 @@ void Cta::barrier_apply(WarpState& ws, BarrierOp op, std::uint32_t offset, std::
 void Cta::phase_completed(MBarrier& b) {
   const Cycle now = ctx_.now();
   settle_passed_ahead(b);
-  if (ctx_.check_races) cluster_.hb().completed(b.hb_object, b.hb_base + static_cast<HbClock>(b.phase()));
+  ctx_.race_check([&hb = cluster_.hb(), o = b.hb_object, n = b.hb_base + static_cast<HbClock>(b.phase())] {
+    hb.completed(o, n);
+  });
   if (ctx_.phase_flips) ctx_.phase_flips->push_back(PhaseFlip{id_, b.offset(), b.name, b.phase() - 1, now});
   if (tracer())
     tracer()->instant(static_cast<int>(sm_.index()), kBarrierTrack,
@@ -397,9 +405,11 @@ void Cta::named_arrive(WarpState& ws, std::uint32_t id, std::uint32_t threads, b
   nb.arrived += 32;
   if (ctx_.check_races) {  // bar.sync arrives now; bar.arrive's arrival was issued earlier and lands now
     // A clock component only for the named barriers a kernel uses (every join is as long as the components).
-    if (nb.hb_object == kNoHbObject) nb.hb_object = cluster_.hb().add_object();
-    if (wait) cluster_.hb().release_now(ws.hb, nb.hb_object);
-    else cluster_.hb().landed(ws.hb, this, id, HbWarp::Arrival::Named, nb.hb_object);
+    if (nb.hb_object == kNoHbObject) nb.hb_object = cluster_.new_hb_object();
+    ctx_.race_check([&hb = cluster_.hb(), &w = ws.hb, wait, target = this, id, o = nb.hb_object] {
+      if (wait) hb.release_now(w, o);
+      else hb.landed(w, target, id, HbWarp::Arrival::Named, o);
+    });
   }
   if (wait) {
     ws.next_waiter = nb.waiters;
@@ -408,12 +418,12 @@ void Cta::named_arrive(WarpState& ws, std::uint32_t id, std::uint32_t threads, b
   }
   if (nb.arrived < nb.expected) return;
   ++nb.rounds;
-  if (ctx_.check_races) cluster_.hb().completed(nb.hb_object, nb.rounds);
+  ctx_.race_check([&hb = cluster_.hb(), o = nb.hb_object, n = nb.rounds] { hb.completed(o, n); });
   const Cycle at = ctx_.now() + ctx_.config.warp.named_barrier_latency;
   for (WarpState* w = nb.waiters; w;) {
     WarpState* next = w->next_waiter;
     w->next_waiter = nullptr;
-    if (ctx_.check_races) cluster_.hb().acquire(w->hb, nb.hb_object);
+    ctx_.race_check([&hb = cluster_.hb(), &hw = w->hb, o = nb.hb_object] { hb.acquire(hw, o); });
     wake(*w, at);
     w = next;
   }
@@ -425,7 +435,7 @@ void Cta::named_arrive(WarpState& ws, std::uint32_t id, std::uint32_t threads, b
 // ---------------------------------------------------------------------------- blocking
 
 void Cta::note_observed(WarpState& ws, const MBarrier& b) const {
-  if (ctx_.check_races) cluster_.hb().acquire(ws.hb, b.hb_object);
+  ctx_.race_check([&hb = cluster_.hb(), &w = ws.hb, o = b.hb_object] { hb.acquire(w, o); });
 }
 
 // A parity wait by a warp that knows of fewer than all but the last phase of this barrier cannot
@@ -435,13 +445,24 @@ void Cta::note_observed(WarpState& ws, const MBarrier& b) const {
 // the other warpgroup consumes and learn of them through the order barrier). A warp that knows
 // nothing of this barrier's present initialisation is not judged (its first wait). It needs the
 // happens-before record, so the check runs with race checking only.
+namespace {
+// Whether a warp that knows `known` phases of a barrier object (happens-before) waits on a parity
+// of a phase long gone, with `phase` phases completed since the object's `base`.
+bool stale(HbClock known, HbClock base, std::uint64_t phase) { return known > base && phase >= known - base + 2; }
+}  // namespace
+
 bool Cta::stale_parity(const WarpState& ws, const MBarrier& b) const {
-  if (!ctx_.check_races) return false;
-  const HbClock known = cluster_.hb().known(ws.hb, b.hb_object);
-  return known > b.hb_base && b.phase() >= known - b.hb_base + 2;
+  if (!ctx_.check_races || ctx_.race_thread) return false;  // there: check_stale_parity posts the check
+  return stale(cluster_.hb().known(ws.hb, b.hb_object), b.hb_base, b.phase());
 }
 
 void Cta::check_stale_parity(WarpState& ws, const MBarrier& b) {
+  if (ctx_.race_thread) {  // found there, the inline run that follows reports it
+    ctx_.race_check([&hb = cluster_.hb(), &w = ws.hb, o = b.hb_object, base = b.hb_base, phase = b.phase()] {
+      if (stale(hb.known(w, o), base, phase)) throw RaceFoundOnThread{};
+    });
+    return;
+  }
   if (!stale_parity(ws, b)) return;
   const std::uint64_t known_here = cluster_.hb().known(ws.hb, b.hb_object) - b.hb_base;
   fail(Rule::StaleParity, ws, "mbarrier.try_wait.parity",
@@ -516,6 +537,7 @@ bool Cta::register_ahead(WarpState& ws) {
   if (!b || b->status() != MBarrier::Status::Live) return false;
   const bool parity = ws.wait == WaitKind::BarrierParity;
   if (parity && stale_parity(ws, *b)) return false;  // the catch-up reports it at the warp's cycle
+  if (parity && ctx_.race_thread) check_stale_parity(ws, *b);
   const bool passes = parity ? b->parity_completed(static_cast<std::uint32_t>(ws.wait_value)) : b->phase() > ws.wait_value;
   // Until the barrier's next change its state stays as it is now, so the catch-up at ws.ready would
   // list the warp or let it pass; a change before then (settle_passed_ahead, phase_completed)

@@ -51,7 +51,11 @@ class Cluster {
   std::uint32_t barrier_expected() const { return live_warps_; }
 
   // --- race checking: the cluster's happens-before relation (check/HappensBefore) -------------
+  // Its state belongs to the race checks (SimContext::race_check): they may run on another thread.
   HappensBefore& hb() { return hb_; }
+  // A new synchronisation object of that relation: its number now (the simulation keeps it in the
+  // barrier), its clocks created in order with the checks.
+  std::uint32_t new_hb_object();
   // `ws` passed barrier.cluster.wait: it is ordered after every release arrival of the phase.
   void barrier_observed(WarpState& ws);
 
@@ -90,7 +94,8 @@ class Cluster {
   Cycle ready_at_ = 0;  // latest arrival readiness in the current phase
   Cycle wake_at_ = 0;
   WarpState* waiters_ = nullptr;
-  HappensBefore hb_;
+  alignas(64) HappensBefore hb_;  // the checker's (its own host cache lines)
+  alignas(64) std::uint32_t hb_objects_ = 0;
   std::uint32_t barrier_hb_object_;
   std::vector<WarpState*> pair_alloc_;
   SlotPool<DsmemStore> stores_;

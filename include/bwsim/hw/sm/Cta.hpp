@@ -110,6 +110,8 @@ class Cta {
 
   // --- race checking (check/RaceChecker) ----------------------------------------------------
   bool checks_races() const { return ctx_.check_races; }
+  template <class F>
+  void race_check(F f) { ctx_.race_check(f); }
   // Race checking: this CTA's records of one kind of access (check/RaceChecker).
   std::vector<AsyncAccess>& race_records(AccessKind k) { return race_records_.of(k); }
   RaceRecords& race_record_table() { return race_records_; }
@@ -203,7 +205,7 @@ class Cta {
   std::vector<std::uint32_t> barrier_index_;
   std::uint32_t index_base_ = 0;
   std::vector<std::uint32_t> live_offsets_;  // sorted, for clobber checks
-  RaceRecords race_records_;
+  alignas(64) RaceRecords race_records_;  // the race checks' (they may run on another thread: own cache lines)
   std::uint32_t registers_free_ = 0;
   std::vector<WarpState*> register_waiters_;  // blocked setmaxnreg.inc, oldest first
   struct SetmaxnregRound {

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "bwsim/check/RaceCheckThread.hpp"
 #include "bwsim/config/HardwareConfig.hpp"
 #include "bwsim/core/Engine.hpp"
 #include "bwsim/core/Trace.hpp"
@@ -39,6 +40,7 @@ struct SimContext {
   std::uint32_t traced_count = 0;
   std::vector<PhaseFlip>* phase_flips = nullptr;  // recorded when set
   bool check_races = true;                         // check/RaceChecker on every async access
+  RaceCheckThread* race_thread = nullptr;          // where the checks run; nullptr: inline
   CrossSmCensus* cross_sm = nullptr;               // noted when set (SimOptions::cross_sm_census)
 
   bool functional() const { return mode == Mode::Functional; }
@@ -52,6 +54,15 @@ struct SimContext {
     ++traced_count;
   }
   Cycle now() const { return engine.now(); }
+  // Runs the race-checking step `f` (a lambda capturing pointers and numbers) when races are
+  // checked: now, or in order on the race-checking thread. Its steps read and write the checker's
+  // state only (records, vector clocks); what they need of the simulation's they capture.
+  template <class F>
+  void race_check(F f) {
+    if (!check_races) return;
+    if (race_thread) race_thread->post(f);
+    else f();
+  }
   // The running event performs a coupling operation whose shared state is affected `lead` cycles on.
   void couple(Coupling k, Cycle lead) {
     if (cross_sm) cross_sm->note(k, engine.running_seq(), lead);

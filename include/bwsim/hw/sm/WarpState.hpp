@@ -89,7 +89,9 @@ struct alignas(64) WarpState {
   void account(Activity a, Cycle cycles) { activity[static_cast<std::size_t>(a)] += cycles; }
 
   std::uint64_t token_result = 0;  // phase returned by the last arrive-with-token
-  HbWarp hb;  // race checking: what this warp knows happened before it (check/HappensBefore)
+  // Race checking, from here to `bulk`: the checks' state, which they may keep on another thread
+  // (SimContext::race_check), so it starts a host cache line of its own.
+  alignas(64) HbWarp hb;  // what this warp knows happened before it (check/HappensBefore)
   // Race checking: recent records of this warp, by key hash (kind << 28 | position + 1, 0: none),
   // checked against the record itself; this line is warm while the warp runs, the CTA's index is not.
   std::array<std::uint32_t, 64> race_record_cache{};
@@ -121,7 +123,7 @@ struct alignas(64) WarpState {
   };
   std::vector<UndoneRecord> undone_records;
 
-  BulkGroups bulk;
+  alignas(64) BulkGroups bulk;
 
   // barrier.cluster: arrived and not yet waited, and the cluster phase the arrival belongs to.
   bool cluster_arrived = false;

@@ -1,0 +1,92 @@
+#pragma once
+// The race checker on the host's second core. The simulation posts each race-checking step (a
+// record, a check, a happens-before update) as a small command into a single-producer,
+// single-consumer ring, in the order it would have run it; this thread runs them in that order on
+// the checker's own state (the records, the vector clocks), which the simulation no longer touches.
+// The simulation never waits for an answer, so the two overlap.
+//
+// The thread does not report races itself. A command that finds one (any exception) marks the
+// thread failed and the rest are skipped; the launch then throws RaceCheckDeferred and the caller
+// runs the kernel again with the checks inline, which raises the same error, located as always.
+// The inline run is the reference: both run the same commands on the same state, so the thread
+// fails exactly when the inline checker throws (the simulation's own steps do not depend on the
+// checker's answers except through an error, which both stop at).
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <new>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+namespace bwsim {
+
+// Thrown by a launch whose race-checking thread found a race: run it again with checks inline.
+struct RaceCheckDeferred : std::exception {
+  const char* what() const noexcept override { return "the race-checking thread found a race: run again with inline checks"; }
+};
+
+// Thrown on the race-checking thread where an inline check raises a located error (Cta::fail):
+// the location and message are those of the inline run.
+struct RaceFoundOnThread : std::exception {};
+
+class RaceCheckThread {
+ public:
+  RaceCheckThread();
+  ~RaceCheckThread();
+  RaceCheckThread(const RaceCheckThread&) = delete;
+  RaceCheckThread& operator=(const RaceCheckThread&) = delete;
+
+  // Runs `f()` on the thread, after every command posted before. `f` is copied into the ring: a
+  // lambda capturing pointers and numbers by value. Throws RaceCheckDeferred (on this thread) once
+  // the thread has failed, so that a run that has gone wrong stops early.
+  template <class F>
+  void post(F f) {
+    static_assert(std::is_trivially_copyable_v<F> && sizeof(F) <= kPayloadBytes && alignof(F) <= alignof(std::max_align_t),
+                  "a race-check command captures pointers and numbers only, in at most 56 bytes");
+    if (head_ - tail_seen_ == kSlots) wait_for_room();
+    Slot& s = ring_[head_ & (kSlots - 1)];
+    s.run = [](const void* p) { (*static_cast<const F*>(p))(); };
+    ::new (static_cast<void*>(s.payload)) F(f);
+    if ((++head_ & (kPublishEvery - 1)) == 0) {
+      publish();
+      if (failed()) throw RaceCheckDeferred{};
+    }
+  }
+  // Commands posted so far, and whether the thread has run them all.
+  std::uint64_t posted() const { return head_; }
+  bool done_up_to(std::uint64_t n) const { return tail_.load(std::memory_order_acquire) >= n; }
+  // Waits until the thread has run (or skipped) every command posted; then whether one failed.
+  bool drain();
+  bool failed() const { return failed_.load(std::memory_order_acquire); }
+  // Whether the calling thread is a race-checking thread (Cta::fail throws RaceFoundOnThread there).
+  static bool on_checker_thread();
+
+ private:
+  static constexpr std::size_t kSlots = 1024;        // 64 KiB of commands in flight
+  static constexpr std::uint64_t kPublishEvery = 32;  // the consumer sees the head this often
+  static constexpr std::size_t kPayloadBytes = 56;
+  struct alignas(64) Slot {
+    void (*run)(const void*);
+    alignas(8) unsigned char payload[kPayloadBytes];
+  };
+  void publish();
+  void wait_for_room();
+  void consume();
+
+  std::vector<Slot> ring_;
+  // The producer's line: its head and its last view of the tail.
+  alignas(64) std::uint64_t head_ = 0;
+  std::uint64_t tail_seen_ = 0;
+  // Shared, each on its own line.
+  alignas(64) std::atomic<std::uint64_t> published_{0};
+  alignas(64) std::atomic<std::uint64_t> tail_{0};
+  alignas(64) std::atomic<bool> sleeping_{false};
+  std::atomic<std::uint32_t> wake_{0};  // what a sleeping consumer waits on
+  std::atomic<bool> failed_{false};
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+}  // namespace bwsim
