@@ -1,10 +1,23 @@
 #include "bwsim/check/RaceCheckThread.hpp"
 
+#if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
+#endif
 
 namespace bwsim {
 namespace {
 thread_local bool checker_thread = false;
+
+// One step of a wait for the other thread: a spin-wait hint, and after many a yield of the core
+// (on a host with fewer free cores than threads the other one may not be running).
+void wait_step(std::uint32_t& steps) {
+#if defined(__x86_64__) || defined(__i386__)
+  if (++steps < 4096) return _mm_pause();
+#else
+  ++steps;
+#endif
+  std::this_thread::yield();
+}
 }  // namespace
 
 bool RaceCheckThread::on_checker_thread() { return checker_thread; }
@@ -29,12 +42,12 @@ void RaceCheckThread::publish() {
 
 void RaceCheckThread::wait_for_room() {
   publish();
-  while ((tail_seen_ = tail_.load(std::memory_order_acquire)) + kSlots == head_) _mm_pause();
+  for (std::uint32_t steps = 0; (tail_seen_ = tail_.load(std::memory_order_acquire)) + kSlots == head_;) wait_step(steps);
 }
 
 bool RaceCheckThread::drain() {
   publish();
-  while (tail_.load(std::memory_order_acquire) < head_) _mm_pause();
+  for (std::uint32_t steps = 0; tail_.load(std::memory_order_acquire) < head_;) wait_step(steps);
   return failed();
 }
 
@@ -47,7 +60,7 @@ void RaceCheckThread::consume() {
       // The destructor published everything before it asked to stop.
       if (stop_.load(std::memory_order_seq_cst) && published_.load(std::memory_order_seq_cst) == head) return;
       // Idle: spin briefly (the next batch usually follows soon), then sleep until published.
-      for (int i = 0; i < 2048 && published_.load(std::memory_order_acquire) == head; ++i) _mm_pause();
+      for (std::uint32_t steps = 0; steps < 2048 && published_.load(std::memory_order_acquire) == head;) wait_step(steps);
       if (published_.load(std::memory_order_acquire) != head) continue;
       const std::uint32_t w = wake_.load(std::memory_order_seq_cst);
       sleeping_.store(true, std::memory_order_seq_cst);
