@@ -21,7 +21,7 @@ TEST(RaceCheckThreadTest, RunsWhatIsPostedInOrderOnAnotherThread) {
   bool elsewhere = true;
   {
     RaceCheckThread t;
-    for (int i = 0; i < 5000; ++i)  // several times the ring: the producer waits for room
+    for (int i = 0; i < 20000; ++i)  // several times the ring: the producer waits for room
       t.post([&seen, &elsewhere, i] {
         seen.push_back(i);
         elsewhere = elsewhere && RaceCheckThread::on_checker_thread();
@@ -29,8 +29,8 @@ TEST(RaceCheckThreadTest, RunsWhatIsPostedInOrderOnAnotherThread) {
     EXPECT_FALSE(t.drain());
     EXPECT_TRUE(t.done_up_to(t.posted()));
   }
-  ASSERT_EQ(seen.size(), 5000u);
-  for (int i = 0; i < 5000; ++i) ASSERT_EQ(seen[i], i);
+  ASSERT_EQ(seen.size(), 20000u);
+  for (int i = 0; i < 20000; ++i) ASSERT_EQ(seen[i], i);
   EXPECT_TRUE(elsewhere);
   EXPECT_FALSE(RaceCheckThread::on_checker_thread());
 }

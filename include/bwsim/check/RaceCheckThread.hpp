@@ -64,8 +64,8 @@ class RaceCheckThread {
   static bool on_checker_thread();
 
  private:
-  static constexpr std::size_t kSlots = 1024;        // 64 KiB of commands in flight
-  static constexpr std::uint64_t kPublishEvery = 32;  // the consumer sees the head this often
+  static constexpr std::size_t kSlots = 4096;        // 256 KiB of commands in flight
+  static constexpr std::uint64_t kPublishEvery = 64;  // the consumer sees the head this often
   static constexpr std::size_t kPayloadBytes = 56;
   struct alignas(64) Slot {
     void (*run)(const void*);
