@@ -6,7 +6,6 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "bwsim/check/RaceCheckThread.hpp"
 #include "bwsim/hw/sm/Cluster.hpp"
 #include "bwsim/hw/sm/Cta.hpp"
 
@@ -112,10 +111,10 @@ std::string by(const AsyncAccess& a) {
                      a.cycle);
 }
 
-// The cycle an access is issued at, for the error that names it: the issuing warp's clock. On the
-// race-checking thread that clock is the simulation's (it has moved on), and an error found there
-// is reported by the inline run, so the cycle is left out.
-Cycle cycle_of(const WarpState& issuer) { return RaceCheckThread::on_checker_thread() ? 0 : issuer.ready; }
+// The cycle an access is issued at, for the error that names it: the issuing warp's clock. With a
+// race-checking thread (where every check runs then) that clock is the simulation's, which has
+// moved on, and an error found there is reported by the inline run, so the cycle is left out.
+Cycle cycle_of(const WarpState& issuer) { return issuer.cta->ctx().race_thread ? 0 : issuer.ready; }
 
 // Replaces the record of the same kind, issuer and range, or appends one: a warp's repeated
 // access to the same buffer keeps one record, the latest. A `pending` access (done = false) that

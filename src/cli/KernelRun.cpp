@@ -9,6 +9,8 @@
 #include <fstream>
 #include <thread>
 
+#include <sched.h>
+
 #include "bwsim/check/RaceCheckThread.hpp"
 #include "bwsim/core/Error.hpp"
 #include "bwsim/kernel/ModelChoices.hpp"
@@ -100,11 +102,19 @@ nlohmann::json summary_json(const KernelReport& r, const std::vector<StatSample>
   return j;
 }
 
-// The kernel's run, its race checks on a second thread where the host has a second core; where
+// The cores this process may run on (its affinity mask: a container's CPU limit shows there, not
+// in the host's count).
+unsigned usable_cores() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return static_cast<unsigned>(CPU_COUNT(&set));
+  return std::thread::hardware_concurrency();
+}
+
+// The kernel's run, its race checks on a second thread where the process has a second core; where
 // they found a race there, run again with them inline, which raises it as a located error
 // (check/RaceCheckThread).
 KernelReport run_checked(const KernelInfo& k, KernelRequest& req, bool inline_checks) {
-  if (!req.options.check_races || inline_checks || std::thread::hardware_concurrency() < 2) return k.run(req);
+  if (!req.options.check_races || inline_checks || usable_cores() < 2) return k.run(req);
   req.options.race_check_thread = true;
   try {
     return k.run(req);

@@ -315,9 +315,10 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
   // Declared after the launch, so destroyed (joined) before the CTAs its checks name.
   std::optional<RaceCheckThread> race_thread;
   if (options_.check_races && options_.race_check_thread) l.ctx.race_thread = &race_thread.emplace();
-  // Where the thread found a race, the run is to be repeated with inline checks; an error of the
-  // simulation's own is reported only when every check posted before it passed.
-  const auto race_found = [&] { return race_thread && race_thread->drain(); };
+  // Waits for the thread to run every check posted, then whether one found a race: then the run
+  // is to be repeated with inline checks; an error of the simulation's own is reported only when
+  // every check posted before it passed.
+  const auto drained_with_race = [&] { return race_thread && race_thread->drain(); };
   CrossSmCensus census;
   if (options_.cross_sm_census) l.ctx.cross_sm = &census;
   if (options_.perturb_seed) {
@@ -339,13 +340,17 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
       const SimOptions& options;
       static void report(void* self) {
         auto& s = *static_cast<ProgressSink*>(self);
+        // A race found on the checking thread ends the run here, between two events (a post does
+        // not throw), so that a run gone wrong does not simulate on to its end or its watchdog.
+        if (s.launch.ctx.race_thread && s.launch.ctx.race_thread->failed()) throw RaceCheckDeferred{};
+        if (!s.options.progress) return;
         Progress p{s.launch.ctx.now(), s.launch.ctx.engine.events_processed(), s.launch.finished_ctas,
                    s.launch.launch.grid_ctas, 0};
         for (std::uint32_t i = 0; i < s.launch.gpu.sm_count(); ++i) p.mmas += s.launch.gpu.sm(i).mma().stats().mmas;
         s.options.progress(p);
       }
     } sink{l, options_};
-    if (options_.progress) l.ctx.engine.set_progress(&ProgressSink::report, &sink);
+    if (options_.progress || l.ctx.race_thread) l.ctx.engine.set_progress(&ProgressSink::report, &sink);
     if (options_.snapshot_cycles) {
       l.snapshot_every = options_.snapshot_cycles;
       l.snapshots.push_back(l.snapshot());  // the baseline (counters can carry earlier launches' memory traffic)
@@ -353,10 +358,10 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
     }
     drained = l.ctx.engine.run(options_.watchdog_cycles);
   } catch (...) {
-    if (race_found()) throw RaceCheckDeferred{};
+    if (drained_with_race()) throw RaceCheckDeferred{};
     throw;
   }
-  if (race_found()) throw RaceCheckDeferred{};
+  if (drained_with_race()) throw RaceCheckDeferred{};
   const SimLocation at{std::string(kernel), -1, -1, "run", l.ctx.now()};
   if (!drained)
     throw WatchdogError(at, fmt::format("no completion after {} cycles (the watchdog limit); state of the resident CTAs:\n{}",
