@@ -52,7 +52,7 @@ class RaceCheckThread {
     ::new (static_cast<void*>(s.payload)) F(f);
     if ((++head_ & (kPublishEvery - 1)) == 0) publish();
   }
-  // Commands posted so far, and whether the thread has run them all.
+  // Commands posted so far, and whether the thread has run (or skipped) the first `n` of them.
   std::uint64_t posted() const { return head_; }
   bool done_up_to(std::uint64_t n) const { return tail_.load(std::memory_order_acquire) >= n; }
   // Waits until the thread has run (or skipped) every command posted; then whether one failed.
