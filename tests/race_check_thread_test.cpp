@@ -4,7 +4,6 @@
 // (RaceCheckDeferred) or raises the same simulation error, for every GEMM mutant.
 #include <gtest/gtest.h>
 
-#include <stdexcept>
 #include <vector>
 
 #include "TestSupport.hpp"

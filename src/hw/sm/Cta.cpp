@@ -452,7 +452,7 @@ bool stale(HbClock known, HbClock base, std::uint64_t phase) { return known > ba
 }  // namespace
 
 bool Cta::stale_parity(const WarpState& ws, const MBarrier& b) const {
-  if (!ctx_.check_races || ctx_.race_thread) return false;  // there: check_stale_parity posts the check
+  if (!ctx_.check_races) return false;
   return stale(cluster_.hb().known(ws.hb, b.hb_object), b.hb_base, b.phase());
 }
 
@@ -536,8 +536,10 @@ bool Cta::register_ahead(WarpState& ws) {
   MBarrier* b = ws.wait_slot % 8 == 0 ? barrier_slot(ws.wait_slot) : nullptr;
   if (!b || b->status() != MBarrier::Status::Live) return false;
   const bool parity = ws.wait == WaitKind::BarrierParity;
-  if (parity && stale_parity(ws, *b)) return false;  // the catch-up reports it at the warp's cycle
-  if (parity && ctx_.race_thread) check_stale_parity(ws, *b);
+  if (parity) {
+    if (ctx_.race_thread) check_stale_parity(ws, *b);  // posted: the wait goes on as not stale
+    else if (stale_parity(ws, *b)) return false;       // the catch-up reports it at the warp's cycle
+  }
   const bool passes = parity ? b->parity_completed(static_cast<std::uint32_t>(ws.wait_value)) : b->phase() > ws.wait_value;
   // Until the barrier's next change its state stays as it is now, so the catch-up at ws.ready would
   // list the warp or let it pass; a change before then (settle_passed_ahead, phase_completed)

@@ -156,6 +156,8 @@ class Cta {
   bool satisfied(WarpState& ws);
   // A wait of `ws` passed, observing `b`'s last completed phase (race checking: happens-before).
   void note_observed(WarpState& ws, const MBarrier& b) const;
+  // A stale-parity wait is a located error (inline checks) or a check posted to the race-checking
+  // thread; stale_parity answers at once and is for inline checks only.
   void check_stale_parity(WarpState& ws, const MBarrier& b);
   bool stale_parity(const WarpState& ws, const MBarrier& b) const;
   // An mbarrier wait parked before the warp's clock reached it joins the barrier's waiters now,
