@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdlib>
+#include <new>
 #include <utility>
 #include <vector>
 
@@ -50,6 +51,14 @@ void give(void* p, std::size_t bytes) {
     return;
   }
   l.push_back(p);
+}
+
+void* take_or_calloc(std::size_t bytes, bool& zeroed) {
+  zeroed = false;
+  if (void* p = take(bytes)) return p;
+  zeroed = true;
+  if (void* p = std::calloc(1, bytes)) return p;
+  throw std::bad_alloc();
 }
 
 }  // namespace bwsim::recycled

@@ -14,4 +14,14 @@ void* take(std::size_t bytes);
 // cache of that size is full.
 void give(void* p, std::size_t bytes);
 
+// A cached block of `bytes` (`zeroed` false: its contents are its last user's), else fresh zero
+// pages from calloc (`zeroed` true); throws std::bad_alloc.
+void* take_or_calloc(std::size_t bytes, bool& zeroed);
+
+// A unique_ptr deleter that gives the block back (give).
+struct GiveBack {
+  std::size_t bytes;
+  void operator()(void* p) const { give(p, bytes); }
+};
+
 }  // namespace bwsim::recycled

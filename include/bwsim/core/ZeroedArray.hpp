@@ -4,10 +4,8 @@
 // calloc hands out untouched zero pages, so a 228 KB SMEM image of which a kernel writes a few
 // words faults in a few pages, not all of them (page faults dominate a short full-chip run).
 #include <cstddef>
-#include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <new>
 #include <type_traits>
 
 #include "bwsim/core/RecycledMemory.hpp"
@@ -19,7 +17,7 @@ class ZeroedArray {
   static_assert(std::is_trivial_v<T>);
 
  public:
-  explicit ZeroedArray(std::size_t n) : n_(n), data_(allocate(n), Free{bytes(n)}) {}
+  explicit ZeroedArray(std::size_t n) : n_(n), data_(allocate(n), recycled::GiveBack{bytes(n)}) {}
   std::size_t size() const { return n_; }
   T* data() { return data_.get(); }
   const T* data() const { return data_.get(); }
@@ -29,16 +27,12 @@ class ZeroedArray {
  private:
   static std::size_t bytes(std::size_t n) { return (n ? n : 1) * sizeof(T); }
   static T* allocate(std::size_t n) {
-    if (void* p = recycled::take(bytes(n))) return static_cast<T*>(std::memset(p, 0, bytes(n)));
-    if (void* p = std::calloc(1, bytes(n))) return static_cast<T*>(p);
-    throw std::bad_alloc();
+    bool zeroed = false;
+    void* p = recycled::take_or_calloc(bytes(n), zeroed);
+    return static_cast<T*>(zeroed ? p : std::memset(p, 0, bytes(n)));
   }
-  struct Free {
-    std::size_t bytes;
-    void operator()(T* p) const { recycled::give(p, bytes); }
-  };
   std::size_t n_;
-  std::unique_ptr<T, Free> data_;
+  std::unique_ptr<T, recycled::GiveBack> data_;
 };
 
 }  // namespace bwsim

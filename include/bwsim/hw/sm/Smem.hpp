@@ -2,24 +2,42 @@
 // A CTA's shared memory: its dynamic allocation as real bytes. Both modes keep the bytes so that
 // small control data (a TMEM address written by tcgen05.alloc, flags) works in timing mode too;
 // timing mode skips only the bulk data movement of TMA and MMA.
+//
+// The image reads as zeros until written. It is a block of the CTA before (core/RecycledMemory:
+// mapped already) or fresh zero pages; a reused block is cleared in 64 pieces as accesses first
+// reach them, so a timing-mode CTA that writes a few words of its 228 KB clears a piece or two, not
+// the whole image (a 1024-CTA attention run cleared 237 MB, evicting the host's caches as it went).
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
-#include "bwsim/core/ZeroedArray.hpp"
+
+#include "bwsim/core/RecycledMemory.hpp"
 
 namespace bwsim {
 
 class Smem {
  public:
-  explicit Smem(std::uint32_t size) : size_(size), bytes_(size) {}
+  explicit Smem(std::uint32_t size);
   std::uint32_t size() const { return size_; }
   bool in_bounds(std::uint64_t offset, std::uint64_t len) const { return offset + len <= size_; }
   // Caller checks in_bounds first.
-  std::span<std::byte> bytes(std::uint32_t offset, std::uint32_t len) { return {bytes_.data() + offset, len}; }
+  std::span<std::byte> bytes(std::uint32_t offset, std::uint32_t len) {
+    if (len != 0) {
+      const std::uint32_t first = offset / piece_, last = (offset + len - 1) / piece_;
+      const std::uint64_t pieces = (~std::uint64_t{0} >> (63 - (last - first))) << first;
+      if ((cleared_ & pieces) != pieces) clear(pieces & ~cleared_);
+    }
+    return {data_.get() + offset, len};
+  }
 
  private:
+  void clear(std::uint64_t pieces);
+
   std::uint32_t size_;
-  ZeroedArray<std::byte> bytes_;
+  std::uint32_t piece_;       // bytes per piece: 64 pieces cover the image
+  std::uint64_t cleared_;     // a bit per piece: reads as zeros now
+  std::unique_ptr<std::byte, recycled::GiveBack> data_;
 };
 
 }  // namespace bwsim
