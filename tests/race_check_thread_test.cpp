@@ -4,6 +4,7 @@
 // (RaceCheckDeferred) or raises the same simulation error, for every GEMM mutant.
 #include <gtest/gtest.h>
 
+#include <utility>
 #include <vector>
 
 #include "TestSupport.hpp"
@@ -47,6 +48,41 @@ TEST(RaceCheckThreadTest, AFailureSkipsTheRest) {
   EXPECT_NO_THROW(for (int i = 0; i < 20000; ++i) t.post([&ran] { ++ran; }));
   EXPECT_TRUE(t.drain());
   EXPECT_EQ(ran, 1);
+}
+
+// A command that absorbs the next of its kind while it touches the last one's end.
+struct Span {
+  std::vector<std::pair<int, int>>* runs;
+  int begin, end;
+  void operator()() const { runs->emplace_back(begin, end); }
+  bool absorb(const Span& next) {
+    if (next.begin != end) return false;
+    end = next.end;
+    return true;
+  }
+};
+
+TEST(RaceCheckThreadTest, ACommandAbsorbsTheNextOfItsKindUntilTheThreadIsShownIt) {
+  std::vector<std::pair<int, int>> runs;  // written by the thread only, read after drain()
+  int others = 0;
+  RaceCheckThread t;
+  t.post_or_absorb(Span{&runs, 0, 1});
+  t.post_or_absorb(Span{&runs, 1, 2});
+  t.post_or_absorb(Span{&runs, 2, 3});  // one command [0, 3)
+  t.post_or_absorb(Span{&runs, 5, 6});  // not adjacent: a command of its own
+  t.post([&others] { ++others; });
+  t.post_or_absorb(Span{&runs, 6, 7});  // another command came between: not absorbed
+  EXPECT_EQ(t.posted(), 4u);
+  // Commands the thread has been shown (published every 64, and by drain) are never changed.
+  for (int i = 0; i < 59; ++i) t.post([&others] { ++others; });
+  t.post_or_absorb(Span{&runs, 10, 11});  // the 64th: published with it
+  t.post_or_absorb(Span{&runs, 11, 12});
+  EXPECT_EQ(t.posted(), 65u);
+  EXPECT_FALSE(t.drain());
+  t.post_or_absorb(Span{&runs, 12, 13});
+  EXPECT_FALSE(t.drain());
+  EXPECT_EQ(runs, (std::vector<std::pair<int, int>>{{0, 3}, {5, 6}, {6, 7}, {10, 11}, {11, 12}, {12, 13}}));
+  EXPECT_EQ(others, 60);
 }
 
 TEST(RaceCheckThreadTest, ALaunchPredictsTheSameWithItsChecksOnTheThread) {

@@ -33,6 +33,7 @@ RaceCheckThread::~RaceCheckThread() {
 }
 
 void RaceCheckThread::publish() {
+  published_here_ = head_;
   published_.store(head_, std::memory_order_seq_cst);
   if (sleeping_.load(std::memory_order_seq_cst)) {
     wake_.fetch_add(1, std::memory_order_seq_cst);

@@ -48,9 +48,19 @@ class RaceCheckThread {
                   "a race-check command captures pointers and numbers only, in at most a slot's payload");
     if (head_ - tail_seen_ == kSlots) wait_for_room();
     Slot& s = ring_[head_ & (kSlots - 1)];
-    s.run = [](const void* p) { (*static_cast<const F*>(p))(); };
+    s.run = &run_as<F>;
     ::new (static_cast<void*>(s.payload)) F(f);
     if ((++head_ & (kPublishEvery - 1)) == 0) publish();
+  }
+  // Posts `f`, unless the command posted last is an F the thread has not been shown yet and
+  // `last.absorb(f)` takes it in (then that one command stands for both).
+  template <class F>
+  void post_or_absorb(const F& f) {
+    if (head_ > published_here_) {
+      Slot& last = ring_[(head_ - 1) & (kSlots - 1)];
+      if (last.run == &run_as<F> && std::launder(reinterpret_cast<F*>(last.payload))->absorb(f)) return;
+    }
+    post(f);
   }
   // Commands posted so far, and whether the thread has run (or skipped) the first `n` of them.
   std::uint64_t posted() const { return head_; }
@@ -69,6 +79,10 @@ class RaceCheckThread {
     void (*run)(const void*);
     alignas(kPayloadAlign) unsigned char payload[kPayloadBytes];
   };
+  template <class F>
+  static void run_as(const void* p) {
+    (*static_cast<const F*>(p))();
+  }
   void publish();
   void wait_for_room();
   void consume();
@@ -77,6 +91,7 @@ class RaceCheckThread {
   // The producer's line: its head and its last view of the tail.
   alignas(64) std::uint64_t head_ = 0;
   std::uint64_t tail_seen_ = 0;
+  std::uint64_t published_here_ = 0;  // the head last published: the commands from it on are the producer's
   // Shared, each on its own line.
   alignas(64) std::atomic<std::uint64_t> published_{0};
   alignas(64) std::atomic<std::uint64_t> tail_{0};

@@ -63,6 +63,14 @@ struct SimContext {
     if (race_thread) race_thread->post(f);
     else f();
   }
+  // The same for a step that may absorb the next of its kind on the thread (RaceCheckThread::
+  // post_or_absorb); inline each runs as it comes.
+  template <class F>
+  void race_check_absorbing(const F& f) {
+    if (!check_races) return;
+    if (race_thread) race_thread->post_or_absorb(f);
+    else f();
+  }
   // The running event performs a coupling operation whose shared state is affected `lead` cycles on.
   void couple(Coupling k, Cycle lead) {
     if (cross_sm) cross_sm->note(k, engine.running_seq(), lead);
