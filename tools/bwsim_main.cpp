@@ -4,13 +4,11 @@
 #include <iostream>
 
 #include "bwsim/cli/Cli.hpp"
-#include "bwsim/cli/HugePageHeap.hpp"
 
 // The run's output is flushed and the process ends without tearing down what the run built: the OS
 // reclaims it at once, where destroying it (the recycled blocks unmapped one by one) took a few
 // percent of a short run.
 int main(int argc, char** argv) {
-  bwsim::reexec_with_huge_page_heap(argv);
   const int code = bwsim::cli_main(argc, argv);
   std::cout.flush();
   std::cerr.flush();

@@ -27,8 +27,4 @@ if [ ! -f build/viewer/node_modules/speedscope/dist/release/index.html ] ||
   cp tools/viewer/package.json tools/viewer/package-lock.json build/viewer/
   npm ci --prefix build/viewer --no-audit --no-fund >&2
 fi
-# The test binaries' heap on transparent huge pages, as the bwsim executable asks for its own
-# (src/cli/HugePageHeap.cpp): the full-chip runs of the calibration and validation tests miss the
-# TLB less.
-export GLIBC_TUNABLES="${GLIBC_TUNABLES:+$GLIBC_TUNABLES:}glibc.malloc.hugetlb=1"
 ctest --test-dir build --output-on-failure --timeout 300 -j "$(nproc)"
