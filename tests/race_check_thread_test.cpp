@@ -73,16 +73,18 @@ TEST(RaceCheckThreadTest, ACommandAbsorbsTheNextOfItsKindUntilTheThreadIsShownIt
   t.post([&others] { ++others; });
   t.post_or_absorb(Span{&runs, 6, 7});  // another command came between: not absorbed
   EXPECT_EQ(t.posted(), 4u);
-  // Commands the thread has been shown (published every 64, and by drain) are never changed.
-  for (int i = 0; i < 59; ++i) t.post([&others] { ++others; });
-  t.post_or_absorb(Span{&runs, 10, 11});  // the 64th: published with it
+  // Commands the thread has been shown (published every kPublishEvery posts, and by drain) are
+  // never changed.
+  const int fill = static_cast<int>(RaceCheckThread::kPublishEvery) - 5;
+  for (int i = 0; i < fill; ++i) t.post([&others] { ++others; });
+  t.post_or_absorb(Span{&runs, 10, 11});  // the kPublishEvery-th: published with it
   t.post_or_absorb(Span{&runs, 11, 12});
-  EXPECT_EQ(t.posted(), 65u);
+  EXPECT_EQ(t.posted(), RaceCheckThread::kPublishEvery + 1);
   EXPECT_FALSE(t.drain());
   t.post_or_absorb(Span{&runs, 12, 13});
   EXPECT_FALSE(t.drain());
   EXPECT_EQ(runs, (std::vector<std::pair<int, int>>{{0, 3}, {5, 6}, {6, 7}, {10, 11}, {11, 12}, {12, 13}}));
-  EXPECT_EQ(others, 60);
+  EXPECT_EQ(others, 1 + fill);
 }
 
 TEST(RaceCheckThreadTest, ALaunchPredictsTheSameWithItsChecksOnTheThread) {

@@ -315,11 +315,21 @@ void operand_read(Cta& cta, WarpState& mma, AccessKind kind, std::uint32_t begin
   last.positions = {position + 1, last.cta == &cta ? last.positions[0] : 0};
   last.cta = &cta;
 }
+
+// The reads [begin, first_end), then ones up to `end` each starting inside those before: the
+// first's record, which the later ones extend (the last one's start lies in it, so its read
+// extends it to `end` as the steps between would have).
+void operand_reads(Cta& cta, WarpState& mma, AccessKind kind, std::uint32_t begin, std::uint32_t end,
+                   std::uint32_t first_end) {
+  operand_read(cta, mma, kind, begin, first_end);
+  if (end > first_end) operand_read(cta, mma, kind, begin, end);
+}
 }  // namespace
 
-void mma_operand(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end, const char* which) {
+void mma_operand(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end, const char* which,
+                 std::uint32_t first_end) {
   check_operand_written(cta, mma, begin, end, which, "tcgen05.mma");
-  operand_read(cta, mma, AccessKind::MmaRead, begin, end);
+  operand_reads(cta, mma, AccessKind::MmaRead, begin, end, first_end);
 }
 
 void wgmma_operand(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end, const char* which,
@@ -425,7 +435,7 @@ void tmem_wait_st(Cta& cta, WarpState& writer) {
   complete_undone(cta, writer, AccessKind::TmemStore, [](const AsyncAccess&) { return true; });
 }
 
-void mma_tmem_operand(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end) {
+void mma_tmem_operand(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end, std::uint32_t first_end) {
   for (AsyncAccess* p : overlapping(cta, {AccessKind::TmemStore}, begin, end)) {
     AsyncAccess& a = *p;
     if (ordered_after_cached(a, mma)) continue;
@@ -436,7 +446,7 @@ void mma_tmem_operand(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32
                   "let the storing warps wait::st, fence::before_thread_sync and arrive on a barrier the MMA warp "
                   "waits on before the MMA");
   }
-  operand_read(cta, mma, AccessKind::MmaTmemRead, begin, end);
+  operand_reads(cta, mma, AccessKind::MmaTmemRead, begin, end, first_end);
 }
 
 void generic_write(Cta& cta, WarpState& writer, std::uint32_t begin, std::uint32_t end) {

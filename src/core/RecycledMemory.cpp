@@ -53,11 +53,9 @@ void give(void* p, std::size_t bytes) {
   l.push_back(p);
 }
 
-void* take_or_calloc(std::size_t bytes, bool& zeroed) {
-  zeroed = false;
-  if (void* p = take(bytes)) return p;
-  zeroed = true;
-  if (void* p = std::calloc(1, bytes)) return p;
+Block take_or_calloc(std::size_t bytes) {
+  if (void* p = take(bytes)) return {p, false};
+  if (void* p = std::calloc(1, bytes)) return {p, true};
   throw std::bad_alloc();
 }
 

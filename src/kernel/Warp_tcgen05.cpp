@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "bwsim/check/MmaRaceChecks.hpp"
 #include "bwsim/hw/sm/Cluster.hpp"
 #include "bwsim/hw/sm/Sm.hpp"
 #include "bwsim/kernel/Warp.hpp"
@@ -226,46 +227,6 @@ void Warp::check_block_scale(const MmaInstr& in, const char* op) {
   }
 }
 
-namespace {
-// The race checks of one tcgen05.mma, in each CTA it touches. On the race-checking thread one
-// command absorbs the warp's next MMA when nothing was posted in between (so the warp's clock and
-// commit count are the same for both) and each operand range only grows at its end from inside it
-// (RaceChecker's extension rule for operand records): checking and recording the union then finds
-// what checking each would (a record the union overlaps overlaps one of them, judged against the
-// same clock) with one command for the k-steps of a tile instead of one each. Inline, each MMA is
-// checked as it issues, so an error names its instruction and cycle.
-struct MmaRaceChecks {
-  struct Range {
-    std::uint32_t begin, end;
-    bool grows_to(const Range& next) const { return next.begin >= begin && next.begin <= end; }
-  };
-  Cta* cta;
-  WarpState* ws;
-  Range a;  // SMEM bytes, or TMEM columns when a_tmem
-  Range b;  // SMEM bytes
-  Range d;  // TMEM columns
-  bool a_tmem, pair;
-
-  void operator()() const {
-    for (std::uint32_t c = 0; c < (pair ? 2u : 1u); ++c) {
-      Cta& target = cta->cluster().cta(cta->rank() + c);
-      if (!a_tmem) races::mma_operand(target, *ws, a.begin, a.end, "its A operand");
-      else races::mma_tmem_operand(target, *ws, a.begin, a.end);
-      races::mma_operand(target, *ws, b.begin, b.end, "its B operand");
-      races::mma_accumulator(target, *ws, d.begin, d.end);
-    }
-  }
-  bool absorb(const MmaRaceChecks& next) {
-    if (next.cta != cta || next.ws != ws || next.a_tmem != a_tmem || next.pair != pair || next.d.begin != d.begin ||
-        next.d.end != d.end || !a.grows_to(next.a) || !b.grows_to(next.b))
-      return false;
-    a.end = std::max(a.end, next.a.end);
-    b.end = std::max(b.end, next.b.end);
-    return true;
-  }
-};
-}  // namespace
-
 void Warp::issue_mma(MmaInstr in, InstrDescriptor idesc, const char* op) {
   require_tcgen05(op);
   WarpState::DecodedMma& memo = ws_.last_mma_decoded;
@@ -304,10 +265,11 @@ void Warp::issue_mma(MmaInstr in, InstrDescriptor idesc, const char* op) {
   check_operand_in_smem(b_span, "B operand", op);
   if (cta_.checks_races()) {
     const std::uint32_t a_columns = in.a_from_tmem ? K * operand_element_bits(in.kind, in.f.a_type) / 32 : 0;
-    const MmaRaceChecks::Range a = in.a_from_tmem ? MmaRaceChecks::Range{in.a_tmem.column(), in.a_tmem.column() + a_columns}
-                                                  : MmaRaceChecks::Range{a_span.begin, a_span.end};
-    cta_.ctx().race_check_absorbing(MmaRaceChecks{&cta_, &ws_, a, {b_span.begin, b_span.end},
-                                                  {in.d.column(), in.d.column() + d_columns}, in.a_from_tmem, in.pair});
+    using Reads = MmaRaceChecks::Reads;
+    const Reads a = in.a_from_tmem ? Reads::of(in.a_tmem.column(), in.a_tmem.column() + a_columns)
+                                   : Reads::of(a_span.begin, a_span.end);
+    cta_.race_check_absorbing(MmaRaceChecks{&cta_, &ws_, a, Reads::of(b_span.begin, b_span.end), in.d.column(),
+                                            in.d.column() + d_columns, in.a_from_tmem, in.pair});
   }
 
   const Cycle t = issue(config().mma.issue_cycles);
@@ -421,7 +383,9 @@ void Warp::tcgen05_cp(TmemAddr dst, SmemDescriptor src, TmemCopyShape shape, std
     Cta& cta = cta_.cluster().cta(cta_.rank() + c);
     if (c) cta.check_resident_for(ws_, op);
     cta.tmem_check_access(ws_, op, dst.lane(), tmem_copy_lane_span(shape), dst.column(), words, false);
-    cta_.race_check([&cta, &ws = ws_, src_span] { races::mma_operand(cta, ws, src_span.begin, src_span.end, "its source"); });
+    cta_.race_check([&cta, &ws = ws_, src_span] {
+      races::mma_operand(cta, ws, src_span.begin, src_span.end, "its source", src_span.end);
+    });
   }
   check_operand_in_smem(src_span, "source", op);
   const Cycle t = issue(config().mma.issue_cycles);

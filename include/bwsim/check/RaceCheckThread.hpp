@@ -9,8 +9,9 @@
 // thread failed and the rest are skipped; the launch then throws RaceCheckDeferred and the caller
 // runs the kernel again with the checks inline, which raises the same error, located as always.
 // The inline run is the reference: both run the same commands on the same state (the simulation's
-// own steps do not depend on the checks' answers), so the thread fails wherever the inline checks
-// throw. It may also fail where they would not (a stale-parity check of a wait whose barrier is
+// own steps do not depend on the checks' answers; a command that absorbed others, post_or_absorb,
+// finds and records what they would have), so the thread fails wherever the inline checks throw.
+// It may also fail where they would not (a stale-parity check of a wait whose barrier is
 // re-initialised before the warp gets to it), which costs the rerun and changes nothing else.
 #include <atomic>
 #include <cstddef>
@@ -62,6 +63,8 @@ class RaceCheckThread {
     }
     post(f);
   }
+  // The thread is shown the commands every this many posts (and at drain()).
+  static constexpr std::uint64_t kPublishEvery = 64;
   // Commands posted so far, and whether the thread has run (or skipped) the first `n` of them.
   std::uint64_t posted() const { return head_; }
   bool done_up_to(std::uint64_t n) const { return tail_.load(std::memory_order_acquire) >= n; }
@@ -73,7 +76,6 @@ class RaceCheckThread {
 
  private:
   static constexpr std::size_t kSlots = 4096;        // 256 KiB of commands in flight
-  static constexpr std::uint64_t kPublishEvery = 64;  // the consumer sees the head this often
   static constexpr std::size_t kPayloadBytes = 56, kPayloadAlign = 8;
   struct alignas(64) Slot {
     void (*run)(const void*);

@@ -122,7 +122,12 @@ bool ordered_after(const AsyncAccess& a, const WarpState& observer);
 // Hooks, called by the operations (each raises a located MisuseError on a race).
 void tma_write(Cta& dest, WarpState& producer, std::uint32_t begin, std::uint32_t end);
 void tma_landed(Cta& dest, const WarpState& producer, std::uint32_t begin, const HbPhase& phase);
-void mma_operand(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end, const char* which);
+// An MMA operand read of SMEM [begin, end). It may stand for the warp's consecutive k-steps
+// (check/MmaRaceChecks), the first reading [begin, first_end) and each later one starting inside
+// the reads before it: checked whole, recorded as the reads one by one would be (the first's
+// record, widened to `end`).
+void mma_operand(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end, const char* which,
+                 std::uint32_t first_end);
 // A wgmma of `reader` (in its commit group `group`, 1-based) reads SMEM [begin, end).
 void wgmma_operand(Cta& cta, WarpState& reader, std::uint32_t begin, std::uint32_t end, const char* which,
                    std::uint64_t group);
@@ -139,7 +144,8 @@ void tmem_store(Cta& cta, WarpState& writer, std::uint32_t begin, std::uint32_t 
 void tmem_wait_st(Cta& cta, WarpState& writer);
 // A TS-form MMA reads its A operand from TMEM columns [begin, end): every tcgen05.st of them must
 // be ordered before it (the writer's wait::st, then a release).
-void mma_tmem_operand(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end);
+// (first_end: as for mma_operand.)
+void mma_tmem_operand(Cta& cta, WarpState& mma, std::uint32_t begin, std::uint32_t end, std::uint32_t first_end);
 void generic_write(Cta& cta, WarpState& writer, std::uint32_t begin, std::uint32_t end);
 // An ld.shared of [begin, end): a TMA load into those bytes must be ordered before it (its phase
 // seen), and a later TMA load into them must be ordered after it (the reader arrived on a barrier

@@ -14,9 +14,13 @@ void* take(std::size_t bytes);
 // cache of that size is full.
 void give(void* p, std::size_t bytes);
 
-// A cached block of `bytes` (`zeroed` false: its contents are its last user's), else fresh zero
-// pages from calloc (`zeroed` true); throws std::bad_alloc.
-void* take_or_calloc(std::size_t bytes, bool& zeroed);
+// A cached block of `bytes` (its contents its last user's), else fresh zero pages from calloc
+// (zeroed); throws std::bad_alloc.
+struct Block {
+  void* p;
+  bool zeroed;
+};
+Block take_or_calloc(std::size_t bytes);
 
 // A unique_ptr deleter that gives the block back (give).
 struct GiveBack {

@@ -1,8 +1,8 @@
 #pragma once
 // A fixed-size array of zeroed trivial values. A block of the same size freed earlier on this
 // thread is reused and cleared (core/RecycledMemory: its pages are mapped already); otherwise
-// calloc hands out untouched zero pages, so a 228 KB SMEM image of which a kernel writes a few
-// words faults in a few pages, not all of them (page faults dominate a short full-chip run).
+// calloc hands out untouched zero pages, so a chip's TMEM cells or a global buffer of which a
+// kernel writes a part fault in that part only (page faults dominate a short full-chip run).
 #include <cstddef>
 #include <cstring>
 #include <memory>
@@ -27,9 +27,8 @@ class ZeroedArray {
  private:
   static std::size_t bytes(std::size_t n) { return (n ? n : 1) * sizeof(T); }
   static T* allocate(std::size_t n) {
-    bool zeroed = false;
-    void* p = recycled::take_or_calloc(bytes(n), zeroed);
-    return static_cast<T*>(zeroed ? p : std::memset(p, 0, bytes(n)));
+    const recycled::Block b = recycled::take_or_calloc(bytes(n));
+    return static_cast<T*>(b.zeroed ? b.p : std::memset(b.p, 0, bytes(n)));
   }
   std::size_t n_;
   std::unique_ptr<T, recycled::GiveBack> data_;

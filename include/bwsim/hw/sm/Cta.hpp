@@ -112,6 +112,8 @@ class Cta {
   bool checks_races() const { return ctx_.check_races; }
   template <class F>
   void race_check(F f) { ctx_.race_check(f); }
+  template <class F>
+  void race_check_absorbing(const F& f) { ctx_.race_check_absorbing(f); }
   // Race checking: this CTA's records of one kind of access (check/RaceChecker).
   std::vector<AsyncAccess>& race_records(AccessKind k) { return race_records_.of(k); }
   RaceRecords& race_record_table() { return race_records_; }
