@@ -244,13 +244,14 @@ void Warp::issue_mma(MmaInstr in, InstrDescriptor idesc, const char* op) {
   const std::uint32_t rows = in.pair ? M / 2 : M;  // of A, per CTA
   const std::uint32_t b_rows = in.pair ? N / 2 : N;
   const std::uint32_t d_columns = in.d_columns();
+  const std::uint32_t a_columns = in.a_from_tmem ? K * operand_element_bits(in.kind, in.f.a_type) / 32 : 0;
   for (std::uint32_t c = 0; c < (in.pair ? 2u : 1u); ++c) {
     Cta& cta = cta_.cluster().cta(cta_.rank() + c);
     if (c) cta.check_resident_for(ws_, op);
     cta.tmem_check_access(ws_, op, 0, kTmemLanes, in.d.column(), d_columns, false);
     if (in.a_from_tmem)
-      cta.tmem_check_access(ws_, op, in.a_tmem.lane(), rows == 64 ? kTmemLanes : rows, in.a_tmem.column(),
-                            K * operand_element_bits(in.kind, in.f.a_type) / 32, false);
+      cta.tmem_check_access(ws_, op, in.a_tmem.lane(), rows == 64 ? kTmemLanes : rows, in.a_tmem.column(), a_columns,
+                            false);
   }
   SmemSpan a_span{};
   if (in.a_from_tmem) {
@@ -264,7 +265,6 @@ void Warp::issue_mma(MmaInstr in, InstrDescriptor idesc, const char* op) {
   const SmemSpan b_span = mma_operand_span(in.b, in.f.b_major, in.kind, in.f.b_type, b_rows, b_k_times);
   check_operand_in_smem(b_span, "B operand", op);
   if (cta_.checks_races()) {
-    const std::uint32_t a_columns = in.a_from_tmem ? K * operand_element_bits(in.kind, in.f.a_type) / 32 : 0;
     using Reads = MmaRaceChecks::Reads;
     const Reads a = in.a_from_tmem ? Reads::of(in.a_tmem.column(), in.a_tmem.column() + a_columns)
                                    : Reads::of(a_span.begin, a_span.end);
