@@ -7,12 +7,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <thread>
-
-#include <sched.h>
 
 #include "bwsim/check/RaceCheckThread.hpp"
 #include "bwsim/core/Error.hpp"
+#include "bwsim/core/HostCores.hpp"
 #include "bwsim/kernel/ModelChoices.hpp"
 #include "bwsim/kernel/StallReport.hpp"
 #include "bwsim/power/PowerReport.hpp"
@@ -100,14 +98,6 @@ nlohmann::json summary_json(const KernelReport& r, const std::vector<StatSample>
   j.update(stats_json(stats));
   for (const auto& [k, v] : r.figures.items()) j[k] = v;
   return j;
-}
-
-// The cores this process may run on (its affinity mask: a container's CPU limit shows there, not
-// in the host's count).
-unsigned usable_cores() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return static_cast<unsigned>(CPU_COUNT(&set));
-  return std::thread::hardware_concurrency();
 }
 
 // The kernel's run, its race checks on a second thread where the process has a second core; where

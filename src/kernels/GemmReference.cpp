@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "bwsim/core/HostCores.hpp"
 #include "bwsim/hw/numeric/NumberFormats.hpp"
 
 namespace bwsim {
@@ -158,11 +159,10 @@ GemmCheck check_gemm(const GemmProblem& p, std::span<const std::byte> a, std::ui
             check(f, g * kRows + i, blk * kCols + j, ref[i][j]);
       }
   };
-  // The host's cores share the sums of a large problem (1024^3 is 2^30 multiply-adds); a small
+  // The process's cores share the sums of a large problem (1024^3 is 2^30 multiply-adds); a small
   // one is not worth a thread's start.
   const double work = static_cast<double>(p.m) * p.n * p.k;
-  const std::uint32_t threads =
-      work < 0x1p26 ? 1u : std::clamp(std::thread::hardware_concurrency(), 1u, std::min(8u, blocks));
+  const std::uint32_t threads = work < 0x1p26 ? 1u : std::clamp(usable_cores(), 1u, std::min(8u, blocks));
   std::vector<Findings> found(threads);
   std::uint64_t first_bad = ~0ull;
   {
