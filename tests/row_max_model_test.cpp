@@ -17,7 +17,7 @@ std::vector<double> rescale_rates(const RowMaxModel::Params& p, std::uint32_t ru
   RowMaxModel model(p);
   std::vector<double> rate(16, 0.0);
   for (std::uint32_t u = 0; u < runs; ++u) {
-    model.restart(0x1234 + u * 0x9e37ull);
+    model.restart(0x1234 + u * 0x9e37ull, 16);
     for (std::uint32_t j = 1; j < 16; ++j) rate[j] += model.rescales(j) ? 1.0 / runs : 0.0;
   }
   return rate;
@@ -42,6 +42,29 @@ TEST(RowMaxModelTest, AThresholdRemovesTheRescalesTheNormalTailRules) {
   EXPECT_LT(one, none * 0.8);
   // Wider scores (std 8): the same threshold is a smaller step, so rescales come back.
   EXPECT_GT(rescale_rates({.score_std = 8.0, .threshold = 8.0}, 4000)[1], 0.5);
+}
+
+// A unit's rescales are drawn when it starts: a longer unit (past the inline bitmap's 512 tiles)
+// draws the same rescales over the tiles they share, and none past its end.
+TEST(RowMaxModelTest, AUnitsRescalesDoNotDependOnItsLength) {
+  for (const RowMaxModel::Params& p : {RowMaxModel::Params{}, RowMaxModel::Params{.threshold = 1.0}}) {
+    RowMaxModel a(p), b(p);
+    std::uint32_t seen = 0;
+    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+      a.restart(seed, 512);
+      b.restart(seed, 700);
+      for (std::uint32_t t = 0; t < 512; ++t) {
+        EXPECT_EQ(a.rescales(t), b.rescales(t)) << "seed " << seed << " tile " << t;
+        seen += a.rescales(t);
+      }
+      EXPECT_FALSE(a.rescales(0));
+      EXPECT_FALSE(a.rescales(512));
+      EXPECT_FALSE(b.rescales(700));
+      b.restart(seed, 20);  // back to the inline bitmap
+      for (std::uint32_t t = 0; t < 20; ++t) EXPECT_EQ(a.rescales(t), b.rescales(t));
+    }
+    EXPECT_GT(seen, 20u);  // rescales happen (the first tiles' are likely)
+  }
 }
 
 TEST(RowMaxModelTest, TheUpperQuantileInvertsTheNormalTail) {

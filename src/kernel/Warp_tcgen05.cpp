@@ -442,13 +442,15 @@ Warp::WaitAwaiter Warp::wait_until(Cycle at) {
 
 Warp::WaitAwaiter Warp::tcgen05_wait_ld() {
   cta_.race_check([&cta = cta_, &ws = ws_] { races::tmem_wait_ld(cta, ws); });
-  const std::uint32_t* v = ws_.ld_values.data();
-  for (const WarpState::PendingLoad& p : ws_.ld_pending) {
-    std::copy(v, v + p.count, p.dst);
-    v += p.count;
+  if (functional()) {  // only functional mode holds values (timing mode leaves the vectors' cold line alone)
+    const std::uint32_t* v = ws_.ld_values.data();
+    for (const WarpState::PendingLoad& p : ws_.ld_pending) {
+      std::copy(v, v + p.count, p.dst);
+      v += p.count;
+    }
+    ws_.ld_pending.clear();
+    ws_.ld_values.clear();
   }
-  ws_.ld_pending.clear();
-  ws_.ld_values.clear();
   return wait_until(ws_.tmem_ld_done);
 }
 Warp::WaitAwaiter Warp::tcgen05_wait_st() {

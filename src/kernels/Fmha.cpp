@@ -389,7 +389,7 @@ struct Kernel {
       const std::uint32_t n = u->kv_tiles;
       const std::uint64_t id = sched.index(w.cta_idx(), k);
       if (!w.functional())
-        for (std::uint32_t i = 0; i < 2; ++i) growth[i].restart(mix64(id * 8 + q * 2 + i));
+        for (std::uint32_t i = 0; i < 2; ++i) growth[i].restart(mix64(id * 8 + q * 2 + i), n);
       for (std::uint32_t j = 0; j < n; ++j)
         for (std::uint32_t i = 0; i < 2; ++i) {
           if (j == 0) w.mbarrier_arrive(l.bar(OReady, i));  // O_i is free: the last unit's was read below

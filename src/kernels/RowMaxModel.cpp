@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <stdexcept>
 
 #include "bwsim/core/Bits.hpp"
 
@@ -11,19 +12,39 @@ namespace bwsim {
 RowMaxModel::RowMaxModel(const Params& p)
     : p_(p),
       // x = s scale log2(e): a threshold of t in x is t / (log2(e) score_std) in standard units.
-      threshold_z_(p.threshold / (std::numbers::log2e * p.score_std)),
-      state_(0),
-      m_ref_(p.rows),
-      exceed_(p.rows),
-      next_(p.rows) {}
+      threshold_z_(p.threshold / (std::numbers::log2e * p.score_std)) {
+  if (p.rows > kMaxRows) throw std::invalid_argument("RowMaxModel: at most 32 rows (one warp's)");
+}
 
-void RowMaxModel::restart(std::uint64_t seed) {
+void RowMaxModel::restart(std::uint64_t seed, std::uint32_t tiles) {
   state_ = seed;
-  soonest_ = kNever;
+  tiles_ = tiles;
+  std::uint64_t* bits = inline_.data();
+  if (tiles > kInlineTiles) {
+    more_.assign((tiles + 63) / 64, 0);
+    bits = more_.data();
+  } else {
+    inline_.fill(0);
+  }
+  Rows rows;
   for (std::uint32_t r = 0; r < p_.rows; ++r) {
-    m_ref_[r] = -std::numeric_limits<double>::infinity();
-    draw_max(r, 1.0);  // tile 0's max
-    schedule(r, 0);
+    rows.m_ref[r] = -std::numeric_limits<double>::infinity();
+    draw_max(rows, r, 1.0);  // tile 0's max
+    schedule(rows, r, 0);
+  }
+  // Tile by tile as the warp asks, skipping to the soonest row's next rescale.
+  while (rows.soonest < tiles) {
+    const std::uint32_t tile = rows.soonest;
+    rows.soonest = kNever;
+    for (std::uint32_t r = 0; r < p_.rows; ++r) {
+      if (rows.next[r] <= tile) {
+        draw_max(rows, r, rows.exceed[r]);
+        schedule(rows, r, tile);
+      } else {
+        rows.soonest = std::min(rows.soonest, rows.next[r]);
+      }
+    }
+    bits[tile / 64] |= 1ull << (tile % 64);
   }
 }
 
@@ -47,37 +68,22 @@ double RowMaxModel::draw_above(double z, double q) {
 // Without a threshold the draw stays in probability space: the new max m has P(tile max > m) =
 // V q for the same uniform V that draw_above() turns into m, so no normal tail or quantile is
 // evaluated (the same draws, without their rounding).
-void RowMaxModel::draw_max(std::uint32_t row, double q) {
+void RowMaxModel::draw_max(Rows& rows, std::uint32_t row, double q) {
   if (threshold_z_ == 0) {
-    exceed_[row] = uniform() * q;
+    rows.exceed[row] = uniform() * q;
     return;
   }
-  m_ref_[row] = draw_above(m_ref_[row] + threshold_z_, q);
-  exceed_[row] = exceed_probability(m_ref_[row] + threshold_z_);
+  rows.m_ref[row] = draw_above(rows.m_ref[row] + threshold_z_, q);
+  rows.exceed[row] = exceed_probability(rows.m_ref[row] + threshold_z_);
 }
 
-void RowMaxModel::schedule(std::uint32_t row, std::uint32_t tile) {
-  const double q = exceed_[row];
+void RowMaxModel::schedule(Rows& rows, std::uint32_t row, std::uint32_t tile) {
+  const double q = rows.exceed[row];
   // Tiles until the first that exceeds: geometric, at least 1.
   const double wait = q > 0 ? std::ceil(std::log(uniform()) / std::log1p(-q)) : HUGE_VAL;
-  next_[row] = wait < static_cast<double>(kNever - tile) ? tile + std::max(1u, static_cast<std::uint32_t>(wait)) : kNever;
-  soonest_ = std::min(soonest_, next_[row]);
-}
-
-bool RowMaxModel::rescales(std::uint32_t tile) {
-  if (tile < soonest_) return false;
-  soonest_ = kNever;
-  bool any = false;
-  for (std::uint32_t r = 0; r < p_.rows; ++r) {
-    if (next_[r] <= tile) {
-      draw_max(r, exceed_[r]);
-      schedule(r, tile);
-      any = true;
-    } else {
-      soonest_ = std::min(soonest_, next_[r]);
-    }
-  }
-  return any;
+  rows.next[row] =
+      wait < static_cast<double>(kNever - tile) ? tile + std::max(1u, static_cast<std::uint32_t>(wait)) : kNever;
+  rows.soonest = std::min(rows.soonest, rows.next[row]);
 }
 
 // Acklam's rational approximation of the normal quantile (relative error below 1.2e-9), in the

@@ -682,7 +682,7 @@ void Cta::on_resume(void* wsp, std::uint64_t token) {
   }
   const Cycle now = cta.ctx_.now();
   // (Delays and blocks are traced by the operation that waited.)
-  if (cta.tracer() && now > ws.wait_since && ws.wait != WaitKind::Delay && ws.wait != WaitKind::CoreBlock) {
+  if (cta.ctx_.tracer && cta.tracer() && now > ws.wait_since && ws.wait != WaitKind::Delay && ws.wait != WaitKind::CoreBlock) {
     std::string what = wait_kind_name(ws.wait);
     if (ws.wait == WaitKind::BarrierParity || ws.wait == WaitKind::BarrierToken)
       what = fmt::format("wait {} p{}", cta.barrier_label(ws.wait_slot), ws.wait_value);
@@ -693,12 +693,7 @@ void Cta::on_resume(void* wsp, std::uint64_t token) {
   }
   const Cycle waited = now - ws.wait_since;
   ws.account(activity_of(ws), waited);
-  if (ws.wait == WaitKind::BarrierParity || ws.wait == WaitKind::BarrierToken) {
-    auto it = std::find_if(ws.barrier_wait.begin(), ws.barrier_wait.end(),
-                           [&](const auto& e) { return e.first == ws.wait_slot; });
-    if (it == ws.barrier_wait.end()) ws.barrier_wait.emplace_back(ws.wait_slot, waited);
-    else it->second += waited;
-  }
+  if (ws.wait == WaitKind::BarrierParity || ws.wait == WaitKind::BarrierToken) ws.barrier_wait.add(ws.wait_slot, waited);
   ws.wait = WaitKind::None;
   ws.ready = now;
   ++ws.instructions;

@@ -11,7 +11,10 @@ namespace bwsim {
 
 struct WarpState;
 
-class MBarrier {
+// Laid out for the host cache: what every arrival, wait and landing reads or writes (state,
+// waiters, the last operation) fills the first 64-byte line, the name and init bookkeeping the
+// second (a full-chip run touches a barrier once in a while, so each line is mostly a miss).
+class alignas(64) MBarrier {
  public:
   enum class Status : std::uint8_t { Uninitialized, Live, Invalidated };
   enum class Outcome : std::uint8_t { Pending, PhaseCompleted, OverArrival, TxOutOfRange, TxUnderflow };
@@ -37,30 +40,35 @@ class MBarrier {
   // try_wait.parity(p): true once the phase with parity p has completed (current parity != p).
   bool parity_completed(std::uint32_t p) const { return parity() != (p & 1); }
 
-  std::string name;                 // for reports and traces, e.g. "full[2]"
-  // Cluster visibility of the init: peers may use the barrier once a barrier.cluster phase
-  // completed after the init with a release (the default arrive) or a fence.mbarrier_init.
-  const WarpState* init_warp = nullptr;
-  bool init_fenced = false;
-  bool visible_to_cluster = false;
-  WarpState* waiters = nullptr;     // intrusive list of blocked warps
-  // Race checking: its happens-before object, and the phases completed by earlier inits (the
-  // object counts phases across re-initialisations, so a phase's index is hb_base + phase).
-  std::uint32_t hb_object = 0;
-  std::uint32_t hb_base = 0;
-  // The last operation that touched the barrier, for deadlock reports.
-  const char* last_op = "init";
-  int last_warp = -1;
-  Cycle last_cycle = 0;
-
  private:
   Outcome settle();
   std::uint32_t offset_;
   Status status_ = Status::Uninitialized;
+
+ public:
+  // Cluster visibility of the init: peers may use the barrier once a barrier.cluster phase
+  // completed after the init with a release (the default arrive) or a fence.mbarrier_init.
+  bool init_fenced = false;
+  bool visible_to_cluster = false;
+
+ private:
   std::uint64_t phase_ = 0;
   std::uint32_t expected_ = 0;
   std::uint32_t pending_ = 0;
   std::int64_t tx_ = 0;
+
+ public:
+  WarpState* waiters = nullptr;     // intrusive list of blocked warps
+  // The last operation that touched the barrier, for deadlock reports.
+  const char* last_op = "init";
+  Cycle last_cycle = 0;
+  int last_warp = -1;
+  // Race checking: its happens-before object, and the phases completed by earlier inits (the
+  // object counts phases across re-initialisations, so a phase's index is hb_base + phase).
+  std::uint32_t hb_object = 0;
+  std::uint32_t hb_base = 0;
+  const WarpState* init_warp = nullptr;
+  std::string name;                 // for reports and traces, e.g. "full[2]"
 };
 
 }  // namespace bwsim

@@ -11,6 +11,7 @@
 #include "bwsim/core/Cycle.hpp"
 #include "bwsim/check/HappensBefore.hpp"
 #include "bwsim/check/RaceChecker.hpp"
+#include "bwsim/hw/sm/BarrierWaitTally.hpp"
 #include "bwsim/hw/sm/BulkGroups.hpp"
 #include "bwsim/hw/tensor/sm100/UmmaDescriptor.hpp"
 
@@ -57,35 +58,41 @@ inline constexpr std::uint32_t kDelaySleep = 0, kDelayTmem = 1, kDelayLatency = 
 // first cache lines (a full-chip run switches warps every event, so each line a step touches is
 // mostly a cache miss); the trace name, statistics and per-feature state follow.
 struct alignas(64) WarpState {
+  // Line 0: what a walk of a barrier's waiters reads of each (Cta::phase_completed,
+  // settle_passed_ahead, add_waiter), besides the clock and the wait.
   Cta* cta = nullptr;
-  std::uint32_t index = 0;
-  std::uint32_t trace_tid = 0;  // its track in the SM's trace process (see kWarpTracksPerCta)
-
   // The warp's issue clock: always >= engine.now() while the warp runs. Operations that do
   // not block advance it by their issue cost; a blocking wait first lets the engine catch up.
   Cycle ready = 0;
-  std::coroutine_handle<> handle;
-
   WaitKind wait = WaitKind::None;
   bool done = false;
   bool registered = false;  // parked on a barrier/group list, not just syncing its clock
   bool passed_ahead = false;  // listed on an mbarrier whose wait it passes at its cycle (Cta::register_ahead)
   std::uint32_t wait_slot = 0;   // barrier offset, named barrier id
   std::uint64_t wait_value = 0;  // parity, token phase, group count
-  const CoreBlockProfile* block = nullptr;  // WaitKind::CoreBlock: the block
-  Cycle wait_since = 0;
   WarpState* next_waiter = nullptr;
   // An mbarrier wait's place among its barrier's waiters: when it began waiting and the engine
   // sequence number of that moment. A wait parked before the warp's clock reached it is listed at
   // once with the cycle and sequence number of the clock catch-up it then skips (Cta::park).
   Cycle registered_at = 0;
   std::uint64_t registered_seq = 0;
-  std::uint64_t resume_token = 0;  // names the resume a pass listed ahead scheduled (0: any other resume)
+  std::uint32_t index = 0;
+  std::uint32_t trace_tid = 0;  // its track in the SM's trace process (see kWarpTracksPerCta)
 
-  // Statistics every resume adds to.
-  std::uint64_t instructions = 0;
+  // Line 1: the rest of a park and resume, and the tcgen05 completions a wait reads.
+  std::coroutine_handle<> handle;
+  Cycle wait_since = 0;
+  const CoreBlockProfile* block = nullptr;  // WaitKind::CoreBlock: the block
+  std::uint64_t resume_token = 0;  // names the resume a pass listed ahead scheduled (0: any other resume)
+  // tcgen05: completion of this warp's async MMA/cp (what tcgen05.commit waits for) and of its
+  // outstanding tcgen05.ld / st (what wait::ld / wait::st wait for).
+  Cycle tcgen05_done = 0;
+  Cycle tmem_ld_done = 0;
+  Cycle tmem_st_done = 0;
+  std::uint64_t instructions = 0;  // statistics every resume adds to, as the next two lines
+
+  alignas(64) BarrierWaitTally barrier_wait;  // cycles blocked per mbarrier (its first entries: line 2)
   std::array<Cycle, static_cast<std::size_t>(Activity::kCount)> activity{};
-  std::vector<std::pair<std::uint32_t, Cycle>> barrier_wait;  // mbarrier offset -> cycles blocked on it
   void account(Activity a, Cycle cycles) { activity[static_cast<std::size_t>(a)] += cycles; }
 
   std::uint64_t token_result = 0;  // phase returned by the last arrive-with-token
@@ -130,9 +137,6 @@ struct alignas(64) WarpState {
   bool cluster_arrive_release = false;  // the last arrive was .release (it publishes mbarrier inits)
   std::uint64_t cluster_arrive_phase = 0;
 
-  // tcgen05: completion of this warp's async MMA/cp (what tcgen05.commit waits for) and of its
-  // outstanding tcgen05.ld / st (what wait::ld / wait::st wait for).
-  Cycle tcgen05_done = 0;
   // The last instruction descriptor this warp's tcgen05.mma decoded without error, and its fields:
   // a kernel issues the same few descriptors over and over.
   struct DecodedMma {
@@ -141,8 +145,6 @@ struct alignas(64) WarpState {
     bool valid = false;
     InstrDescriptorFields fields;
   } last_mma_decoded;
-  Cycle tmem_ld_done = 0;
-  Cycle tmem_st_done = 0;
   bool pair_alloc = false;  // the pending tcgen05.alloc is cta_group::2
   // tcgen05.ld results not yet delivered (functional mode): the destination registers hold
   // poison until tcgen05.wait::ld copies these values in, as they are undefined before it.
