@@ -143,9 +143,12 @@ KernelRun run_kernel(const KernelInfo& k, const HardwareConfig& cfg, RunFlags& f
       f.trace.clear();
     }
   }
-  KernelRun out{r, stats, power, summary_json(r, stats, cfg, f, power), stall_json(r.run)};
-  out.stalls["summary"] = out.summary;
-  out.stalls["per_sm"] = per_sm_json(stats);
+  KernelRun out{r, stats, power, summary_json(r, stats, cfg, f, power), nullptr};
+  if (f.keep_stalls || !f.stats.empty()) {
+    out.stalls = stall_json(r.run);
+    out.stalls["summary"] = out.summary;
+    out.stalls["per_sm"] = per_sm_json(stats);
+  }
   if (!f.stats.empty()) {
     std::ofstream file(f.stats);
     if (!file) throw InputError(fmt::format("--stats {}: cannot write the file", f.stats));

@@ -35,6 +35,9 @@ struct RunFlags {
   bool inline_race_checks = false;
   bool cross_sm = false;  // --cross-sm: how the events coupled the SMs (docs/parallel-simulation.md)
   std::string stats;  // --stats FILE: stall analysis as JSON
+  // KernelRun::stalls without --stats too (the Python module returns it; bwsim run does not keep
+  // it: a full-chip run's per-warp object took 5% of an attention run to build and free).
+  bool keep_stalls = true;
   std::vector<std::string> sweep_params;  // bwsim sweep: name=v1,v2,...
   std::string measured_csv, tolerances;   // bwsim compare
   std::vector<std::string> fidelity_values;  // bwsim fidelity --values: only these keys
@@ -68,7 +71,7 @@ struct KernelRun {
   std::vector<StatSample> stats;  // every declared statistic of the run
   nlohmann::json power;           // the power model's figures (null without a power section)
   nlohmann::json summary;         // --json's object: the metadata, every statistic, the kernel's figures
-  nlohmann::json stalls;          // --stats' object: per role and per warp, the summary, per SM
+  nlohmann::json stalls;          // --stats' object: per role and per warp, the summary, per SM (see keep_stalls)
 };
 
 // Runs kernel `k` on `cfg` with the options of `f`, writing the --report, --trace and --stats files
