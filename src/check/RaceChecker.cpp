@@ -1,4 +1,5 @@
 #include "bwsim/check/RaceChecker.hpp"
+#include "bwsim/check/RaceCheckThread.hpp"
 
 #include <fmt/format.h>
 
@@ -87,7 +88,7 @@ std::span<AsyncAccess* const> overlapping(Cta& cta, std::initializer_list<Access
 // The TMEM lane quadrants an access touches: a warp's tcgen05.ld / st its own (warp index % 4),
 // every other access all four.
 std::uint32_t lanes_of(AccessKind kind, const WarpState& issuer) {
-  return kind == AccessKind::TmemLoad || kind == AccessKind::TmemStore ? 1u << (issuer.index % 4)
+  return kind == AccessKind::TmemLoad || kind == AccessKind::TmemStore ? 1u << issuer.lane_quadrant
                                                                          : RaceRecords::kAllLanes;
 }
 
@@ -114,7 +115,7 @@ std::string by(const AsyncAccess& a) {
 // The cycle an access is issued at, for the error that names it: the issuing warp's clock. With a
 // race-checking thread (where every check runs then) that clock is the simulation's, which has
 // moved on, and an error found there is reported by the inline run, so the cycle is left out.
-Cycle cycle_of(const WarpState& issuer) { return issuer.cta->ctx().race_thread ? 0 : issuer.ready; }
+Cycle cycle_of(const WarpState& issuer) { return RaceCheckThread::on_checker_thread() ? 0 : issuer.ready; }
 
 // Replaces the record of the same kind, issuer and range, or appends one: a warp's repeated
 // access to the same buffer keeps one record, the latest. A `pending` access (done = false) that
@@ -140,7 +141,7 @@ AsyncAccess& record(Cta& cta, AccessKind kind, WarpState& issuer, std::uint32_t 
   }
   AsyncAccess& a = of[at];
   if (completion == Completion::Undone && (added || a.done)) {
-    if (&cta != issuer.cta) throw std::logic_error("race checker: an access its issuer completes, in another CTA");
+    if (&cta != issuer.checked_cta) throw std::logic_error("race checker: an access its issuer completes, in another CTA");
     issuer.undone_records.push_back(WarpState::UndoneRecord{kind, at});
   }
   const HbClock seq = kind == AccessKind::MmaRead || kind == AccessKind::MmaWrite || kind == AccessKind::MmaTmemRead

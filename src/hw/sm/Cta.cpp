@@ -105,7 +105,9 @@ Cta::Cta(SimContext& ctx, Sm& sm, Cluster& cluster, std::uint32_t id, std::uint3
       warps_(block_threads / 32) {
   for (std::uint32_t i = 0; i < warps_.size(); ++i) {
     warps_[i].cta = this;
+    warps_[i].checked_cta = this;
     warps_[i].index = i;
+    warps_[i].lane_quadrant = i % 4;
     warps_[i].trace_tid = sm_slot * kWarpTracksPerCta + i;
     warps_[i].registers = registers_per_thread;
     ctx.race_check([&hb = cluster.hb(), &w = warps_[i].hb] { hb.add_warp(w); });

@@ -99,6 +99,11 @@ struct alignas(64) WarpState {
   // Race checking, from here to `bulk`: the checks' state, which they may keep on another thread
   // (SimContext::race_check), so it starts a host cache line of its own.
   alignas(64) HbWarp hb;  // what this warp knows happened before it (check/HappensBefore)
+  // Copies of `cta` and of the TMEM lane quadrant (index % 4) for the checks: on another thread
+  // they must not read line 0, which the simulation writes at every step (each read there would
+  // cost the simulation's next write a transfer of the line between cores).
+  const Cta* checked_cta = nullptr;
+  std::uint32_t lane_quadrant = 0;
   // Race checking: recent records of this warp, by key hash (kind << 28 | position + 1, 0: none),
   // checked against the record itself; this line is warm while the warp runs, the CTA's index is not.
   std::array<std::uint32_t, 64> race_record_cache{};
