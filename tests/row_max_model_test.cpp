@@ -44,6 +44,36 @@ TEST(RowMaxModelTest, AThresholdRemovesTheRescalesTheNormalTailRules) {
   EXPECT_GT(rescale_rates({.score_std = 8.0, .threshold = 8.0}, 4000)[1], 0.5);
 }
 
+// The rescale tiles of 128-tile units, as the model drew them tile by tile when the warp asked at
+// each (its code before the unit's tiles were drawn up front, 2026-11-29): the same draws.
+TEST(RowMaxModelTest, AUnitsRescalesAreThoseOfTheTileByTileDraws) {
+  struct Case {
+    double threshold;
+    std::uint64_t seed;
+    std::vector<std::uint32_t> tiles;
+  };
+  const Case cases[] = {
+      {0.0, 1, {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 16,  17,  19,  20,
+                22, 23, 25, 28, 29, 30, 31, 32, 35, 37, 38, 39, 42, 45, 49, 50,  52,  54,
+                55, 56, 62, 63, 69, 71, 72, 74, 76, 77, 82, 92, 97, 107, 114, 117, 118, 127}},
+      {0.0, 12345, {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 16, 17,  20,  22,
+                    23, 25, 26, 27, 28, 30, 31, 33, 34, 35, 36, 37, 38, 42, 45, 50, 51,  52,  55,
+                    59, 63, 64, 66, 67, 68, 69, 76, 78, 80, 81, 93, 95, 96, 105, 106, 120, 121}},
+      {1.0, 1, {1, 2, 3, 4, 7, 8, 9, 10, 11, 16, 18, 19, 23, 24, 29, 31, 32, 42, 45, 59, 62, 73, 84, 89, 97, 125}},
+      {1.0, 12345, {1,  2,  3,  4,  5,  6,  9,  10, 11, 14, 18, 20, 25, 27,
+                    28, 31, 32, 36, 37, 41, 43, 48, 62, 79, 96, 100, 121, 123}},
+      {8.0, 1, {}},
+  };
+  for (const Case& c : cases) {
+    RowMaxModel model({.threshold = c.threshold});
+    model.restart(c.seed, 128);
+    std::vector<std::uint32_t> got;
+    for (std::uint32_t t = 0; t < 128; ++t)
+      if (model.rescales(t)) got.push_back(t);
+    EXPECT_EQ(got, c.tiles) << "threshold " << c.threshold << ", seed " << c.seed;
+  }
+}
+
 // A unit's rescales are drawn when it starts: a longer unit (past the inline bitmap's 512 tiles)
 // draws the same rescales over the tiles they share, and none past its end.
 TEST(RowMaxModelTest, AUnitsRescalesDoNotDependOnItsLength) {

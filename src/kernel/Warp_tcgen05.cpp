@@ -442,7 +442,7 @@ Warp::WaitAwaiter Warp::wait_until(Cycle at) {
 
 Warp::WaitAwaiter Warp::tcgen05_wait_ld() {
   cta_.race_check([&cta = cta_, &ws = ws_] { races::tmem_wait_ld(cta, ws); });
-  if (functional()) {  // only functional mode holds values (timing mode leaves the vectors' cold line alone)
+  if (functional()) {  // TMEM holds data only then (timing mode leaves the vectors' cold line alone)
     const std::uint32_t* v = ws_.ld_values.data();
     for (const WarpState::PendingLoad& p : ws_.ld_pending) {
       std::copy(v, v + p.count, p.dst);

@@ -21,7 +21,7 @@ void RowMaxModel::restart(std::uint64_t seed, std::uint32_t tiles) {
   tiles_ = tiles;
   std::uint64_t* bits = inline_.data();
   if (tiles > kInlineTiles) {
-    more_.assign((tiles + 63) / 64, 0);
+    more_.assign((static_cast<std::size_t>(tiles) + 63) / 64, 0);
     bits = more_.data();
   } else {
     inline_.fill(0);

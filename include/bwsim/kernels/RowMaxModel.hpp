@@ -13,10 +13,11 @@
 // per tile, so the cost grows with the rescales, not with the tiles.
 //
 // A unit's rescale tiles are all drawn when it starts (restart) and kept as a bitmap, which each
-// tile's question reads: the correction warp asks once per K/V tile, long after its last look,
-// so the rows' state it used to walk then was a host cache miss per line; the bitmap of a unit of
-// up to 512 tiles is one line of its own. The draws and their order are those of drawing tile by
-// tile, as each row's state depends only on its own earlier draws.
+// tile's question reads: the correction warp asks once per K/V tile, long after its last look (in
+// a full-chip run its state is then out of the host's caches), and a bitmap beside its length is
+// one or two cache lines where the rows' state is ten. The draws are those the warp's questions
+// at tiles 1, 2, ... in turn made: the same tiles are visited, the same rows in each, in the same
+// order, from the one stream.
 #include <array>
 #include <cstdint>
 #include <limits>
@@ -70,7 +71,7 @@ class RowMaxModel {
   double threshold_z_;  // the threshold in standard units of the scores
   std::uint64_t state_ = 0;
   std::uint32_t tiles_ = 0;
-  alignas(64) std::array<std::uint64_t, kInlineTiles / 64> inline_{};  // bit t: a rescale at tile t
+  std::array<std::uint64_t, kInlineTiles / 64> inline_{};  // bit t: a rescale at tile t
   std::vector<std::uint64_t> more_;  // the same, for units of more tiles
 };
 

@@ -105,7 +105,7 @@ Cta::Cta(SimContext& ctx, Sm& sm, Cluster& cluster, std::uint32_t id, std::uint3
       warps_(block_threads / 32) {
   for (std::uint32_t i = 0; i < warps_.size(); ++i) {
     warps_[i].cta = this;
-    warps_[i].checked_cta = this;
+    warps_[i].cta_for_checks = this;
     warps_[i].index = i;
     warps_[i].lane_quadrant = i % 4;
     warps_[i].trace_tid = sm_slot * kWarpTracksPerCta + i;
@@ -117,7 +117,7 @@ Cta::Cta(SimContext& ctx, Sm& sm, Cluster& cluster, std::uint32_t id, std::uint3
   wgmma_groups_.resize((warps_.size() + 3) / 4);
 }
 
-Tracer* Cta::tracer() const { return ctx_.tracer_for(sm_.index()); }
+Tracer* Cta::tracer() const { return ctx_.tracer ? ctx_.tracer_for(sm_.index()) : nullptr; }  // untraced: no SM lookup
 
 // ---------------------------------------------------------------------------- errors
 
@@ -266,7 +266,7 @@ void Cta::barrier_init(WarpState& ws, std::uint32_t offset, std::uint32_t count,
   b->visible_to_cluster = false;
   b->name = std::move(name);
   b->last_op = op;
-  b->last_warp = static_cast<int>(ws.index);
+  b->last_warp = static_cast<std::int16_t>(ws.index);
   b->last_cycle = ctx_.now();
 }
 
@@ -328,7 +328,7 @@ void Cta::barrier_apply(WarpState& ws, BarrierOp op, std::uint32_t offset, std::
     case BarrierOp::NamedArrive: break;
   }
   b.last_op = opname;
-  b.last_warp = static_cast<int>(ws.index);
+  b.last_warp = static_cast<std::int16_t>(ws.index);
   b.last_cycle = ctx_.now();
   switch (out) {
     case MBarrier::Outcome::Pending: break;
@@ -684,7 +684,7 @@ void Cta::on_resume(void* wsp, std::uint64_t token) {
   }
   const Cycle now = cta.ctx_.now();
   // (Delays and blocks are traced by the operation that waited.)
-  if (cta.ctx_.tracer && cta.tracer() && now > ws.wait_since && ws.wait != WaitKind::Delay && ws.wait != WaitKind::CoreBlock) {
+  if (cta.tracer() && now > ws.wait_since && ws.wait != WaitKind::Delay && ws.wait != WaitKind::CoreBlock) {
     std::string what = wait_kind_name(ws.wait);
     if (ws.wait == WaitKind::BarrierParity || ws.wait == WaitKind::BarrierToken)
       what = fmt::format("wait {} p{}", cta.barrier_label(ws.wait_slot), ws.wait_value);

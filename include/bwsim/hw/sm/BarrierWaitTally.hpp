@@ -1,11 +1,11 @@
 #pragma once
 // A warp's cycles blocked on each mbarrier, by SMEM offset, in the order the barriers were first
-// waited on. Every mbarrier wait's resume adds to it, so its first entries sit in one host cache
-// line inside the WarpState (a warp switch is mostly a cache miss per line touched; a vector's
-// entries were a line of their own, away from the warp): an entry packs the offset + 1 (18 bits
-// cover the 228 KiB of SMEM; 20 are kept) above 44 bits of cycles (1.7e13: only a wait on one
-// barrier over hours of simulated time would carry into the offset). A warp waiting on more than
-// eight barriers keeps the rest in a vector.
+// waited on. Every mbarrier wait's resume adds to it, and a full-chip run switches warps at every
+// event, so each host cache line the add touches is mostly a miss: the first eight barriers'
+// entries sit in one line inside the WarpState, an entry packing the offset + 1 (18 bits cover the
+// 228 KiB of SMEM; 20 are kept) above 44 bits of cycles (1.7e13: only a wait on one barrier over
+// hours of simulated time would carry into the offset). A warp waiting on more barriers keeps the
+// rest in a vector.
 #include <array>
 #include <cstdint>
 #include <utility>

@@ -210,6 +210,7 @@ class Cta {
   std::uint32_t index_base_ = 0;
   std::vector<std::uint32_t> live_offsets_;  // sorted, for clobber checks
   alignas(64) RaceRecords race_records_;  // the race checks' (they may run on another thread: own cache lines)
+  // A line of its own: the checking thread writes the race records' last line.
   alignas(64) std::uint32_t registers_free_ = 0;
   std::vector<WarpState*> register_waiters_;  // blocked setmaxnreg.inc, oldest first
   struct SetmaxnregRound {

@@ -11,9 +11,11 @@ namespace bwsim {
 
 struct WarpState;
 
-// Laid out for the host cache: what every arrival, wait and landing reads or writes (state,
-// waiters, the last operation) fills the first 64-byte line, the name and init bookkeeping the
-// second (a full-chip run touches a barrier once in a while, so each line is mostly a miss).
+// Laid out for the host cache: the state every arrival, wait and landing reads or writes (phase,
+// counts, waiters, the last operation, the race checks' object and phase base) fills the first
+// 64-byte line; the name and the init's cluster visibility, which peers' operations read, the
+// second. A full-chip run comes back to a barrier only after many other events, so each line it
+// touches is mostly a host cache miss.
 class alignas(64) MBarrier {
  public:
   enum class Status : std::uint8_t { Uninitialized, Live, Invalidated };
@@ -46,10 +48,8 @@ class alignas(64) MBarrier {
   Status status_ = Status::Uninitialized;
 
  public:
-  // Cluster visibility of the init: peers may use the barrier once a barrier.cluster phase
-  // completed after the init with a release (the default arrive) or a fence.mbarrier_init.
-  bool init_fenced = false;
-  bool visible_to_cluster = false;
+  // The last operation that touched the barrier, for deadlock reports (with last_op, last_cycle).
+  std::int16_t last_warp = -1;
 
  private:
   std::uint64_t phase_ = 0;
@@ -59,16 +59,19 @@ class alignas(64) MBarrier {
 
  public:
   WarpState* waiters = nullptr;     // intrusive list of blocked warps
-  // The last operation that touched the barrier, for deadlock reports.
   const char* last_op = "init";
   Cycle last_cycle = 0;
-  int last_warp = -1;
   // Race checking: its happens-before object, and the phases completed by earlier inits (the
   // object counts phases across re-initialisations, so a phase's index is hb_base + phase).
   std::uint32_t hb_object = 0;
   std::uint32_t hb_base = 0;
+  // Cluster visibility of the init: peers may use the barrier once a barrier.cluster phase
+  // completed after the init with a release (the default arrive) or a fence.mbarrier_init.
+  bool init_fenced = false;
+  bool visible_to_cluster = false;
   const WarpState* init_warp = nullptr;
   std::string name;                 // for reports and traces, e.g. "full[2]"
 };
+static_assert(sizeof(MBarrier) == 128, "two host cache lines: the state (first), the name and init (second)");
 
 }  // namespace bwsim

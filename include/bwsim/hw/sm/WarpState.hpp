@@ -89,7 +89,7 @@ struct alignas(64) WarpState {
   Cycle tcgen05_done = 0;
   Cycle tmem_ld_done = 0;
   Cycle tmem_st_done = 0;
-  std::uint64_t instructions = 0;  // statistics every resume adds to, as the next two lines
+  std::uint64_t instructions = 0;  // statistics every resume adds to, as barrier_wait and activity below
 
   alignas(64) BarrierWaitTally barrier_wait;  // cycles blocked per mbarrier (its first entries: line 2)
   std::array<Cycle, static_cast<std::size_t>(Activity::kCount)> activity{};
@@ -100,9 +100,9 @@ struct alignas(64) WarpState {
   // (SimContext::race_check), so it starts a host cache line of its own.
   alignas(64) HbWarp hb;  // what this warp knows happened before it (check/HappensBefore)
   // Copies of `cta` and of the TMEM lane quadrant (index % 4) for the checks: on another thread
-  // they must not read line 0, which the simulation writes at every step (each read there would
-  // cost the simulation's next write a transfer of the line between cores).
-  const Cta* checked_cta = nullptr;
+  // they must not read line 0, which the simulation writes at every step (a read there costs the
+  // simulation's next write a transfer of the line between the cores).
+  const Cta* cta_for_checks = nullptr;
   std::uint32_t lane_quadrant = 0;
   // Race checking: recent records of this warp, by key hash (kind << 28 | position + 1, 0: none),
   // checked against the record itself; this line is warm while the warp runs, the CTA's index is not.
