@@ -694,8 +694,10 @@ void Cta::on_resume(void* wsp, std::uint64_t token) {
                           now - ws.wait_since);
   }
   const Cycle waited = now - ws.wait_since;
-  ws.account(activity_of(ws), waited);
-  if (ws.wait == WaitKind::BarrierParity || ws.wait == WaitKind::BarrierToken) ws.barrier_wait.add(ws.wait_slot, waited);
+  if (ws.wait == WaitKind::BarrierParity || ws.wait == WaitKind::BarrierToken)
+    ws.barrier_wait.add(ws.wait_slot, waited);  // Activity::MbarrierWait (activity_totals)
+  else
+    ws.account(activity_of(ws), waited);
   ws.wait = WaitKind::None;
   ws.ready = now;
   ++ws.instructions;

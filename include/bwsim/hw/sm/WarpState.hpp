@@ -82,7 +82,7 @@ struct alignas(64) WarpState {
   // Line 1: the rest of a park and resume, and the tcgen05 completions a wait reads.
   std::coroutine_handle<> handle;
   Cycle wait_since = 0;
-  const CoreBlockProfile* block = nullptr;  // WaitKind::CoreBlock: the block
+  Cycle issue_cycles = 0;  // Activity::Issue, which most steps add to (see activity_totals)
   std::uint64_t resume_token = 0;  // names the resume a pass listed ahead scheduled (0: any other resume)
   // tcgen05: completion of this warp's async MMA/cp (what tcgen05.commit waits for) and of its
   // outstanding tcgen05.ld / st (what wait::ld / wait::st wait for).
@@ -91,9 +91,23 @@ struct alignas(64) WarpState {
   Cycle tmem_st_done = 0;
   std::uint64_t instructions = 0;  // statistics every resume adds to, as barrier_wait and activity below
 
-  alignas(64) BarrierWaitTally barrier_wait;  // cycles blocked per mbarrier (its first entries: line 2)
-  std::array<Cycle, static_cast<std::size_t>(Activity::kCount)> activity{};
-  void account(Activity a, Cycle cycles) { activity[static_cast<std::size_t>(a)] += cycles; }
+  // Cycles blocked per mbarrier (its first entries: line 2), which also make up
+  // Activity::MbarrierWait: a resume from an mbarrier wait touches lines 0 to 2 only.
+  alignas(64) BarrierWaitTally barrier_wait;
+  // Where the warp's cycles went (Activity), but Issue (issue_cycles) and the mbarrier waits
+  // (barrier_wait, Cta::on_resume): account() adds, activity_totals() has them all.
+  std::array<Cycle, static_cast<std::size_t>(Activity::kCount)> other_activity{};
+  void account(Activity a, Cycle cycles) {
+    if (a == Activity::Issue) issue_cycles += cycles;
+    else other_activity[static_cast<std::size_t>(a)] += cycles;
+  }
+  std::array<Cycle, static_cast<std::size_t>(Activity::kCount)> activity_totals() const {
+    auto totals = other_activity;
+    totals[static_cast<std::size_t>(Activity::Issue)] = issue_cycles;
+    for (const auto& [offset, cycles] : barrier_wait.entries()) totals[static_cast<std::size_t>(Activity::MbarrierWait)] += cycles;
+    return totals;
+  }
+  const CoreBlockProfile* block = nullptr;  // WaitKind::CoreBlock: the block
 
   std::uint64_t token_result = 0;  // phase returned by the last arrive-with-token
   // Race checking, from here to `bulk`: the checks' state, which they may keep on another thread
