@@ -60,6 +60,7 @@ py::dict run(const std::string& kernel, std::string config, std::vector<std::str
   f.trace_sms = trace_sms;
   f.report = std::move(report);
   f.stats = std::move(stats);
+  f.keep_stalls = true;  // returned as "stalls"
   f.sustained = sustained;
   bwsim::KernelRun r;
   {

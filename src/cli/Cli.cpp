@@ -98,7 +98,6 @@ int run_perturbed(const bwsim::KernelInfo& k, RunFlags& f) {
 int run_and_print(const bwsim::KernelInfo& k, RunFlags& f) {
   if (!f.perturb.empty()) return run_perturbed(k, f);
   const bwsim::HardwareConfig cfg = bwsim::load_config(f.config, f.overrides);
-  f.keep_stalls = false;  // printed here: the summary, or the statistics (--stats writes its file)
   const bwsim::KernelRun r = bwsim::run_kernel(k, cfg, f);
   if (f.progress) fmt::print(stderr, "\r{:80}\r", "");  // clear the progress line
   if (f.json)

@@ -38,7 +38,7 @@ struct RunFlags {
   // KernelRun::stalls without --stats too (the Python module returns it; bwsim run does not keep
   // it: attention 1 x 16 x 16384's per-warp object doubled the run's peak memory, and freeing it
   // alone took 5% of a profile of 1 x 16 x 4096).
-  bool keep_stalls = true;
+  bool keep_stalls = false;
   std::vector<std::string> sweep_params;  // bwsim sweep: name=v1,v2,...
   std::string measured_csv, tolerances;   // bwsim compare
   std::vector<std::string> fidelity_values;  // bwsim fidelity --values: only these keys

@@ -33,6 +33,14 @@ class BarrierWaitTally {
     add_more(offset, cycles);
   }
 
+  // Cycles blocked on all barriers.
+  Cycle total() const {
+    Cycle sum = 0;
+    for (const std::uint64_t e : inline_) sum += e & kCycleMask;
+    for (const auto& [o, c] : more_) sum += c;
+    return sum;
+  }
+
   // (offset, cycles) per barrier, in the order first waited on.
   std::vector<std::pair<std::uint32_t, Cycle>> entries() const {
     std::vector<std::pair<std::uint32_t, Cycle>> out;

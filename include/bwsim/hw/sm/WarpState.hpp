@@ -89,7 +89,7 @@ struct alignas(64) WarpState {
   Cycle tcgen05_done = 0;
   Cycle tmem_ld_done = 0;
   Cycle tmem_st_done = 0;
-  std::uint64_t instructions = 0;  // statistics every resume adds to, as barrier_wait and activity below
+  std::uint64_t instructions = 0;  // statistics every resume adds to, as barrier_wait and other_activity below
 
   // Cycles blocked per mbarrier (its first entries: line 2), which also make up
   // Activity::MbarrierWait: a resume from an mbarrier wait touches lines 0 to 2 only.
@@ -104,7 +104,7 @@ struct alignas(64) WarpState {
   std::array<Cycle, static_cast<std::size_t>(Activity::kCount)> activity_totals() const {
     auto totals = other_activity;
     totals[static_cast<std::size_t>(Activity::Issue)] = issue_cycles;
-    for (const auto& [offset, cycles] : barrier_wait.entries()) totals[static_cast<std::size_t>(Activity::MbarrierWait)] += cycles;
+    totals[static_cast<std::size_t>(Activity::MbarrierWait)] += barrier_wait.total();
     return totals;
   }
   const CoreBlockProfile* block = nullptr;  // WaitKind::CoreBlock: the block
