@@ -69,12 +69,15 @@ void Warp::check_cta_group(std::uint32_t cta_group, const char* op, bool leader)
   if (cta_group == 2) check_pair(op, leader);
 }
 
-SmemDescriptorFields Warp::decode_operand(SmemDescriptor d, const char* which, const char* op) {
+SmemDescriptorFields Warp::decode_operand(SmemOperandMemo& memo, SmemDescriptor d, const char* which,
+                                          const char* op) {
   SmemDescriptorFields f;
+  if (memo.decoded(d, f)) return f;
   if (auto err = decode(d, f)) cta_.fail(Rule::MmaInvalid, ws_, op, fmt::format("{}: {}", which, *err), "");
   if (f.base_offset != 0)
     cta_.fail(Rule::MmaInvalid, ws_, op, fmt::format("{}: base offset {} is not modeled", which, f.base_offset),
               "place swizzled operands at swizzle-atom-aligned SMEM addresses and leave the base offset 0");
+  memo.keep(d, f);
   return f;
 }
 
@@ -253,16 +256,17 @@ void Warp::issue_mma(MmaInstr in, InstrDescriptor idesc, const char* op) {
       cta.tmem_check_access(ws_, op, in.a_tmem.lane(), rows == 64 ? kTmemLanes : rows, in.a_tmem.column(), a_columns,
                             false);
   }
+  MmaPipe& pipe = cta_.sm().mma();
   SmemSpan a_span{};
   if (in.a_from_tmem) {
     if (in.f.a_major != Major::K)
       cta_.fail(Rule::MmaInvalid, ws_, op, "A from TMEM must be K-major (transpose-A bit 0)", "");
   } else {
-    a_span = mma_operand_span(in.a, in.f.a_major, in.kind, in.f.a_type, rows);
+    a_span = pipe.operand_memo(0).span(in.a, in.f.a_major, in.kind, in.f.a_type, rows);
     check_operand_in_smem(a_span, "A operand", op);
   }
   const std::uint32_t b_k_times = in.sp ? 2 : 1;  // B spans the logical K
-  const SmemSpan b_span = mma_operand_span(in.b, in.f.b_major, in.kind, in.f.b_type, b_rows, b_k_times);
+  const SmemSpan b_span = pipe.operand_memo(1).span(in.b, in.f.b_major, in.kind, in.f.b_type, b_rows, b_k_times);
   check_operand_in_smem(b_span, "B operand", op);
   if (cta_.checks_races()) {
     using Reads = MmaRaceChecks::Reads;
@@ -273,7 +277,7 @@ void Warp::issue_mma(MmaInstr in, InstrDescriptor idesc, const char* op) {
   }
 
   const Cycle t = issue(config().mma.issue_cycles);
-  const Cycle done = cta_.sm().mma().issue(cta_, ws_, in, t);
+  const Cycle done = pipe.issue(cta_, ws_, in, t);
   ws_.tcgen05_done = std::max(ws_.tcgen05_done, done);
 }
 
@@ -282,8 +286,8 @@ MmaInstr Warp::mma_ss(MmaKind kind, TmemAddr d, SmemDescriptor a, SmemDescriptor
                       std::uint32_t cta_group, const char* op) {
   check_cta_group(cta_group, op, true);
   return MmaInstr{.kind = kind,
-                  .a = decode_operand(a, "A descriptor", op),
-                  .b = decode_operand(b, "B descriptor", op),
+                  .a = decode_operand(cta_.sm().mma().operand_memo(0), a, "A descriptor", op),
+                  .b = decode_operand(cta_.sm().mma().operand_memo(1), b, "B descriptor", op),
                   .d = d,
                   .accumulate = enable_input_d,
                   .pair = cta_group == 2};
@@ -293,7 +297,7 @@ MmaInstr Warp::mma_ts(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, bo
                       std::uint32_t cta_group, const char* op) {
   check_cta_group(cta_group, op, true);
   return MmaInstr{.kind = kind,
-                  .b = decode_operand(b, "B descriptor", op),
+                  .b = decode_operand(cta_.sm().mma().operand_memo(1), b, "B descriptor", op),
                   .a_from_tmem = true,
                   .a_tmem = a,
                   .d = d,
@@ -376,7 +380,10 @@ void Warp::tcgen05_cp(TmemAddr dst, SmemDescriptor src, TmemCopyShape shape, std
   const char* op = cta_group == 2 ? "tcgen05.cp.cta_group::2" : "tcgen05.cp";
   require_tcgen05(op);
   check_cta_group(cta_group, op, true);
-  TmemCopyInstr in{.shape = shape, .src = decode_operand(src, "source descriptor", op), .dst = dst, .pair = cta_group == 2};
+  TmemCopyInstr in{.shape = shape,
+                   .src = decode_operand(cta_.sm().mma().operand_memo(0), src, "source descriptor", op),
+                   .dst = dst,
+                   .pair = cta_group == 2};
   const std::uint32_t rows = tmem_copy_rows(shape), words = tmem_copy_columns(shape);
   const SmemSpan src_span = operand_span(in.src, Major::K, 4, rows, words);
   for (std::uint32_t c = 0; c < cta_group; ++c) {

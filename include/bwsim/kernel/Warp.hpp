@@ -414,7 +414,8 @@ class Warp {
   friend class WgmmaAccumulator;
   // A located tma-invalid error unless the tensor map lies inside allocated GMEM.
   void check_map_in_gmem(const TensorMap& map, const char* op);
-  SmemDescriptorFields decode_operand(SmemDescriptor d, const char* which, const char* op);
+  // Decodes and validates an operand's descriptor, through the tensor core's memo of that operand.
+  SmemDescriptorFields decode_operand(SmemOperandMemo& memo, SmemDescriptor d, const char* which, const char* op);
   // A located smem-out-of-bounds error unless the bytes an operand's descriptor spans lie in SMEM.
   void check_operand_in_smem(SmemSpan span, const char* which, const char* op);
   WaitAwaiter wait_until(Cycle at);

@@ -149,19 +149,25 @@ std::uint32_t operand_address(const SmemDescriptorFields& f, Major major, std::u
   return swizzle_offset(sw, f.start_address + unswizzled_offset(f, sw, major, elem_bytes, mn, k));
 }
 
-SmemSpan operand_span(const SmemDescriptorFields& f, Major major, std::uint32_t elem_bytes, std::uint32_t rows,
-                      std::uint32_t k) {
-  // Every swizzle changes address bits 4-6 only, so a corner's 128-byte row is that of its
-  // unswizzled address: the swizzle need not be applied here.
+SpanOffsets operand_span_offsets(const SmemDescriptorFields& f, Major major, std::uint32_t elem_bytes,
+                                 std::uint32_t rows, std::uint32_t k) {
   const Swizzle sw = swizzle_of(f.layout);
-  SmemSpan s{~0u, 0};
+  SpanOffsets o{~0u, 0};
   for (std::uint32_t r : {0u, rows - 1})
     for (std::uint32_t kk : {0u, k - 1}) {
-      const std::uint32_t a = f.start_address + unswizzled_offset(f, sw, major, elem_bytes, r, kk);
-      s.begin = std::min(s.begin, a & ~127u);
-      s.end = std::max(s.end, (a | 127u) + 1);
+      const std::uint32_t off = unswizzled_offset(f, sw, major, elem_bytes, r, kk);
+      o.lo = std::min(o.lo, off);
+      o.hi = std::max(o.hi, off);
     }
-  return s;
+  return o;
+}
+
+// Every swizzle changes address bits 4-6 only, so a corner's 128-byte row is that of its
+// unswizzled address: the swizzle need not be applied. Widening to 128-byte rows keeps the order
+// of addresses, so the lowest and highest corners bound the span.
+SmemSpan operand_span(const SmemDescriptorFields& f, Major major, std::uint32_t elem_bytes, std::uint32_t rows,
+                      std::uint32_t k) {
+  return span_at(f.start_address, operand_span_offsets(f, major, elem_bytes, rows, k));
 }
 
 std::string_view name_of(MmaKind k) {
@@ -209,11 +215,16 @@ OperandBits operand_bits(const SmemDescriptorFields& f, Major major, MmaKind kin
   return {operand_address(f, major, size_of(t), row, k), 0};
 }
 
+SpanOffsets mma_operand_span_offsets(const SmemDescriptorFields& f, Major major, MmaKind kind, DataType t,
+                                     std::uint32_t rows, std::uint32_t k_times) {
+  const std::uint32_t k = mma_k(kind) * k_times;
+  if (packed_fp4_kind(kind)) return operand_span_offsets(f, Major::K, 1, rows, k / 2);
+  return operand_span_offsets(f, major, size_of(t), rows, k);
+}
+
 SmemSpan mma_operand_span(const SmemDescriptorFields& f, Major major, MmaKind kind, DataType t, std::uint32_t rows,
                           std::uint32_t k_times) {
-  const std::uint32_t k = mma_k(kind) * k_times;
-  if (packed_fp4_kind(kind)) return operand_span(f, Major::K, 1, rows, k / 2);
-  return operand_span(f, major, size_of(t), rows, k);
+  return span_at(f.start_address, mma_operand_span_offsets(f, major, kind, t, rows, k_times));
 }
 
 InstrDescriptor encode(MmaKind kind, const InstrDescriptorFields& f) {

@@ -13,6 +13,7 @@
 #include "bwsim/core/SlotPool.hpp"
 #include "bwsim/core/Stats.hpp"
 #include "bwsim/hw/sm/SimContext.hpp"
+#include "bwsim/hw/tensor/sm100/SmemOperandMemo.hpp"
 #include "bwsim/hw/tensor/sm100/Tmem.hpp"
 #include "bwsim/hw/tensor/sm100/TmemAccess.hpp"
 #include "bwsim/hw/tensor/sm100/UmmaDescriptor.hpp"
@@ -130,6 +131,10 @@ class MmaPipe {
   };
   CollectorBuffer& collector(std::uint32_t i) { return collectors_[i]; }
 
+  // The last A (0) and B (1) SMEM operands decoded for this tensor core (a host-side memo: the
+  // warps issuing to it step their descriptors along K; Warp::decode_operand).
+  SmemOperandMemo& operand_memo(std::uint32_t which) { return operand_memos_[which]; }
+
  private:
   Cycle pipe_latency(const MmaInstr& instr) const;  // by shape and operand source
   template <class Instr>
@@ -163,6 +168,7 @@ class MmaPipe {
   SlotPool<Pending<TmemShiftInstr>> pending_shift_;
   MmaStats stats_;
   CollectorBuffer collectors_[4];
+  SmemOperandMemo operand_memos_[2];
 };
 
 // The TMEM lane that holds row m of an M-row cta_group::1 accumulator (M = 128: lane m; M = 64:

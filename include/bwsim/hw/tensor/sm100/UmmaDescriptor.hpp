@@ -51,6 +51,16 @@ struct SmemSpan {
 };
 SmemSpan operand_span(const SmemDescriptorFields& f, Major major, std::uint32_t elem_bytes, std::uint32_t rows,
                       std::uint32_t k);
+// The lowest and highest corner element's offsets from the start address (which they do not
+// depend on); the span of an operand starting at `start` follows from them (span_at).
+struct SpanOffsets {
+  std::uint32_t lo = 0, hi = 0;
+};
+SpanOffsets operand_span_offsets(const SmemDescriptorFields& f, Major major, std::uint32_t elem_bytes,
+                                 std::uint32_t rows, std::uint32_t k);
+inline SmemSpan span_at(std::uint32_t start, SpanOffsets o) {
+  return {(start + o.lo) & ~127u, ((start + o.hi) | 127u) + 1};
+}
 
 // The MMA kinds (PTX ISA tcgen05.mma .kind): the dense ones and the three block-scaled ones,
 // whose instruction descriptor has the block-scaled layout and which take scale-factor operands.
@@ -121,5 +131,7 @@ std::uint32_t operand_element_bits(MmaKind kind, DataType t);
 // `k_times`: 2 for the B operand of a sparse MMA, whose logical K is twice the stored K of A).
 SmemSpan mma_operand_span(const SmemDescriptorFields& f, Major major, MmaKind kind, DataType t, std::uint32_t rows,
                           std::uint32_t k_times = 1);
+SpanOffsets mma_operand_span_offsets(const SmemDescriptorFields& f, Major major, MmaKind kind, DataType t,
+                                     std::uint32_t rows, std::uint32_t k_times = 1);
 
 }  // namespace bwsim
