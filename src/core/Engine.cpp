@@ -22,7 +22,7 @@ Engine::Engine() : head_(kWindow, kNil), tail_(kWindow, kNil), occupied_(kWindow
   nodes_.reserve(4096);
 }
 
-void Engine::schedule(Cycle when, EventFn fn, void* object, std::uint64_t arg) {
+void Engine::schedule_beyond_window(Cycle when, EventFn fn, void* object, std::uint64_t arg) {
   assert(when >= now_);
   if (when < now_) when = now_;
   if (shuffle_) {
@@ -50,24 +50,9 @@ void Engine::schedule_resume(Cycle when, std::coroutine_handle<> handle) {
   schedule(when, &resume_coroutine, handle.address());
 }
 
-void Engine::push_bucket(const Event& e) {
-  std::uint32_t n = free_;
-  if (n != kNil) {
-    free_ = nodes_[n].next;
-    nodes_[n] = Node{e, kNil};
-  } else {
-    n = static_cast<std::uint32_t>(nodes_.size());
-    nodes_.push_back(Node{e, kNil});
-  }
-  const std::uint32_t b = static_cast<std::uint32_t>(e.when) & (kWindow - 1);
-  if (head_[b] == kNil) {
-    head_[b] = n;
-    occupied_[b / 64] |= 1ull << (b % 64);
-  } else {
-    nodes_[tail_[b]].next = n;
-  }
-  tail_[b] = n;
-  ++bucketed_;
+std::uint32_t Engine::new_node(const Event& e) {
+  nodes_.push_back(Node{e, kNil});
+  return static_cast<std::uint32_t>(nodes_.size() - 1);
 }
 
 std::uint32_t Engine::first_bucket() const {
@@ -130,7 +115,9 @@ Engine::Event Engine::pop_bucket(std::uint32_t b) {
 bool Engine::run(Cycle limit) {
   for (;;) {
     // The next event: the first bucket's head, or the heap's top where that comes first.
-    const std::uint32_t b = bucketed_ != 0 ? first_bucket() : 0;
+    // (Mostly more events of the cycle now: its bucket, found without scanning the bitmap.)
+    std::uint32_t b = static_cast<std::uint32_t>(now_) & (kWindow - 1);
+    if (bucketed_ != 0 && head_[b] == kNil) b = first_bucket();
     const Event* bucket = bucketed_ != 0 ? &nodes_[head_[b]].event : nullptr;
     const bool from_heap =
         !heap_.empty() && (!bucket || before(heap_.front().when, heap_.front().seq, bucket->when, bucket->seq));
