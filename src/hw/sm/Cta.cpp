@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "bwsim/hw/sm/Cluster.hpp"
 #include "bwsim/hw/sm/Sm.hpp"
@@ -159,7 +160,8 @@ std::string Cta::describe(const MBarrier& b) const {
                      barrier_label(b.offset()), status, b.phase(), b.parity(), b.pending(), b.expected(), b.tx());
 }
 
-void Cta::check_smem(WarpState& ws, const char* op, std::uint64_t offset, std::uint64_t len, std::uint32_t align) {
+void Cta::smem_access_failed(WarpState& ws, const char* op, std::uint64_t offset, std::uint64_t len,
+                             std::uint32_t align) const {
   if (!smem_.in_bounds(offset, len))
     fail(Rule::SmemOutOfBounds, ws, op,
          fmt::format("SMEM access [{:#x}, {:#x}) lies outside the CTA's {} bytes of shared memory", offset,
@@ -168,6 +170,7 @@ void Cta::check_smem(WarpState& ws, const char* op, std::uint64_t offset, std::u
   if (align > 1 && offset % align != 0)
     fail(Rule::SmemMisaligned, ws, op, fmt::format("SMEM address {:#x} is not {}-byte aligned", offset, align),
          "align the buffer to the swizzle atom (1024 B for 128B swizzle, 512 for 64B, 256 for 32B, 128 without)");
+  throw std::logic_error("smem_access_failed: the access is in bounds and aligned");
 }
 
 void Cta::check_no_live_barrier(WarpState& ws, const char* op, std::uint32_t offset, std::uint32_t len) {
@@ -181,13 +184,6 @@ void Cta::check_no_live_barrier(WarpState& ws, const char* op, std::uint32_t off
 }
 
 // ---------------------------------------------------------------------------- mbarriers
-
-MBarrier* Cta::barrier_slot(std::uint32_t offset) {
-  const std::uint32_t word = offset / 8;
-  if (offset % 8 != 0 || word < index_base_ || word - index_base_ >= barrier_index_.size()) return nullptr;
-  const std::uint32_t i = barrier_index_[word - index_base_];
-  return i == 0 ? nullptr : &barriers_[i - 1];
-}
 
 void Cta::index_barrier(std::uint32_t word, std::uint32_t entry) {
   if (barrier_index_.empty()) index_base_ = word;
@@ -203,7 +199,7 @@ const MBarrier* Cta::find_barrier(std::uint32_t offset) const {
   return const_cast<Cta*>(this)->barrier_slot(offset);
 }
 
-MBarrier& Cta::live_barrier(WarpState& ws, std::uint32_t offset, const char* op) {
+MBarrier& Cta::live_barrier_checked(WarpState& ws, std::uint32_t offset, const char* op) {
   if (offset % 8 != 0)
     fail(Rule::BarrierMisaligned, ws, op, fmt::format("mbarrier address {:#x} is not 8-byte aligned", offset),
          "an mbarrier is a 64-bit object: align it to 8 bytes");

@@ -114,19 +114,25 @@ void Cta::tmem_relinquish(WarpState&) { tmem_relinquished_ = true; }
 
 void Cta::tmem_check_access(WarpState& ws, const char* op, std::uint32_t lane, std::uint32_t lanes,
                             std::uint32_t column, std::uint32_t ncols, bool quadrant) {
+  const std::uint32_t q = ws.index % 4;
+  if (lane + lanes > kTmemLanes || !sm_.tmem().owned_by(*this, column, ncols) ||
+      (quadrant && (lane < 32 * q || lane + lanes > 32 * q + 32))) [[unlikely]]
+    tmem_access_failed(ws, op, lane, lanes, column, ncols);
+}
+
+// tmem_check_access's error: the allocation's, which it checks first, else the quadrant's.
+void Cta::tmem_access_failed(WarpState& ws, const char* op, std::uint32_t lane, std::uint32_t lanes,
+                             std::uint32_t column, std::uint32_t ncols) const {
   if (lane + lanes > kTmemLanes || !sm_.tmem().owned_by(*this, column, ncols))
     fail(Rule::TmemOutOfAllocation, ws, op,
          fmt::format("lanes [{}, {}) x columns [{}, {}) are not all allocated to this CTA", lane, lane + lanes, column,
                      column + ncols),
          "stay inside the columns tcgen05.alloc returned");
-  if (quadrant) {
-    const std::uint32_t q = ws.index % 4;
-    if (lane < 32 * q || lane + lanes > 32 * q + 32)
-      fail(Rule::TmemLaneQuadrant, ws, op,
-           fmt::format("warp {} may access TMEM lanes {}..{} only (warp id % 4 = {}), not [{}, {})", ws.index, 32 * q,
-                       32 * q + 31, q, lane, lane + lanes),
-           "let warp w of a warpgroup read lanes 32*(w%4) .. 32*(w%4)+31");
-  }
+  const std::uint32_t q = ws.index % 4;
+  fail(Rule::TmemLaneQuadrant, ws, op,
+       fmt::format("warp {} may access TMEM lanes {}..{} only (warp id % 4 = {}), not [{}, {})", ws.index, 32 * q,
+                   32 * q + 31, q, lane, lane + lanes),
+       "let warp w of a warpgroup read lanes 32*(w%4) .. 32*(w%4)+31");
 }
 
 void Cta::check_tmem_released() {

@@ -65,7 +65,13 @@ class Cta {
   const MBarrier* find_barrier(std::uint32_t offset) const;
   // The live barrier at `offset`; a located error if it is misaligned, uninitialised or invalid,
   // or (when `ws` is a peer's warp) if its init has not been made visible to the cluster.
-  MBarrier& live_barrier(WarpState& ws, std::uint32_t offset, const char* op);
+  MBarrier& live_barrier(WarpState& ws, std::uint32_t offset, const char* op) {
+    // A barrier in the index passed its init's alignment and bounds checks.
+    MBarrier* b = barrier_slot(offset);
+    if (b && b->status() == MBarrier::Status::Live && (ws.cta == this || b->visible_to_cluster)) [[likely]]
+      return *b;
+    return live_barrier_checked(ws, offset, op);
+  }
   // fence.mbarrier_init by `ws`: its inits so far are released to the cluster.
   void fence_barrier_inits(const WarpState& ws);
   // A barrier.cluster phase completed: inits released before it become visible to peers.
@@ -92,6 +98,8 @@ class Cta {
   // allocated to this CTA and (if `quadrant` is set) lie in the warp's 32-lane quadrant.
   void tmem_check_access(WarpState& ws, const char* op, std::uint32_t lane, std::uint32_t lanes, std::uint32_t column,
                          std::uint32_t ncols, bool quadrant);
+  [[noreturn, gnu::cold]] void tmem_access_failed(WarpState& ws, const char* op, std::uint32_t lane,
+                                                  std::uint32_t lanes, std::uint32_t column, std::uint32_t ncols) const;
   void tmem_check_alloc_size(WarpState& ws, const char* op, std::uint32_t ncols);
   void trace_tmem_in_use() const;  // the SM's "TMEM columns in use" counter, now
 
@@ -119,7 +127,12 @@ class Cta {
   RaceRecords& race_record_table() { return race_records_; }
 
   // --- checks -----------------------------------------------------------------------------
-  void check_smem(WarpState& ws, const char* op, std::uint64_t offset, std::uint64_t len, std::uint32_t align);
+  void check_smem(WarpState& ws, const char* op, std::uint64_t offset, std::uint64_t len, std::uint32_t align) {
+    if (!smem_.in_bounds(offset, len) || (align > 1 && offset % align != 0)) [[unlikely]]
+      smem_access_failed(ws, op, offset, len, align);
+  }
+  [[noreturn, gnu::cold]] void smem_access_failed(WarpState& ws, const char* op, std::uint64_t offset,
+                                                  std::uint64_t len, std::uint32_t align) const;
   // A located barrier-clobbered error if [offset, offset + len) overlaps a live mbarrier (a write
   // over it, or a bulk copy of it).
   void check_no_live_barrier(WarpState& ws, const char* op, std::uint32_t offset, std::uint32_t len);
@@ -190,7 +203,14 @@ class Cta {
   static void on_resume(void* ws, std::uint64_t);
   static void on_barrier_op(void* ws, std::uint64_t packed);
   static void on_tmem_dealloc(void* ws, std::uint64_t packed);
-  MBarrier* barrier_slot(std::uint32_t offset);
+  MBarrier* barrier_slot(std::uint32_t offset) {
+    const std::uint32_t word = offset / 8;
+    if (offset % 8 != 0 || word < index_base_ || word - index_base_ >= barrier_index_.size()) return nullptr;
+    const std::uint32_t i = barrier_index_[word - index_base_];
+    return i == 0 ? nullptr : &barriers_[i - 1];
+  }
+  // live_barrier's checks in full, in order: the located error of a barrier that is not live here.
+  MBarrier& live_barrier_checked(WarpState& ws, std::uint32_t offset, const char* op);
   // Records barriers_ entry `entry` (1-based) for SMEM word `word`, widening the index's span.
   void index_barrier(std::uint32_t word, std::uint32_t entry);
 
