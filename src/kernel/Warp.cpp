@@ -316,13 +316,8 @@ void Warp::smem_transfer(const char* op, std::uint32_t offset, std::uint32_t byt
   if (width == 0) {  // the widest aligned one; sub-word accesses count as 4-byte instructions
     width = 16;
     while (width > 4 && (offset % width != 0 || bytes % width != 0)) width /= 2;
-  } else if (width != 4 && width != 8 && width != 16) {
-    cta_.fail(Rule::SmemMisaligned, ws_, op, fmt::format("an access width of {} bytes per thread", width),
-              "4 (.b32), 8 (.v2.b32) or 16 (.v4.b32)");
-  } else if (offset % width != 0) {
-    cta_.fail(Rule::SmemMisaligned, ws_, op,
-              fmt::format("SMEM address {:#x} is not aligned to the access width of {} bytes", offset, width),
-              "a vector access needs its address aligned to its width: use a narrower one or align the buffer");
+  } else if ((width != 4 && width != 8 && width != 16) || offset % width != 0) [[unlikely]] {
+    smem_width_invalid(op, offset, width);
   }
   const auto& c = config().smem;
   const std::uint32_t instructions = std::max<std::uint32_t>(1, (bytes + 32 * width - 1) / (32 * width));
@@ -339,6 +334,15 @@ void Warp::smem_transfer(const char* op, std::uint32_t offset, std::uint32_t byt
   cta_.sm().pipe_stats().smem_bytes += bytes;
   issue(std::max({ws_.ready + path, port, not_before}) - ws_.ready);
   ws_.instructions += instructions - 1;
+}
+
+void Warp::smem_width_invalid(const char* op, std::uint32_t offset, std::uint32_t width) {
+  if (width != 4 && width != 8 && width != 16)
+    cta_.fail(Rule::SmemMisaligned, ws_, op, fmt::format("an access width of {} bytes per thread", width),
+              "4 (.b32), 8 (.v2.b32) or 16 (.v4.b32)");
+  cta_.fail(Rule::SmemMisaligned, ws_, op,
+            fmt::format("SMEM address {:#x} is not aligned to the access width of {} bytes", offset, width),
+            "a vector access needs its address aligned to its width: use a narrower one or align the buffer");
 }
 
 Warp::WaitAwaiter Warp::sleep(Cycle cycles) { return WaitAwaiter{ws_, WaitKind::Delay, kDelaySleep, cycles}; }

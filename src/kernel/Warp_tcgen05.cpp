@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <cstring>
 
 #include "bwsim/check/MmaRaceChecks.hpp"
@@ -479,16 +480,8 @@ Cycle Warp::tmem_transfer(const char* op, TmemAddr addr, TmemShape shape, std::u
                           bool pack16, std::uint32_t half_split) {
   require_tcgen05(op);
   const std::uint32_t per_thread = tmem_regs_per_thread(shape, num);
-  if (per_thread == 0)
-    cta_.fail(Rule::TmemAccessInvalid, ws_, op, fmt::format(".{}.x{} is not a valid shape/count", name_of(shape), num),
-              ".num is a power of 2 in 1..128 with at most 128 registers per thread");
-  if (regs != 32u * per_thread)
-    cta_.fail(Rule::TmemAccessInvalid, ws_, op,
-              fmt::format("{} registers given; .{}.x{} moves {} per thread (32 x {} = {})", regs, name_of(shape), num,
-                          per_thread, per_thread, 32 * per_thread),
-              "size the register span as 32 lanes x registers per thread");
-  if (shape != TmemShape::S16x32bx2 && half_split != 0)
-    cta_.fail(Rule::TmemAccessInvalid, ws_, op, "a half-split offset applies to .16x32bx2 only", "");
+  if (per_thread == 0 || regs != 32u * per_thread || (shape != TmemShape::S16x32bx2 && half_split != 0)) [[unlikely]]
+    tmem_transfer_invalid(op, shape, num, regs, half_split);
   const std::uint32_t columns = tmem_columns(shape, num, pack16) + half_split;
   cta_.tmem_check_access(ws_, op, addr.lane(), tmem_lanes(shape), addr.column(), columns, true);
 
@@ -499,14 +492,33 @@ Cycle Warp::tmem_transfer(const char* op, TmemAddr addr, TmemShape shape, std::u
   const Cycle start = std::max(t + config().warp.issue_cycles, port);
   port = start + (bytes + bw - 1) / bw;
   cta_.sm().pipe_stats().tmem_port_cycles += port - start;
-  if (Tracer* tr = cta_.tracer()) {
-    const std::string name = fmt::format("{}.{}.x{}{} lanes {}.. columns {}..", op, name_of(shape), num,
-                                         pack16 ? ".16b" : "", addr.lane(), addr.column());
-    trace_op(name, t, port - t);
-    tr->span(static_cast<int>(sm_idx()), kTmemTrack, name, start, port - start,
-             fmt::format(R"("warp":{},"bytes":{})", ws_.index, bytes));
-  }
+  if (cta_.tracer()) trace_tmem_transfer(op, addr, shape, num, pack16, t, start, port);
   return port;
+}
+
+void Warp::tmem_transfer_invalid(const char* op, TmemShape shape, std::uint32_t num, std::size_t regs,
+                                 std::uint32_t half_split) {
+  const std::uint32_t per_thread = tmem_regs_per_thread(shape, num);
+  if (per_thread == 0)
+    cta_.fail(Rule::TmemAccessInvalid, ws_, op, fmt::format(".{}.x{} is not a valid shape/count", name_of(shape), num),
+              ".num is a power of 2 in 1..128 with at most 128 registers per thread");
+  if (regs != 32u * per_thread)
+    cta_.fail(Rule::TmemAccessInvalid, ws_, op,
+              fmt::format("{} registers given; .{}.x{} moves {} per thread (32 x {} = {})", regs, name_of(shape), num,
+                          per_thread, per_thread, 32 * per_thread),
+              "size the register span as 32 lanes x registers per thread");
+  if (shape != TmemShape::S16x32bx2 && half_split != 0)
+    cta_.fail(Rule::TmemAccessInvalid, ws_, op, "a half-split offset applies to .16x32bx2 only", "");
+  throw std::logic_error("tmem_transfer_invalid: the access is valid");
+}
+
+void Warp::trace_tmem_transfer(const char* op, TmemAddr addr, TmemShape shape, std::uint32_t num, bool pack16,
+                               Cycle issued, Cycle start, Cycle end) {
+  const std::string name = fmt::format("{}.{}.x{}{} lanes {}.. columns {}..", op, name_of(shape), num,
+                                       pack16 ? ".16b" : "", addr.lane(), addr.column());
+  trace_op(name, issued, end - issued);
+  cta_.tracer()->span(static_cast<int>(sm_idx()), kTmemTrack, name, start, end - start,
+                      fmt::format(R"("warp":{},"bytes":{})", ws_.index, 32u * tmem_regs_per_thread(shape, num) * 4u));
 }
 
 namespace {

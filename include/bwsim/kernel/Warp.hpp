@@ -418,10 +418,16 @@ class Warp {
   SmemDescriptorFields decode_operand(SmemOperandMemo& memo, SmemDescriptor d, const char* which, const char* op);
   // A located smem-out-of-bounds error unless the bytes an operand's descriptor spans lie in SMEM.
   void check_operand_in_smem(SmemSpan span, const char* which, const char* op);
+  // smem_transfer's located error for an access width that is invalid or misaligned.
+  [[noreturn, gnu::cold]] void smem_width_invalid(const char* op, std::uint32_t offset, std::uint32_t width);
   WaitAwaiter wait_until(Cycle at);
   // Validates a tcgen05.ld/st and reserves the warp quadrant's TMEM port; returns the transfer's end.
   Cycle tmem_transfer(const char* op, TmemAddr addr, TmemShape shape, std::uint32_t num, std::size_t regs,
                       bool pack16, std::uint32_t half_split);
+  [[noreturn, gnu::cold]] void tmem_transfer_invalid(const char* op, TmemShape shape, std::uint32_t num,
+                                                     std::size_t regs, std::uint32_t half_split);
+  [[gnu::cold]] void trace_tmem_transfer(const char* op, TmemAddr addr, TmemShape shape, std::uint32_t num,
+                                         bool pack16, Cycle issued, Cycle start, Cycle end);
 
   WarpState& ws_;
   Cta& cta_;

@@ -313,22 +313,30 @@ void Cta::barrier_apply(WarpState& ws, BarrierOp op, std::uint32_t offset, std::
     case BarrierOp::ArriveExpectTx: out = b.arrive(1, value); break;
     case BarrierOp::ExpectTx: out = b.expect_tx(value); break;
     case BarrierOp::CompleteTx: out = b.complete_tx(value); break;
-    case BarrierOp::Inval:
-      settle_passed_ahead(b);
-      if (waited_on(b))
-        fail(Rule::BarrierReinitInUse, ws, opname, fmt::format("invalidating {} while warps wait on it", describe(b)),
-             "invalidate a barrier only after every waiter has passed");
-      b.invalidate();
-      live_offsets_.erase(std::lower_bound(live_offsets_.begin(), live_offsets_.end(), offset));
-      break;
+    case BarrierOp::Inval: invalidate(ws, b, opname); break;
     case BarrierOp::NamedArrive: break;
   }
   b.last_op = opname;
   b.last_warp = static_cast<std::int16_t>(ws.index);
   b.last_cycle = ctx_.now();
+  if (out == MBarrier::Outcome::PhaseCompleted)
+    phase_completed(b);
+  else if (out != MBarrier::Outcome::Pending) [[unlikely]]
+    barrier_op_failed(ws, op, value, b, out, opname);
+}
+
+void Cta::invalidate(WarpState& ws, MBarrier& b, const char* opname) {
+  settle_passed_ahead(b);
+  if (waited_on(b))
+    fail(Rule::BarrierReinitInUse, ws, opname, fmt::format("invalidating {} while warps wait on it", describe(b)),
+         "invalidate a barrier only after every waiter has passed");
+  b.invalidate();
+  live_offsets_.erase(std::lower_bound(live_offsets_.begin(), live_offsets_.end(), b.offset()));
+}
+
+void Cta::barrier_op_failed(WarpState& ws, BarrierOp op, std::uint32_t value, const MBarrier& b,
+                            MBarrier::Outcome out, const char* opname) const {
   switch (out) {
-    case MBarrier::Outcome::Pending: break;
-    case MBarrier::Outcome::PhaseCompleted: phase_completed(b); break;
     case MBarrier::Outcome::OverArrival:
       fail(Rule::OverArrival, ws, opname,
            fmt::format("arrival count {} exceeds the {} arrivals still pending on {}", op == BarrierOp::ArriveExpectTx ? 1 : value,
@@ -341,7 +349,10 @@ void Cta::barrier_apply(WarpState& ws, BarrierOp op, std::uint32_t offset, std::
       fail(Rule::TxUnderflow, ws, opname,
            fmt::format("all arrivals are in but more bytes completed than were expected: {}", describe(b)),
            "the expect_tx byte count must equal the bytes of the TMA loads that signal this barrier");
+    case MBarrier::Outcome::Pending:
+    case MBarrier::Outcome::PhaseCompleted: break;
   }
+  throw std::logic_error("barrier_op_failed: the operation did not fail");
 }
 
 void Cta::phase_completed(MBarrier& b) {
@@ -665,6 +676,16 @@ void Cta::wake(WarpState& ws, Cycle at) {
   ctx_.engine.schedule(at, &Cta::on_resume, &ws);
 }
 
+void Cta::trace_wait(const WarpState& ws, Cycle now) const {
+  std::string what = wait_kind_name(ws.wait);
+  if (ws.wait == WaitKind::BarrierParity || ws.wait == WaitKind::BarrierToken)
+    what = fmt::format("wait {} p{}", barrier_label(ws.wait_slot), ws.wait_value);
+  else if (ws.wait == WaitKind::NamedBarrier)
+    what = fmt::format("bar.sync {}", ws.wait_slot);
+  tracer()->span(static_cast<int>(sm_.index()), static_cast<int>(ws.trace_tid), what, ws.wait_since,
+                 now - ws.wait_since);
+}
+
 void Cta::on_resume(void* wsp, std::uint64_t token) {
   auto& ws = *static_cast<WarpState*>(wsp);
   Cta& cta = *ws.cta;
@@ -680,15 +701,8 @@ void Cta::on_resume(void* wsp, std::uint64_t token) {
   }
   const Cycle now = cta.ctx_.now();
   // (Delays and blocks are traced by the operation that waited.)
-  if (cta.tracer() && now > ws.wait_since && ws.wait != WaitKind::Delay && ws.wait != WaitKind::CoreBlock) {
-    std::string what = wait_kind_name(ws.wait);
-    if (ws.wait == WaitKind::BarrierParity || ws.wait == WaitKind::BarrierToken)
-      what = fmt::format("wait {} p{}", cta.barrier_label(ws.wait_slot), ws.wait_value);
-    else if (ws.wait == WaitKind::NamedBarrier)
-      what = fmt::format("bar.sync {}", ws.wait_slot);
-    cta.tracer()->span(static_cast<int>(cta.sm_.index()), static_cast<int>(ws.trace_tid), what, ws.wait_since,
-                          now - ws.wait_since);
-  }
+  if (cta.tracer() && now > ws.wait_since && ws.wait != WaitKind::Delay && ws.wait != WaitKind::CoreBlock)
+    cta.trace_wait(ws, now);
   const Cycle waited = now - ws.wait_since;
   if (ws.wait == WaitKind::BarrierParity || ws.wait == WaitKind::BarrierToken)
     ws.barrier_wait.add(ws.wait_slot, waited);  // Activity::MbarrierWait (activity_totals)

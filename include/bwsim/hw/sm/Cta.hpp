@@ -61,6 +61,11 @@ class Cta {
   void barrier_op_at(WarpState& ws, Cycle at, BarrierOp op, std::uint32_t offset, std::uint32_t value);
   // Applies `op` now. `ws` is the acting warp, or the issuing warp of a TMA for complete_tx.
   void barrier_apply(WarpState& ws, BarrierOp op, std::uint32_t offset, std::uint32_t value, const char* opname);
+  // mbarrier.inval of `b` by `ws`.
+  void invalidate(WarpState& ws, MBarrier& b, const char* opname);
+  // barrier_apply's located error for an operation whose outcome `out` is a misuse.
+  [[noreturn, gnu::cold]] void barrier_op_failed(WarpState& ws, BarrierOp op, std::uint32_t value, const MBarrier& b,
+                                                 MBarrier::Outcome out, const char* opname) const;
   // The barrier at `offset`, or nullptr if none was ever initialised there.
   const MBarrier* find_barrier(std::uint32_t offset) const;
   // The live barrier at `offset`; a located error if it is misaligned, uninitialised or invalid,
@@ -201,6 +206,7 @@ class Cta {
   void check_finished();
   static void on_sync(void* ws, std::uint64_t);
   static void on_resume(void* ws, std::uint64_t);
+  [[gnu::cold]] void trace_wait(const WarpState& ws, Cycle now) const;  // the span of the wait `ws` ends now
   static void on_barrier_op(void* ws, std::uint64_t packed);
   static void on_tmem_dealloc(void* ws, std::uint64_t packed);
   MBarrier* barrier_slot(std::uint32_t offset) {
