@@ -42,6 +42,14 @@ void SubPartition::advance() {
 
 void SubPartition::share() {
   constexpr std::size_t kResources = kCoreResources;
+  if (running_.size() == 1) {  // alone: the filling below in its one step, min(1, 1 / demand)
+    Running& r = running_.front();
+    double rate = 1;
+    for (std::size_t k = 0; k < kResources; ++k)
+      if (r.demand()[k] > 0) rate = std::min(rate, 1 / r.demand()[k]);
+    r.rate = rate;
+    return;
+  }
   CoreDemand free;
   free.fill(1.0);
   for (Running& r : running_) r.rate = -1;  // rising
