@@ -1,5 +1,5 @@
-// SmemOperandMemo: a warp's last MMA operand, reused when the next descriptor differs only in its
-// start address. Its answers must be decode()'s and mma_operand_span()'s exactly.
+// SmemOperandMemo: a tensor core's last MMA operand, reused when the next descriptor differs only in
+// its start address. Its answers must be decode()'s and mma_operand_span()'s exactly.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -52,9 +52,13 @@ TEST(SmemOperandMemoTest, DecodesOnlyADescriptorThatDiffersInItsStartAddress) {
   EXPECT_EQ(out.leading_byte_offset, 16u);
   EXPECT_EQ(out.stride_byte_offset, 1024u);
   EXPECT_EQ(out.layout, UmmaLayout::Swizzle64B);
-  SmemDescriptorFields other_sbo = f;
+  SmemDescriptorFields other_sbo = f, other_lbo = f, other_layout = f;
   other_sbo.stride_byte_offset = 2048;
+  other_lbo.leading_byte_offset = 32;
+  other_layout.layout = UmmaLayout::Swizzle128B;
   EXPECT_FALSE(memo.decoded(encode(other_sbo), out));
+  EXPECT_FALSE(memo.decoded(encode(other_lbo), out));
+  EXPECT_FALSE(memo.decoded(encode(other_layout), out));
   SmemDescriptor bad_version = encode(f);
   bad_version.raw &= ~(7ull << 46);  // decode() rejects it: the memo must not accept it either
   EXPECT_FALSE(memo.decoded(bad_version, out));
@@ -81,7 +85,8 @@ SmemSpan corner_span(const SmemDescriptorFields& f, Major major, MmaKind kind, D
 }
 
 // A long random run of operands through one memo, most of them k-steps of the last (the memo's
-// case), the rest new shapes: every answer is the direct one.
+// case), the rest the last shape with one field changed (so a memo that ignored that field would
+// answer with the old one's span), or a wholly new shape: every answer is the direct one.
 TEST(SmemOperandMemoTest, AgreesWithTheDirectDecodeAndSpanOverARandomRun) {
   std::mt19937 rng(7);
   const UmmaLayout layouts[] = {UmmaLayout::SwizzleNone, UmmaLayout::Swizzle32B, UmmaLayout::Swizzle64B,
@@ -91,21 +96,32 @@ TEST(SmemOperandMemoTest, AgreesWithTheDirectDecodeAndSpanOverARandomRun) {
                                                 {MmaKind::F8F6F4, DataType::E4M3},
                                                 {MmaKind::F8F6F4, DataType::E2M1},
                                                 {MmaKind::MXF4, DataType::E2M1}};
+  const std::uint32_t byte_offsets[] = {16, 128, 1024, 4096};
   SmemOperandMemo memo;
-  SmemDescriptorFields f{};
+  SmemDescriptorFields f{.leading_byte_offset = 16, .stride_byte_offset = 1024};
   Major major = Major::K;
   std::pair<MmaKind, DataType> type = types[0];
   std::uint32_t rows = 128, k_times = 1;
   int hits = 0;
   for (int i = 0; i < 20000; ++i) {
-    if (i == 0 || rng() % 4 == 0) {  // a new shape
-      f.leading_byte_offset = 16 * (rng() % 512);
-      f.stride_byte_offset = 16 * (rng() % 512);
-      f.layout = layouts[rng() % 4];
-      major = rng() % 2 ? Major::K : Major::MN;
-      type = types[rng() % 5];
-      rows = 8u << (rng() % 6);
-      k_times = 1 + rng() % 2;
+    switch (rng() % 16) {  // one field changed (or all, or none: a k-step)
+      case 0: f.leading_byte_offset = byte_offsets[rng() % 4]; break;
+      case 1: f.stride_byte_offset = byte_offsets[rng() % 4]; break;
+      case 2: f.layout = layouts[rng() % 4]; break;
+      case 3: major = major == Major::K ? Major::MN : Major::K; break;
+      case 4: type = types[rng() % 5]; break;
+      case 5: rows = 8u << (rng() % 6); break;
+      case 6: k_times = 3 - k_times; break;
+      case 7:
+        f.leading_byte_offset = byte_offsets[rng() % 4];
+        f.stride_byte_offset = byte_offsets[rng() % 4];
+        f.layout = layouts[rng() % 4];
+        major = rng() % 2 ? Major::K : Major::MN;
+        type = types[rng() % 5];
+        rows = 8u << (rng() % 6);
+        k_times = 1 + rng() % 2;
+        break;
+      default: break;
     }
     f.start_address = 16 * (rng() % 8192);
     const SmemDescriptor d = encode(f);

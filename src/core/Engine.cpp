@@ -22,7 +22,7 @@ Engine::Engine() : head_(kWindow, kNil), tail_(kWindow, kNil), occupied_(kWindow
   nodes_.reserve(4096);
 }
 
-void Engine::schedule_beyond_window(Cycle when, EventFn fn, void* object, std::uint64_t arg) {
+void Engine::schedule_general(Cycle when, EventFn fn, void* object, std::uint64_t arg) {
   assert(when >= now_);
   if (when < now_) when = now_;
   if (shuffle_) {

@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <stdexcept>
 #include <cstring>
+#include <stdexcept>
 
 #include "bwsim/check/MmaRaceChecks.hpp"
 #include "bwsim/hw/sm/Cluster.hpp"
@@ -382,7 +382,7 @@ void Warp::tcgen05_cp(TmemAddr dst, SmemDescriptor src, TmemCopyShape shape, std
   require_tcgen05(op);
   check_cta_group(cta_group, op, true);
   TmemCopyInstr in{.shape = shape,
-                   .src = decode_operand(cta_.sm().mma().operand_memo(0), src, "source descriptor", op),
+                   .src = decode_operand(cta_.sm().mma().operand_memo(2), src, "source descriptor", op),
                    .dst = dst,
                    .pair = cta_group == 2};
   const std::uint32_t rows = tmem_copy_rows(shape), words = tmem_copy_columns(shape);
@@ -492,7 +492,7 @@ Cycle Warp::tmem_transfer(const char* op, TmemAddr addr, TmemShape shape, std::u
   const Cycle start = std::max(t + config().warp.issue_cycles, port);
   port = start + (bytes + bw - 1) / bw;
   cta_.sm().pipe_stats().tmem_port_cycles += port - start;
-  if (cta_.tracer()) trace_tmem_transfer(op, addr, shape, num, pack16, t, start, port);
+  if (cta_.tracer()) trace_tmem_transfer(op, addr, shape, num, pack16, bytes, t, start, port);
   return port;
 }
 
@@ -513,12 +513,12 @@ void Warp::tmem_transfer_invalid(const char* op, TmemShape shape, std::uint32_t 
 }
 
 void Warp::trace_tmem_transfer(const char* op, TmemAddr addr, TmemShape shape, std::uint32_t num, bool pack16,
-                               Cycle issued, Cycle start, Cycle end) {
+                               std::uint32_t bytes, Cycle issued, Cycle start, Cycle end) {
   const std::string name = fmt::format("{}.{}.x{}{} lanes {}.. columns {}..", op, name_of(shape), num,
                                        pack16 ? ".16b" : "", addr.lane(), addr.column());
   trace_op(name, issued, end - issued);
   cta_.tracer()->span(static_cast<int>(sm_idx()), kTmemTrack, name, start, end - start,
-                      fmt::format(R"("warp":{},"bytes":{})", ws_.index, 32u * tmem_regs_per_thread(shape, num) * 4u));
+                      fmt::format(R"("warp":{},"bytes":{})", ws_.index, bytes));
 }
 
 namespace {

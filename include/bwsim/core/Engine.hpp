@@ -35,7 +35,7 @@ class Engine {
       push_bucket(Event{when, seq_++, fn, object, arg});
       return;
     }
-    schedule_beyond_window(when, fn, object, arg);
+    schedule_general(when, fn, object, arg);
   }
   void schedule_resume(Cycle when, std::coroutine_handle<> handle);
   // The sequence number an event scheduled now would get, taken without scheduling it; a caller
@@ -81,7 +81,7 @@ class Engine {
   };
   std::uint64_t drawn_seq();  // a perturbed run's: a drawn high part orders the events of one cycle
   // schedule()'s other cases: beyond the window, earlier than now (clamped), or a perturbed run.
-  void schedule_beyond_window(Cycle when, EventFn fn, void* object, std::uint64_t arg);
+  void schedule_general(Cycle when, EventFn fn, void* object, std::uint64_t arg);
   void push_heap(const Event& e);
   Event pop_heap();
   void push_bucket(const Event& e) {

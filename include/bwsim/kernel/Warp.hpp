@@ -427,7 +427,7 @@ class Warp {
   [[noreturn, gnu::cold]] void tmem_transfer_invalid(const char* op, TmemShape shape, std::uint32_t num,
                                                      std::size_t regs, std::uint32_t half_split);
   [[gnu::cold]] void trace_tmem_transfer(const char* op, TmemAddr addr, TmemShape shape, std::uint32_t num,
-                                         bool pack16, Cycle issued, Cycle start, Cycle end);
+                                         bool pack16, std::uint32_t bytes, Cycle issued, Cycle start, Cycle end);
 
   WarpState& ws_;
   Cta& cta_;

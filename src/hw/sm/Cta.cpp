@@ -313,7 +313,7 @@ void Cta::barrier_apply(WarpState& ws, BarrierOp op, std::uint32_t offset, std::
     case BarrierOp::ArriveExpectTx: out = b.arrive(1, value); break;
     case BarrierOp::ExpectTx: out = b.expect_tx(value); break;
     case BarrierOp::CompleteTx: out = b.complete_tx(value); break;
-    case BarrierOp::Inval: invalidate(ws, b, opname); break;
+    case BarrierOp::Inval: invalidate_barrier(ws, b, opname); break;
     case BarrierOp::NamedArrive: break;
   }
   b.last_op = opname;
@@ -325,7 +325,7 @@ void Cta::barrier_apply(WarpState& ws, BarrierOp op, std::uint32_t offset, std::
     barrier_op_failed(ws, op, value, b, out, opname);
 }
 
-void Cta::invalidate(WarpState& ws, MBarrier& b, const char* opname) {
+void Cta::invalidate_barrier(WarpState& ws, MBarrier& b, const char* opname) {
   settle_passed_ahead(b);
   if (waited_on(b))
     fail(Rule::BarrierReinitInUse, ws, opname, fmt::format("invalidating {} while warps wait on it", describe(b)),

@@ -120,7 +120,6 @@ void Cta::tmem_check_access(WarpState& ws, const char* op, std::uint32_t lane, s
     tmem_access_failed(ws, op, lane, lanes, column, ncols);
 }
 
-// tmem_check_access's error: the allocation's, which it checks first, else the quadrant's.
 void Cta::tmem_access_failed(WarpState& ws, const char* op, std::uint32_t lane, std::uint32_t lanes,
                              std::uint32_t column, std::uint32_t ncols) const {
   if (lane + lanes > kTmemLanes || !sm_.tmem().owned_by(*this, column, ncols))

@@ -61,11 +61,6 @@ class Cta {
   void barrier_op_at(WarpState& ws, Cycle at, BarrierOp op, std::uint32_t offset, std::uint32_t value);
   // Applies `op` now. `ws` is the acting warp, or the issuing warp of a TMA for complete_tx.
   void barrier_apply(WarpState& ws, BarrierOp op, std::uint32_t offset, std::uint32_t value, const char* opname);
-  // mbarrier.inval of `b` by `ws`.
-  void invalidate(WarpState& ws, MBarrier& b, const char* opname);
-  // barrier_apply's located error for an operation whose outcome `out` is a misuse.
-  [[noreturn, gnu::cold]] void barrier_op_failed(WarpState& ws, BarrierOp op, std::uint32_t value, const MBarrier& b,
-                                                 MBarrier::Outcome out, const char* opname) const;
   // The barrier at `offset`, or nullptr if none was ever initialised there.
   const MBarrier* find_barrier(std::uint32_t offset) const;
   // The live barrier at `offset`; a located error if it is misaligned, uninitialised or invalid,
@@ -103,8 +98,6 @@ class Cta {
   // allocated to this CTA and (if `quadrant` is set) lie in the warp's 32-lane quadrant.
   void tmem_check_access(WarpState& ws, const char* op, std::uint32_t lane, std::uint32_t lanes, std::uint32_t column,
                          std::uint32_t ncols, bool quadrant);
-  [[noreturn, gnu::cold]] void tmem_access_failed(WarpState& ws, const char* op, std::uint32_t lane,
-                                                  std::uint32_t lanes, std::uint32_t column, std::uint32_t ncols) const;
   void tmem_check_alloc_size(WarpState& ws, const char* op, std::uint32_t ncols);
   void trace_tmem_in_use() const;  // the SM's "TMEM columns in use" counter, now
 
@@ -136,8 +129,6 @@ class Cta {
     if (!smem_.in_bounds(offset, len) || (align > 1 && offset % align != 0)) [[unlikely]]
       smem_access_failed(ws, op, offset, len, align);
   }
-  [[noreturn, gnu::cold]] void smem_access_failed(WarpState& ws, const char* op, std::uint64_t offset,
-                                                  std::uint64_t len, std::uint32_t align) const;
   // A located barrier-clobbered error if [offset, offset + len) overlaps a live mbarrier (a write
   // over it, or a bulk copy of it).
   void check_no_live_barrier(WarpState& ws, const char* op, std::uint32_t offset, std::uint32_t len);
@@ -216,7 +207,18 @@ class Cta {
     return i == 0 ? nullptr : &barriers_[i - 1];
   }
   // live_barrier's checks in full, in order: the located error of a barrier that is not live here.
-  MBarrier& live_barrier_checked(WarpState& ws, std::uint32_t offset, const char* op);
+  [[gnu::cold]] MBarrier& live_barrier_checked(WarpState& ws, std::uint32_t offset, const char* op);
+  // mbarrier.inval of `b` by `ws`.
+  void invalidate_barrier(WarpState& ws, MBarrier& b, const char* opname);
+  // The located errors of the inline checks, out of line: barrier_apply's for an operation whose
+  // outcome `out` is a misuse; check_smem's; tmem_check_access's (the allocation's, which it
+  // checks first, else the lane quadrant's).
+  [[noreturn, gnu::cold]] void barrier_op_failed(WarpState& ws, BarrierOp op, std::uint32_t value, const MBarrier& b,
+                                                 MBarrier::Outcome out, const char* opname) const;
+  [[noreturn, gnu::cold]] void smem_access_failed(WarpState& ws, const char* op, std::uint64_t offset,
+                                                  std::uint64_t len, std::uint32_t align) const;
+  [[noreturn, gnu::cold]] void tmem_access_failed(WarpState& ws, const char* op, std::uint32_t lane,
+                                                  std::uint32_t lanes, std::uint32_t column, std::uint32_t ncols) const;
   // Records barriers_ entry `entry` (1-based) for SMEM word `word`, widening the index's span.
   void index_barrier(std::uint32_t word, std::uint32_t entry);
 

@@ -19,7 +19,7 @@ SmemSpan SmemOperandMemo::span(const SmemDescriptorFields& f, Major major, MmaKi
                                std::uint32_t rows, std::uint32_t k_times) {
   const SpanKey key{f.leading_byte_offset, f.stride_byte_offset, rows, k_times, f.layout, major, kind, t};
   // (The offsets depend on no other field: not the base offset, and LBO mode 1 is rejected.)
-  if (!has_span_ || !(key == span_key_)) {
+  if (!has_span_ || key != span_key_) {
     offsets_ = mma_operand_span_offsets(f, major, kind, t, rows, k_times);
     span_key_ = key;
     has_span_ = true;

@@ -131,8 +131,9 @@ class MmaPipe {
   };
   CollectorBuffer& collector(std::uint32_t i) { return collectors_[i]; }
 
-  // The last A (0) and B (1) SMEM operands decoded for this tensor core (a host-side memo: the
-  // warps issuing to it step their descriptors along K; Warp::decode_operand).
+  // The last SMEM operands decoded for this tensor core, by the warps of every CTA on the SM: an
+  // MMA's A (0) and B (1), tcgen05.cp's source (2). A host-side memo (SmemOperandMemo): the warps
+  // issuing here step their descriptors along K.
   SmemOperandMemo& operand_memo(std::uint32_t which) { return operand_memos_[which]; }
 
  private:
@@ -168,7 +169,7 @@ class MmaPipe {
   SlotPool<Pending<TmemShiftInstr>> pending_shift_;
   MmaStats stats_;
   CollectorBuffer collectors_[4];
-  SmemOperandMemo operand_memos_[2];
+  SmemOperandMemo operand_memos_[3];
 };
 
 // The TMEM lane that holds row m of an M-row cta_group::1 accumulator (M = 128: lane m; M = 64:

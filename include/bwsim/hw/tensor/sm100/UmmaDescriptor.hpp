@@ -129,6 +129,7 @@ OperandBits operand_bits(const SmemDescriptorFields& f, Major major, MmaKind kin
 std::uint32_t operand_element_bits(MmaKind kind, DataType t);
 // The SMEM bytes one instruction's operand of `rows` rows can touch (its K of the kind, times
 // `k_times`: 2 for the B operand of a sparse MMA, whose logical K is twice the stored K of A).
+// The MMA path takes it through SmemOperandMemo::span; this is the reference the memo matches.
 SmemSpan mma_operand_span(const SmemDescriptorFields& f, Major major, MmaKind kind, DataType t, std::uint32_t rows,
                           std::uint32_t k_times = 1);
 SpanOffsets mma_operand_span_offsets(const SmemDescriptorFields& f, Major major, MmaKind kind, DataType t,
