@@ -141,7 +141,8 @@ AsyncAccess& record(Cta& cta, AccessKind kind, WarpState& issuer, std::uint32_t 
   }
   AsyncAccess& a = of[at];
   if (completion == Completion::Undone && (added || a.done)) {
-    if (&cta != issuer.cta_for_checks) throw std::logic_error("race checker: an access its issuer completes, in another CTA");
+    if (&cta != issuer.cta_for_checks)
+      throw std::logic_error("race checker: an access its issuer completes, in another CTA");
     issuer.undone_records.push_back(WarpState::UndoneRecord{kind, at});
   }
   const HbClock seq = kind == AccessKind::MmaRead || kind == AccessKind::MmaWrite || kind == AccessKind::MmaTmemRead

@@ -205,7 +205,8 @@ struct Simulator::Launch {
       const Cta& cta = *r.cta;
       for (std::uint32_t w = 0; w < cta.num_warps(); ++w) {
         const WarpState& ws = cta.warp(w);
-        WarpSummary s{cta.sm().index(), cta.id(), w, ws.role, ws.start, ws.finish, ws.instructions, ws.activity_totals(), {}};
+        WarpSummary s{cta.sm().index(), cta.id(), w, ws.role, ws.start, ws.finish, ws.instructions,
+                      ws.activity_totals(), {}};
         for (const auto& [offset, cycles] : ws.barrier_wait.entries()) {
           const MBarrier* b = cta.find_barrier(offset);
           s.barrier_wait.emplace_back(b && !b->name.empty() ? b->name : fmt::format("smem {:#x}", offset), cycles);

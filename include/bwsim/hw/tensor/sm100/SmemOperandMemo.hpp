@@ -1,10 +1,11 @@
 #pragma once
 // A tensor core's last SMEM operand of one kind (an MMA's A, its B, a tcgen05.cp's source), kept
-// so that the next one is decoded and spanned by an addition. A kernel's K loop issues MMAs whose descriptors differ only in their start address
-// (CUTLASS advances it by each k-block's bytes); a descriptor's other fields, its validity and the
-// offsets of its span's corners from the start address depend on every bit but those, so a
-// descriptor equal to the last one outside the start address reuses them. The results are those
-// of decode() and mma_operand_span() exactly (tests/smem_operand_memo_test.cpp).
+// so that the next one is decoded and spanned by an addition. A kernel's K loop issues MMAs whose
+// descriptors differ only in their start address (CUTLASS advances it by each k-block's bytes); a
+// descriptor's other fields, its validity and the offsets of its span's corners from the start
+// address depend on every bit but those, so a descriptor equal to the last one outside the start
+// address reuses them. The results are those of decode() and mma_operand_span() exactly
+// (tests/smem_operand_memo_test.cpp).
 #include <cstdint>
 
 #include "bwsim/hw/tensor/sm100/UmmaDescriptor.hpp"
