@@ -24,6 +24,11 @@ Cycle PortCalendar::free_from(Cycle now, Cycle from) {
 Cycle PortCalendar::reserve(Cycle now, Cycle from, Cycle cycles) {
   drop_before(now);
   if (cycles == 0) return from;
+  if (head_ == busy_.size() || busy_.back().second <= from) {  // free from `from` on: the walk's last case
+    if (head_ != busy_.size() && busy_.back().second == from) busy_.back().second = from + cycles;
+    else busy_.emplace_back(from, from + cycles);
+    return from + cycles;
+  }
   const auto first = busy_.begin() + static_cast<std::ptrdiff_t>(head_);
   auto it = std::lower_bound(first, busy_.end(), from,
                              [](const std::pair<Cycle, Cycle>& b, Cycle t) { return b.second <= t; });

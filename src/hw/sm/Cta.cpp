@@ -173,7 +173,7 @@ void Cta::smem_access_failed(WarpState& ws, const char* op, std::uint64_t offset
   throw std::logic_error("smem_access_failed: the access is in bounds and aligned");
 }
 
-void Cta::check_no_live_barrier(WarpState& ws, const char* op, std::uint32_t offset, std::uint32_t len) {
+void Cta::find_clobbered_barrier(WarpState& ws, const char* op, std::uint32_t offset, std::uint32_t len) {
   auto it = std::lower_bound(live_offsets_.begin(), live_offsets_.end(), offset > 7 ? offset - 7 : 0);
   if (it != live_offsets_.end() && *it < offset + len && *it + 8 > offset) {
     const MBarrier& b = *find_barrier(*it);

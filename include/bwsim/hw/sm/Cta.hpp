@@ -131,7 +131,10 @@ class Cta {
   }
   // A located barrier-clobbered error if [offset, offset + len) overlaps a live mbarrier (a write
   // over it, or a bulk copy of it).
-  void check_no_live_barrier(WarpState& ws, const char* op, std::uint32_t offset, std::uint32_t len);
+  void check_no_live_barrier(WarpState& ws, const char* op, std::uint32_t offset, std::uint32_t len) {
+    if (!live_offsets_.empty() && offset < live_offsets_.back() + 8 && offset + len > live_offsets_.front())
+      find_clobbered_barrier(ws, op, offset, len);
+  }
   [[noreturn]] void fail(Rule rule, WarpState& ws, const char* op, std::string what, std::string hint) const;
   SimLocation where(const WarpState& ws, const char* op) const;
   std::string describe(const MBarrier& b) const;
@@ -219,6 +222,9 @@ class Cta {
                                                   std::uint64_t len, std::uint32_t align) const;
   [[noreturn, gnu::cold]] void tmem_access_failed(WarpState& ws, const char* op, std::uint32_t lane,
                                                   std::uint32_t lanes, std::uint32_t column, std::uint32_t ncols) const;
+  // check_no_live_barrier's search where [offset, offset + len) reaches between the live
+  // barriers' lowest and highest offsets: a located error if it overlaps one.
+  void find_clobbered_barrier(WarpState& ws, const char* op, std::uint32_t offset, std::uint32_t len);
   // Records barriers_ entry `entry` (1-based) for SMEM word `word`, widening the index's span.
   void index_barrier(std::uint32_t word, std::uint32_t entry);
 
