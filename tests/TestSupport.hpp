@@ -99,4 +99,10 @@ inline RunResult run_clusters(const WarpProgram& program, ClusterShape cluster, 
                     program);
 }
 
+// A (rows x 16) and B bf16 operands K-major without swizzle, in core matrices: element (r, k) at
+// (r%8)*16 + (r/8)*SBO + (k%8)*2 + (k/8)*LBO with LBO = 128, SBO = 256.
+inline std::uint32_t core_offset(std::uint32_t r, std::uint32_t k) {
+  return (r % 8) * 16 + (r / 8) * 256 + (k % 8) * 2 + (k / 8) * 128;
+}
+
 }  // namespace bwsim::test

@@ -249,9 +249,7 @@ TEST(TmemLoadTest, OutsideTheAllocation) {
 
 // ---------------------------------------------------------------------------------- MMA
 
-// A (128 x 16) and B (N x 16) bf16, K-major without swizzle, in core matrices: element (r, k) at
-// (r%8)*16 + (r/8)*SBO + (k%8)*2 + (k/8)*LBO with LBO = 128, SBO = 256.
-std::uint32_t core_offset(std::uint32_t r, std::uint32_t k) { return (r % 8) * 16 + (r / 8) * 256 + (k % 8) * 2 + (k / 8) * 128; }
+using test::core_offset;
 
 void put_bf16(Warp& w, SmemAddr base, std::uint32_t r, std::uint32_t k, float v) {
   const std::uint16_t b = float_to_bf16(v);

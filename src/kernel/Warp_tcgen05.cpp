@@ -82,12 +82,11 @@ SmemDescriptorFields Warp::decode_operand(SmemOperandMemo& memo, SmemDescriptor 
   return f;
 }
 
-void Warp::check_operand_in_smem(SmemSpan span, const char* which, const char* op) {
-  if (span.end > cta_.smem().size())
-    cta_.fail(Rule::SmemOutOfBounds, ws_, op,
-              fmt::format("{} [{:#x}, {:#x}) lies outside the CTA's {} bytes of SMEM", which, span.begin, span.end,
-                          cta_.smem().size()),
-              "check the descriptor's start address, LBO and SBO");
+void Warp::operand_outside_smem(SmemSpan span, const char* which, const char* op) {
+  cta_.fail(Rule::SmemOutOfBounds, ws_, op,
+            fmt::format("{} [{:#x}, {:#x}) lies outside the CTA's {} bytes of SMEM", which, span.begin, span.end,
+                        cta_.smem().size()),
+            "check the descriptor's start address, LBO and SBO");
 }
 
 // PTX (tcgen05.mma shapes, dense): cta_group::1 M 64 or 128 with N a multiple of 8 in 8..256
@@ -231,7 +230,7 @@ void Warp::check_block_scale(const MmaInstr& in, const char* op) {
   }
 }
 
-void Warp::issue_mma(MmaInstr in, InstrDescriptor idesc, const char* op) {
+void Warp::issue_mma(MmaInstr& in, InstrDescriptor idesc, const char* op) {
   require_tcgen05(op);
   WarpState::DecodedMma& memo = ws_.last_mma_decoded;
   if (memo.valid && memo.kind == in.kind && memo.raw == idesc.raw) {
@@ -241,21 +240,16 @@ void Warp::issue_mma(MmaInstr in, InstrDescriptor idesc, const char* op) {
     memo = {in.kind, idesc.raw, true, in.f};
   }
   check_mma_kind(in, op);
-  const std::uint32_t M = in.f.m, N = in.f.n;
-  const std::uint32_t K = mma_k(in.kind);
   if (in.d.lane() != 0)
     cta_.fail(Rule::MmaInvalid, ws_, op, fmt::format("D address {:#x} has lane {}, not 0", in.d.raw, in.d.lane()), "");
-  const std::uint32_t rows = in.pair ? M / 2 : M;  // of A, per CTA
-  const std::uint32_t b_rows = in.pair ? N / 2 : N;
-  const std::uint32_t d_columns = in.d_columns();
-  const std::uint32_t a_columns = in.a_from_tmem ? K * operand_element_bits(in.kind, in.f.a_type) / 32 : 0;
+  const std::uint32_t rows = in.a_rows();
   for (std::uint32_t c = 0; c < (in.pair ? 2u : 1u); ++c) {
     Cta& cta = cta_.cluster().cta(cta_.rank() + c);
     if (c) cta.check_resident_for(ws_, op);
-    cta.tmem_check_access(ws_, op, 0, kTmemLanes, in.d.column(), d_columns, false);
+    cta.tmem_check_access(ws_, op, 0, kTmemLanes, in.d.column(), in.d_columns(), false);
     if (in.a_from_tmem)
-      cta.tmem_check_access(ws_, op, in.a_tmem.lane(), rows == 64 ? kTmemLanes : rows, in.a_tmem.column(), a_columns,
-                            false);
+      cta.tmem_check_access(ws_, op, in.a_tmem.lane(), rows == 64 ? kTmemLanes : rows, in.a_tmem.column(),
+                            in.a_columns(), false);
   }
   MmaPipe& pipe = cta_.sm().mma();
   SmemSpan a_span{};
@@ -267,19 +261,77 @@ void Warp::issue_mma(MmaInstr in, InstrDescriptor idesc, const char* op) {
     check_operand_in_smem(a_span, "A operand", op);
   }
   const std::uint32_t b_k_times = in.sp ? 2 : 1;  // B spans the logical K
-  const SmemSpan b_span = pipe.operand_memo(1).span(in.b, in.f.b_major, in.kind, in.f.b_type, b_rows, b_k_times);
+  const SmemSpan b_span = pipe.operand_memo(1).span(in.b, in.f.b_major, in.kind, in.f.b_type, in.b_rows(), b_k_times);
   check_operand_in_smem(b_span, "B operand", op);
+  issue_checked_mma(in, pipe.cost(in), a_span, b_span);
+}
+
+void Warp::issue_checked_mma(const MmaInstr& in, const MmaCost& cost, SmemSpan a_span, SmemSpan b_span) {
   if (cta_.checks_races()) {
     using Reads = MmaRaceChecks::Reads;
-    const Reads a = in.a_from_tmem ? Reads::of(in.a_tmem.column(), in.a_tmem.column() + a_columns)
+    const Reads a = in.a_from_tmem ? Reads::of(in.a_tmem.column(), in.a_tmem.column() + in.a_columns())
                                    : Reads::of(a_span.begin, a_span.end);
     cta_.race_check_absorbing(MmaRaceChecks{&cta_, &ws_, a, Reads::of(b_span.begin, b_span.end), in.d.column(),
-                                            in.d.column() + d_columns, in.a_from_tmem, in.pair});
+                                            in.d.column() + in.d_columns(), in.a_from_tmem, in.pair});
   }
-
   const Cycle t = issue(config().mma.issue_cycles);
-  const Cycle done = pipe.issue(cta_, ws_, in, t);
+  const Cycle done = cta_.sm().mma().issue(cta_, ws_, in, cost, t);
   ws_.tcgen05_done = std::max(ws_.tcgen05_done, done);
+}
+
+bool Warp::issue_repeated_mma(bool a_in_tmem, MmaKind kind, TmemAddr d, std::uint64_t a, SmemDescriptor b,
+                              InstrDescriptor idesc, bool enable_input_d, std::uint32_t cta_group, const char* op) {
+  MmaRepeat::Entry& e = ws_.mma_repeat.of_form[a_in_tmem ? 1 : 0];
+  const TmemAddr a_tmem{static_cast<std::uint32_t>(a)};
+  if (!e.valid || e.cta != &cta_ || e.kind != kind || e.idesc != idesc.raw || e.d != d.raw ||
+      e.cta_group != cta_group || e.b_rest != without_start_address(b) ||
+      (a_in_tmem ? e.a_lane != a_tmem.lane() : e.a_rest != without_start_address(SmemDescriptor{a})) ||
+      e.epoch != cta_.sm().tmem().epoch())
+    return false;
+  MmaInstr& in = e.in;
+  if (in.pair) {
+    const Cta& peer = cta_.cluster().cta(cta_.rank() + 1);
+    if (peer.finished() || e.peer_epoch != peer.sm().tmem().epoch()) return false;
+  }
+  in.accumulate = enable_input_d;
+  SmemSpan a_span{};
+  if (a_in_tmem) {
+    in.a_tmem = a_tmem;
+    const std::uint32_t rows = in.a_rows();
+    for (std::uint32_t c = 0; c < (in.pair ? 2u : 1u); ++c)
+      cta_.cluster().cta(cta_.rank() + c).tmem_check_access(ws_, op, a_tmem.lane(), rows == 64 ? kTmemLanes : rows,
+                                                            a_tmem.column(), in.a_columns(), false);
+  } else {
+    in.a.start_address = start_address_of(SmemDescriptor{a});
+    a_span = span_at(in.a.start_address, e.a_offsets);
+    check_operand_in_smem(a_span, "A operand", op);
+  }
+  in.b.start_address = start_address_of(b);
+  const SmemSpan b_span = span_at(in.b.start_address, e.b_offsets);
+  check_operand_in_smem(b_span, "B operand", op);
+  issue_checked_mma(in, e.cost, a_span, b_span);
+  return true;
+}
+
+void Warp::keep_repeated_mma(bool a_in_tmem, const MmaInstr& in, std::uint64_t a, SmemDescriptor b,
+                             InstrDescriptor idesc, std::uint32_t cta_group) {
+  MmaPipe& pipe = cta_.sm().mma();
+  ws_.mma_repeat.of_form[a_in_tmem ? 1 : 0] = MmaRepeat::Entry{
+      .valid = true,
+      .cta = &cta_,
+      .kind = in.kind,
+      .idesc = idesc.raw,
+      .d = in.d.raw,
+      .cta_group = cta_group,
+      .a_rest = a_in_tmem ? 0 : without_start_address(SmemDescriptor{a}),
+      .b_rest = without_start_address(b),
+      .a_lane = a_in_tmem ? in.a_tmem.lane() : 0,
+      .epoch = cta_.sm().tmem().epoch(),
+      .peer_epoch = in.pair ? cta_.cluster().cta(cta_.rank() + 1).sm().tmem().epoch() : 0,
+      .in = in,
+      .cost = pipe.cost(in),
+      .a_offsets = a_in_tmem ? SpanOffsets{} : pipe.operand_memo(0).offsets(),
+      .b_offsets = pipe.operand_memo(1).offsets()};
 }
 
 // The SS and TS forms' instructions before their descriptor is decoded (issue_mma).
@@ -331,50 +383,62 @@ MmaInstr with_scales(MmaInstr in, const Warp::BlockScale& scale) {
 void Warp::tcgen05_mma_ws(MmaKind kind, TmemAddr d, SmemDescriptor a, SmemDescriptor b, InstrDescriptor idesc,
                           bool enable_input_d, Collector collector) {
   const char* op = "tcgen05.mma.ws";
-  issue_mma(with_collector(mma_ss(kind, d, a, b, enable_input_d, 1, op), collector), idesc, op);
+  MmaInstr in = with_collector(mma_ss(kind, d, a, b, enable_input_d, 1, op), collector);
+  issue_mma(in, idesc, op);
 }
 
 void Warp::tcgen05_mma_ws(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, InstrDescriptor idesc,
                           bool enable_input_d, Collector collector) {
   const char* op = "tcgen05.mma.ws";
-  issue_mma(with_collector(mma_ts(kind, d, a, b, enable_input_d, 1, op), collector), idesc, op);
+  MmaInstr in = with_collector(mma_ts(kind, d, a, b, enable_input_d, 1, op), collector);
+  issue_mma(in, idesc, op);
 }
 
 void Warp::tcgen05_mma_sp(MmaKind kind, TmemAddr d, SmemDescriptor a, SmemDescriptor b, TmemAddr meta,
                           InstrDescriptor idesc, bool enable_input_d, std::uint32_t cta_group) {
   const char* op = cta_group == 2 ? "tcgen05.mma.sp.cta_group::2" : "tcgen05.mma.sp";
-  issue_mma(with_metadata(mma_ss(kind, d, a, b, enable_input_d, cta_group, op), meta), idesc, op);
+  MmaInstr in = with_metadata(mma_ss(kind, d, a, b, enable_input_d, cta_group, op), meta);
+  issue_mma(in, idesc, op);
 }
 
 void Warp::tcgen05_mma_sp(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, TmemAddr meta, InstrDescriptor idesc,
                           bool enable_input_d, std::uint32_t cta_group) {
   const char* op = cta_group == 2 ? "tcgen05.mma.sp.cta_group::2" : "tcgen05.mma.sp";
-  issue_mma(with_metadata(mma_ts(kind, d, a, b, enable_input_d, cta_group, op), meta), idesc, op);
+  MmaInstr in = with_metadata(mma_ts(kind, d, a, b, enable_input_d, cta_group, op), meta);
+  issue_mma(in, idesc, op);
 }
 
 void Warp::tcgen05_mma(MmaKind kind, TmemAddr d, SmemDescriptor a, SmemDescriptor b, InstrDescriptor idesc,
                        bool enable_input_d, std::uint32_t cta_group) {
   const char* op = cta_group == 2 ? "tcgen05.mma.cta_group::2" : "tcgen05.mma";
-  issue_mma(mma_ss(kind, d, a, b, enable_input_d, cta_group, op), idesc, op);
+  if (issue_repeated_mma(false, kind, d, a.raw, b, idesc, enable_input_d, cta_group, op)) return;
+  MmaInstr in = mma_ss(kind, d, a, b, enable_input_d, cta_group, op);
+  issue_mma(in, idesc, op);
+  keep_repeated_mma(false, in, a.raw, b, idesc, cta_group);
 }
 
 void Warp::tcgen05_mma(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, InstrDescriptor idesc,
                        bool enable_input_d, std::uint32_t cta_group) {
   const char* op = cta_group == 2 ? "tcgen05.mma.cta_group::2 (A in TMEM)" : "tcgen05.mma (A in TMEM)";
-  issue_mma(mma_ts(kind, d, a, b, enable_input_d, cta_group, op), idesc, op);
+  if (issue_repeated_mma(true, kind, d, a.raw, b, idesc, enable_input_d, cta_group, op)) return;
+  MmaInstr in = mma_ts(kind, d, a, b, enable_input_d, cta_group, op);
+  issue_mma(in, idesc, op);
+  keep_repeated_mma(true, in, a.raw, b, idesc, cta_group);
 }
 
 void Warp::tcgen05_mma(MmaKind kind, TmemAddr d, SmemDescriptor a, SmemDescriptor b, InstrDescriptor idesc,
                        const BlockScale& scale, bool enable_input_d, std::uint32_t cta_group) {
   const char* op = cta_group == 2 ? "tcgen05.mma.cta_group::2.block_scale" : "tcgen05.mma.block_scale";
-  issue_mma(with_scales(mma_ss(kind, d, a, b, enable_input_d, cta_group, op), scale), idesc, op);
+  MmaInstr in = with_scales(mma_ss(kind, d, a, b, enable_input_d, cta_group, op), scale);
+  issue_mma(in, idesc, op);
 }
 
 void Warp::tcgen05_mma(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, InstrDescriptor idesc,
                        const BlockScale& scale, bool enable_input_d, std::uint32_t cta_group) {
   const char* op = cta_group == 2 ? "tcgen05.mma.cta_group::2.block_scale (A in TMEM)"
                                   : "tcgen05.mma.block_scale (A in TMEM)";
-  issue_mma(with_scales(mma_ts(kind, d, a, b, enable_input_d, cta_group, op), scale), idesc, op);
+  MmaInstr in = with_scales(mma_ts(kind, d, a, b, enable_input_d, cta_group, op), scale);
+  issue_mma(in, idesc, op);
 }
 
 void Warp::tcgen05_cp(TmemAddr dst, SmemDescriptor src, TmemCopyShape shape, std::uint32_t cta_group) {

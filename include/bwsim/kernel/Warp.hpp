@@ -381,7 +381,19 @@ class Warp {
                      Cycle not_before = 0);
   void barrier_op(BarrierOp op, MBarrierRef bar, std::uint32_t value);
   void trace_op(std::string_view name, Cycle at, Cycle cost) const;
-  void issue_mma(MmaInstr instr, InstrDescriptor idesc, const char* op);
+  // Decodes the instruction descriptor into `instr`, checks the MMA and issues it.
+  void issue_mma(MmaInstr& instr, InstrDescriptor idesc, const char* op);
+  // The races an MMA whose operands were checked (A and B's SMEM spans) may make, its issue and
+  // the tensor core's work (`cost`: the pipe's cost of it).
+  void issue_checked_mma(const MmaInstr& instr, const MmaCost& cost, SmemSpan a_span, SmemSpan b_span);
+  // A plain tcgen05.mma (A from SMEM descriptor `a`, or from TMEM address `a` when `a_in_tmem`) as
+  // a repeat of the warp's last one of its form (MmaRepeat): checked where it can differ and
+  // issued; false, having done nothing, if it is not one.
+  bool issue_repeated_mma(bool a_in_tmem, MmaKind kind, TmemAddr d, std::uint64_t a, SmemDescriptor b,
+                          InstrDescriptor idesc, bool enable_input_d, std::uint32_t cta_group, const char* op);
+  // Keeps the plain MMA `instr`, just issued from these operands, for issue_repeated_mma.
+  void keep_repeated_mma(bool a_in_tmem, const MmaInstr& instr, std::uint64_t a, SmemDescriptor b,
+                         InstrDescriptor idesc, std::uint32_t cta_group);
   MmaInstr mma_ss(MmaKind kind, TmemAddr d, SmemDescriptor a, SmemDescriptor b, bool enable_input_d,
                   std::uint32_t cta_group, const char* op);
   MmaInstr mma_ts(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, bool enable_input_d,
@@ -417,7 +429,11 @@ class Warp {
   // Decodes and validates an operand's descriptor, through the tensor core's memo of that operand.
   SmemDescriptorFields decode_operand(SmemOperandMemo& memo, SmemDescriptor d, const char* which, const char* op);
   // A located smem-out-of-bounds error unless the bytes an operand's descriptor spans lie in SMEM.
-  void check_operand_in_smem(SmemSpan span, const char* which, const char* op);
+  void check_operand_in_smem(SmemSpan span, const char* which, const char* op) {
+    if (span.end > cta_.smem().size()) [[unlikely]]
+      operand_outside_smem(span, which, op);
+  }
+  [[noreturn, gnu::cold]] void operand_outside_smem(SmemSpan span, const char* which, const char* op);
   // smem_transfer's located error for an access width that is invalid or misaligned.
   [[noreturn, gnu::cold]] void smem_width_invalid(const char* op, std::uint32_t offset, std::uint32_t width);
   WaitAwaiter wait_until(Cycle at);

@@ -13,6 +13,7 @@
 #include "bwsim/check/RaceChecker.hpp"
 #include "bwsim/hw/sm/BarrierWaitTally.hpp"
 #include "bwsim/hw/sm/BulkGroups.hpp"
+#include "bwsim/hw/tensor/sm100/MmaRepeat.hpp"
 #include "bwsim/hw/tensor/sm100/UmmaDescriptor.hpp"
 
 namespace bwsim {
@@ -164,6 +165,7 @@ struct alignas(64) WarpState {
     bool valid = false;
     InstrDescriptorFields fields;
   } last_mma_decoded;
+  MmaRepeat mma_repeat;  // its last plain MMAs, for the next of their K loops
   bool pair_alloc = false;  // the pending tcgen05.alloc is cta_group::2
   // tcgen05.ld results not yet delivered (functional mode): the destination registers hold
   // poison until tcgen05.wait::ld copies these values in, as they are undefined before it.

@@ -153,14 +153,21 @@ void MmaPipe::on_start(void* pipe, std::uint64_t slot) {
   p.cta->async_end();
 }
 
-Cycle MmaPipe::issue(Cta& cta, WarpState& ws, const MmaInstr& in, Cycle at) {
+MmaCost MmaPipe::cost(const MmaInstr& in) const {
   const Cycle math = math_cycles(in);
-  const Cycle interval = std::max(math, smem_cycles(in));
+  return {.math = math,
+          .interval = std::max(math, smem_cycles(in)),
+          .latency = latency(in),
+          .flops = 2.0 * in.f.m * in.f.n * in.logical_k()};  // .sp: the logical K, as vendors count
+}
+
+Cycle MmaPipe::issue(Cta& cta, WarpState& ws, const MmaInstr& in, const MmaCost& cost, Cycle at) {
+  const Cycle interval = cost.interval;
   MmaPipe* peer = in.pair ? &cta.cluster().cta(cta.rank() + 1).sm().mma() : nullptr;
   const Cycle start = reserve(at, interval, peer);
-  const Cycle done = start + math + latency(in);
+  const Cycle done = start + cost.math + cost.latency;
   ++stats_.mmas;
-  const double flops = 2.0 * in.f.m * in.f.n * in.logical_k();  // .sp: the logical K, as vendors count
+  const double flops = cost.flops;
   stats_.flops += flops;
   if (in.kind == MmaKind::F8F6F4 || in.kind == MmaKind::MXF8F6F4) stats_.f8_flops += flops;
   if (in.kind == MmaKind::MXF4 || in.kind == MmaKind::MXF4NVF4) stats_.f4_flops += flops;

@@ -3,14 +3,14 @@
 namespace bwsim {
 
 bool SmemOperandMemo::decoded(SmemDescriptor d, SmemDescriptorFields& out) const {
-  if (!has_decoded_ || (d.raw & ~kStartBits) != decoded_rest_) return false;
+  if (!has_decoded_ || without_start_address(d) != decoded_rest_) return false;
   out = decoded_;
-  out.start_address = static_cast<std::uint32_t>((d.raw & kStartBits) << 4);
+  out.start_address = start_address_of(d);
   return true;
 }
 
 void SmemOperandMemo::keep(SmemDescriptor d, const SmemDescriptorFields& f) {
-  decoded_rest_ = d.raw & ~kStartBits;
+  decoded_rest_ = without_start_address(d);
   decoded_ = f;
   has_decoded_ = true;
 }

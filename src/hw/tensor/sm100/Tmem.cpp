@@ -19,6 +19,7 @@ std::int64_t Tmem::try_allocate(const Cta& cta, std::uint32_t ncols) {
     const auto first = owner_.begin() + g;
     if (std::all_of(first, first + granules, [](const Cta* o) { return o == nullptr; })) {
       std::fill(first, first + granules, &cta);
+      ++epoch_;
       return static_cast<std::int64_t>(g) * kTmemGranule;
     }
   }
@@ -35,6 +36,7 @@ bool Tmem::owned_by(const Cta& cta, std::uint32_t column, std::uint32_t ncols) c
 bool Tmem::release(const Cta& cta, std::uint32_t column, std::uint32_t ncols) {
   if (column % kTmemGranule != 0 || ncols % kTmemGranule != 0 || !owned_by(cta, column, ncols)) return false;
   std::fill(owner_.begin() + column / kTmemGranule, owner_.begin() + (column + ncols) / kTmemGranule, nullptr);
+  ++epoch_;
   return true;
 }
 

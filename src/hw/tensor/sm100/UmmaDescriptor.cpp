@@ -89,7 +89,7 @@ std::optional<std::string> decode(SmemDescriptor d, SmemDescriptorFields& out) {
     return fmt::format("SMEM descriptor {:#018x}: the 128B-with-32B-atom layout is not modeled", d.raw);
   if (field(d.raw, kLboModeLo, 1))
     return fmt::format("SMEM descriptor {:#018x}: LBO mode 1 is not modeled", d.raw);
-  out.start_address = static_cast<std::uint32_t>(field(d.raw, kStartLo, 14) << 4);
+  out.start_address = start_address_of(d);
   out.leading_byte_offset = static_cast<std::uint32_t>(field(d.raw, kLboLo, 14) << 4);
   out.stride_byte_offset = static_cast<std::uint32_t>(field(d.raw, kSboLo, 14) << 4);
   out.base_offset = static_cast<std::uint32_t>(field(d.raw, kBaseLo, 3));

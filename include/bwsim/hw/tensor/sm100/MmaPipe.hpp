@@ -13,6 +13,7 @@
 #include "bwsim/core/SlotPool.hpp"
 #include "bwsim/core/Stats.hpp"
 #include "bwsim/hw/sm/SimContext.hpp"
+#include "bwsim/hw/tensor/sm100/MmaInstr.hpp"
 #include "bwsim/hw/tensor/sm100/SmemOperandMemo.hpp"
 #include "bwsim/hw/tensor/sm100/Tmem.hpp"
 #include "bwsim/hw/tensor/sm100/TmemAccess.hpp"
@@ -22,43 +23,6 @@ namespace bwsim {
 
 class Cta;
 struct WarpState;
-
-// tcgen05.mma.ws's .collector::bN::op: what the instruction does with B collector buffer N (PTX:
-// fill keeps the B it reads from SMEM there; use reads B from it; lastuse reads it, then frees it;
-// discard, the default with b0, reads SMEM and frees the buffer).
-enum class CollectorOp : std::uint8_t { Discard, Fill, Use, LastUse };
-struct Collector {
-  std::uint32_t buffer = 0;  // b0..b3
-  CollectorOp op = CollectorOp::Discard;
-};
-std::string_view name_of(CollectorOp op);
-
-// A decoded, validated tcgen05.mma.
-struct MmaInstr {
-  MmaKind kind = MmaKind::F16;
-  InstrDescriptorFields f;
-  SmemDescriptorFields a, b;  // `a` unused when A comes from TMEM
-  bool a_from_tmem = false;
-  TmemAddr a_tmem, d;
-  bool accumulate = false;  // enable-input-d
-  bool pair = false;        // cta_group::2: issued by the pair's leader, runs on both SMs
-  // .block_scale: the scale factors' TMEM addresses (each CTA's own TMEM on a pair) and .scale_vec.
-  bool block_scale = false;
-  TmemAddr scale_a, scale_b;
-  ScaleVec scale_vec = ScaleVec::X1;
-  // .sp: A holds the stored half of a logical K twice the kind's (f.sparse), placed by the
-  // metadata at `meta` (hw/tensor/sm100/SparseMetadata.hpp).
-  bool sp = false;
-  TmemAddr meta;
-  // .ws (weight-stationary): M = 32, 64 or 128 on one CTA, D folded over the lanes (accumulator_cell);
-  // B through a collector buffer.
-  bool ws = false;
-  Collector collector;
-  std::uint32_t logical_k() const { return mma_k(kind) * (sp ? 2 : 1); }
-  bool b_from_collector() const { return ws && (collector.op == CollectorOp::Use || collector.op == CollectorOp::LastUse); }
-  // TMEM columns of D: N, folded by Layout B (cta_group::2 M = 128) and the .ws layouts.
-  std::uint32_t d_columns() const { return ws ? f.n * f.m / 128 : pair && f.m == 128 ? f.n / 2 : f.n; }
-};
 
 // The TMEM cell holding the scale factors of row m of A (column n of B) of a block-scaled MMA,
 // relative to the scale operand's address: lane m % 128 (B: n % 32, the lane quadrants hold
@@ -108,7 +72,10 @@ class MmaPipe {
   MmaPipe(SimContext& ctx, int sm_index, Tmem& tmem);
 
   // Enters `instr`, issued at cycle `at`, into the pipe; returns the cycle D is complete.
-  Cycle issue(Cta& cta, WarpState& ws, const MmaInstr& instr, Cycle at);
+  Cycle issue(Cta& cta, WarpState& ws, const MmaInstr& instr, Cycle at) { return issue(cta, ws, instr, cost(instr), at); }
+  // The same with `instr`'s cost(), which a warp repeating an MMA keeps.
+  Cycle issue(Cta& cta, WarpState& ws, const MmaInstr& instr, const MmaCost& cost, Cycle at);
+  MmaCost cost(const MmaInstr& instr) const;
   // Enters a tcgen05.cp issued at `at`; returns the cycle its data is in TMEM.
   Cycle issue(Cta& cta, WarpState& ws, const TmemCopyInstr& instr, Cycle at);
   // Enters a tcgen05.shift: mma.shift_cycles in the pipe, its rows moved mma.shift_latency after it starts.

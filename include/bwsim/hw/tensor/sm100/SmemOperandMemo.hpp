@@ -22,9 +22,10 @@ class SmemOperandMemo {
   // operand of this shape.
   SmemSpan span(const SmemDescriptorFields& f, Major major, MmaKind kind, DataType t, std::uint32_t rows,
                 std::uint32_t k_times = 1);
+  // The corner offsets of the last span().
+  const SpanOffsets& offsets() const { return offsets_; }
 
  private:
-  static constexpr std::uint64_t kStartBits = (1ull << 14) - 1;  // bits 0-13: the start address >> 4
   std::uint64_t decoded_rest_ = 0;  // the kept descriptor without its start address
   SmemDescriptorFields decoded_{};
   bool has_decoded_ = false;

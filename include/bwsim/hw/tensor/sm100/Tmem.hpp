@@ -41,6 +41,9 @@ class Tmem {
   bool owned_by(const Cta& cta, std::uint32_t column, std::uint32_t ncols) const;
   // Columns `cta` still holds.
   std::uint32_t held_by(const Cta& cta) const;
+  // Changes with every allocation and release: an access checked against the same epoch is
+  // still inside the same allocations.
+  std::uint64_t epoch() const { return epoch_; }
 
   // Warps blocked in tcgen05.alloc, oldest first; dealloc retries them in order.
   void add_waiter(WarpState& ws);
@@ -58,6 +61,7 @@ class Tmem {
   // of a chip's 148 TMEMs faults in those only); a single unused cell in timing mode.
   ZeroedArray<std::uint32_t> cells_;
   std::vector<WarpState*> waiters_;
+  std::uint64_t epoch_ = 0;
 };
 
 }  // namespace bwsim

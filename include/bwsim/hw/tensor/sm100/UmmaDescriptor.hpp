@@ -22,6 +22,14 @@ enum class UmmaLayout : std::uint8_t { SwizzleNone = 0, Swizzle128BBase32B = 1, 
 struct SmemDescriptor {
   std::uint64_t raw = 0;
 };
+// Bits 0-13 hold the start address >> 4. A K loop's descriptors differ only there (CUTLASS
+// advances the start address by each k-block's bytes), so what the other bits decode to can be
+// kept from one MMA to the next.
+inline constexpr std::uint64_t kSmemDescriptorStartBits = (1ull << 14) - 1;
+inline std::uint32_t start_address_of(SmemDescriptor d) {
+  return static_cast<std::uint32_t>((d.raw & kSmemDescriptorStartBits) << 4);
+}
+inline std::uint64_t without_start_address(SmemDescriptor d) { return d.raw & ~kSmemDescriptorStartBits; }
 
 struct SmemDescriptorFields {
   std::uint32_t start_address = 0;  // bytes (the field holds >> 4)
