@@ -127,6 +127,33 @@ TEST(RaceCheckThreadTest, AStaleParityWaitIsDeferredAsTheInlineCheckRaisesIt) {
   EXPECT_EQ(parity_wait(false, true).cycles, parity_wait(false, false).cycles);
 }
 
+// A warp reads 128 columns as four tcgen05.ld of 32, the third of them the columns an MMA is
+// still writing (no commit waited for): the thread, where the four loads are one command, finds
+// the race the inline checks raise at the third load.
+RunResult four_loads(bool threaded) {
+  Simulator sim(test::unit_config(), SimOptions{.mode = Mode::Timing, .race_check_thread = threaded});
+  return sim.launch("test", LaunchConfig{.grid_ctas = 1, .block_threads = 32, .dynamic_smem_bytes = 32768},
+                    [](Warp& w) -> Task {
+                      const TmemAddr d = co_await w.tcgen05_alloc(SmemAddr{0}, 128);
+                      const auto desc = [](std::uint32_t start) {
+                        return encode(SmemDescriptorFields{.start_address = start, .leading_byte_offset = 128,
+                                                           .stride_byte_offset = 256});
+                      };
+                      w.tcgen05_mma(MmaKind::F16, d + 64, desc(1024), desc(16384),
+                                    encode(MmaKind::F16, {.m = 128, .n = 32}), false);
+                      std::vector<std::uint32_t> regs(32 * 32);
+                      for (std::uint32_t c = 0; c < 4; ++c) w.tcgen05_ld(d + 32 * c, TmemShape::S32x32b, 32, regs);
+                      co_await w.tcgen05_wait_ld();
+                      w.tcgen05_dealloc(d, 128);
+                    });
+}
+
+TEST(RaceCheckThreadTest, AnEarlyReadInTheThirdOfFourJoinedLoadsIsDeferredAsTheInlineCheckRaisesIt) {
+  const MisuseError e = test::expect_misuse([] { four_loads(false); }, Rule::RaceEarlyAccumulatorRead);
+  EXPECT_NE(e.detail().find("columns [64, 96)"), std::string::npos) << e.what();
+  EXPECT_THROW(four_loads(true), RaceCheckDeferred);
+}
+
 // After the stale wait the warp posts many checks (whatever the thread has run by then) and exits
 // while the other warp waits on the cluster barrier: its exit completes that barrier's phase,
 // whose happens-before steps are posted inside the coroutine's final suspend, where nothing may

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "bwsim/check/MmaRaceChecks.hpp"
+#include "bwsim/check/TmemLoadRaceCheck.hpp"
 #include "bwsim/hw/sm/Cluster.hpp"
 #include "bwsim/hw/sm/Sm.hpp"
 #include "bwsim/kernel/Warp.hpp"
@@ -602,9 +603,8 @@ void for_each_register(TmemAddr base, TmemShape shape, std::uint32_t per_thread,
 void Warp::tcgen05_ld(TmemAddr src, TmemShape shape, std::uint32_t num, std::span<std::uint32_t> regs, bool pack16,
                       std::uint32_t half_split) {
   const Cycle end = tmem_transfer("tcgen05.ld", src, shape, num, regs.size(), pack16, half_split);
-  cta_.race_check([&cta = cta_, &ws = ws_, b = src.column(), e = src.column() + tmem_columns(shape, num, pack16) + half_split] {
-    races::tmem_load(cta, ws, b, e);
-  });
+  cta_.race_check_absorbing(
+      TmemLoadRaceCheck{&cta_, &ws_, src.column(), src.column() + tmem_columns(shape, num, pack16) + half_split});
   ws_.tmem_ld_done = std::max(ws_.tmem_ld_done, end + config().tmem.access_latency);
   Tmem& tmem = cta_.sm().tmem();
   if (!tmem.holds_data()) return;

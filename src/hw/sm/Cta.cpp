@@ -445,6 +445,7 @@ void Cta::named_arrive(WarpState& ws, std::uint32_t id, std::uint32_t threads, b
 
 void Cta::note_observed(WarpState& ws, const MBarrier& b) const {
   ctx_.race_check([&hb = cluster_.hb(), &w = ws.hb, o = b.hb_object] { hb.acquire(w, o); });
+  if (ctx_.race_thread) ws.observed[b.hb_object % ws.observed.size()] = {b.hb_object, b.hb_base, b.phase()};
 }
 
 // A parity wait by a warp that knows of fewer than all but the last phase of this barrier cannot
@@ -467,6 +468,11 @@ bool Cta::stale_parity(const WarpState& ws, const MBarrier& b) const {
 
 void Cta::check_stale_parity(WarpState& ws, const MBarrier& b) {
   if (ctx_.race_thread) {  // found there, the inline run that follows reports it
+    // The warp's acquire of phase p (note_observed) made it know of p phases: stale needs two
+    // more, so a wait at most one phase past its last observation is not posted.
+    if (const WarpState::ObservedPhase& seen = ws.observed[b.hb_object % ws.observed.size()];
+        seen.object == b.hb_object && seen.base == b.hb_base && b.phase() < seen.phase + 2)
+      return;
     ctx_.race_check([&hb = cluster_.hb(), &w = ws.hb, o = b.hb_object, base = b.hb_base, phase = b.phase()] {
       if (stale(hb.known(w, o), base, phase)) throw RaceFoundOnThread{};
     });
