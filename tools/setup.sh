@@ -19,8 +19,15 @@ if ((${#missing[@]})); then
 fi
 
 # The Python module is built for Debian's python3 (its pybind11, headers and matplotlib), whatever
-# other python3 comes first on the PATH.
-if [ ! -f build/build.ninja ] || ! grep -q '^Python3_EXECUTABLE:[A-Z]*=/usr/bin/python3$' build/CMakeCache.txt; then
-  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE=/usr/bin/python3 >&2
+# other python3 comes first on the PATH. The build is profile-guided (CMakeLists.txt, BWSIM_PGO):
+# bwsim is built instrumented, runs tools/pgo_train.sh, and everything is then built with the
+# profiles it left.
+if [ ! -f build/build.ninja ] || ! grep -q '^Python3_EXECUTABLE:[A-Z]*=/usr/bin/python3$' build/CMakeCache.txt ||
+   ! grep -q '^BWSIM_PGO:[A-Z]*=use$' build/CMakeCache.txt; then
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE=/usr/bin/python3 -DBWSIM_PGO=generate >&2
+  cmake --build build --parallel "$(nproc)" --target bwsim >&2
+  echo "setup: the profile-guided build's training runs (tools/pgo_train.sh)" >&2
+  tools/pgo_train.sh
+  cmake -S . -B build -DBWSIM_PGO=use >&2
 fi
 cmake --build build --parallel "$(nproc)" >&2

@@ -7,12 +7,9 @@ using Float8 = float __attribute__((vector_size(32)));
 constexpr std::uint32_t kRowBlock = 4;   // rows of A whose sums stay in registers together
 constexpr std::uint32_t kLanes = 8;      // floats per vector
 
-Float8 load8(const float* p) {
-  Float8 v;
-  __builtin_memcpy(&v, p, sizeof v);
-  return v;
-}
-void store8(float* p, Float8 v) { __builtin_memcpy(p, &v, sizeof v); }
+// By reference and inline in each clone: no vector crosses a call, whose ABI the clones differ in.
+[[gnu::always_inline]] inline void load8(Float8& v, const float* p) { __builtin_memcpy(&v, p, sizeof v); }
+[[gnu::always_inline]] inline void store8(float* p, const Float8& v) { __builtin_memcpy(p, &v, sizeof v); }
 
 }  // namespace
 
@@ -33,7 +30,9 @@ void product_sums(const float* a, std::uint32_t m_len, const float* bt, std::uin
       Float8 s[kRowBlock][2] = {};
       for (std::uint32_t k = 0; k < k_len; ++k) {
         const float* br = bt + static_cast<std::size_t>(k) * n_len + n;
-        const Float8 b0 = load8(br), b1 = load8(br + kLanes);
+        Float8 b0, b1;
+        load8(b0, br);
+        load8(b1, br + kLanes);
         for (std::uint32_t r = 0; r < kRowBlock; ++r) {
           const float av = a0[r * k_len + k];
           s[r][0] += av * b0;
@@ -48,7 +47,8 @@ void product_sums(const float* a, std::uint32_t m_len, const float* bt, std::uin
     for (; n < n_vec; n += kLanes) {
       Float8 s[kRowBlock] = {};
       for (std::uint32_t k = 0; k < k_len; ++k) {
-        const Float8 b0 = load8(bt + static_cast<std::size_t>(k) * n_len + n);
+        Float8 b0;
+        load8(b0, bt + static_cast<std::size_t>(k) * n_len + n);
         for (std::uint32_t r = 0; r < kRowBlock; ++r) s[r] += a0[r * k_len + k] * b0;
       }
       for (std::uint32_t r = 0; r < kRowBlock; ++r) store8(sums + static_cast<std::size_t>(m + r) * n_len + n, s[r]);
