@@ -118,12 +118,13 @@ TEST(MmaRepeatTest, AnInvalidCtaGroupIsNotARepeat) {
       Rule::MmaInvalid);
 }
 
-TEST(MmaRepeatTest, APairMmaAfterThePeerExitedIsAnError) {
-  // The leader repeats its cta_group::2 MMA after rank 1 freed its columns and exited.
-  const MisuseError e = expect_misuse(
-      [] {
+// The leader repeats its cta_group::2 MMA after rank 1 freed its columns (`free`) and then, or
+// instead, exited (`exit`).
+MisuseError pair_repeat_after_peer(bool free, bool exit, Rule rule) {
+  return expect_misuse(
+      [&] {
         run_clusters(
-            [](Warp& w) -> Task {
+            [free, exit](Warp& w) -> Task {
               const TmemAddr d = co_await w.tcgen05_alloc(kSlot, 64, 2);
               w.mbarrier_init(kBar, 1);
               w.cluster_arrive();
@@ -135,7 +136,8 @@ TEST(MmaRepeatTest, APairMmaAfterThePeerExitedIsAnError) {
               }
               co_await w.mbarrier_wait(kBar, 0);
               if (w.cluster_ctarank() == 1) {
-                w.tcgen05_dealloc(d, 64, 2);
+                if (free) w.tcgen05_dealloc(d, 64, 2);
+                if (!exit) co_await w.sleep(5000);
                 co_return;
               }
               co_await w.sleep(1000);
@@ -143,13 +145,24 @@ TEST(MmaRepeatTest, APairMmaAfterThePeerExitedIsAnError) {
             },
             {2, 1, 1}, 2, 32, kSmem, Mode::Timing);
       },
-      Rule::ClusterPeerExited);
-  EXPECT_EQ(e.where().op, "tcgen05.mma.cta_group::2");
+      rule);
+}
+
+TEST(MmaRepeatTest, APairMmaAfterThePeerExitedIsAnError) {
+  for (const bool free : {true, false}) {
+    const MisuseError e = pair_repeat_after_peer(free, true, Rule::ClusterPeerExited);
+    EXPECT_EQ(e.where().op, "tcgen05.mma.cta_group::2") << "peer freed its columns: " << free;
+  }
+}
+
+TEST(MmaRepeatTest, APairMmaAfterThePeerFreedItsColumnsIsOutsideTheAllocation) {
+  // The peer stays resident: only its TMEM's epoch tells the repeat that D's columns changed.
+  pair_repeat_after_peer(true, false, Rule::TmemOutOfAllocation);
 }
 
 TEST(MmaRepeatTest, RepeatsComputeEachKStepsProduct) {
-  // Functional: D = sum over two K steps of A_k B_k^T, A_k = 1 on the diagonal (k == m % 16) in
-  // step 0 and 2 in step 1, B_k[n][k] = k + n: D[m][n] = 3 (m % 16 + n).
+  // Functional: D = sum over two K steps of A_s B_s^T, A_s = 1 + s on the diagonal (k == m % 16),
+  // B_s[n][k] = k + n + 10 s: D[m][n] = (m % 16 + n) + 2 (m % 16 + n + 10) = 3 (m % 16 + n) + 20.
   std::vector<std::uint32_t> row(32 * 64);
   run_cta([&](Warp& w) -> Task {
     for (std::uint32_t step = 0; step < 2; ++step) {
@@ -161,7 +174,7 @@ TEST(MmaRepeatTest, RepeatsComputeEachKStepsProduct) {
         }
       for (std::uint32_t n = 0; n < 64; ++n)
         for (std::uint32_t k = 0; k < 16; ++k) {
-          const std::uint16_t v = float_to_bf16(static_cast<float>(k + n));
+          const std::uint16_t v = float_to_bf16(static_cast<float>(k + n + 10 * step));
           w.st_shared(b + core_offset(n, k), std::as_bytes(std::span<const std::uint16_t>(&v, 1)));
         }
     }
@@ -178,7 +191,7 @@ TEST(MmaRepeatTest, RepeatsComputeEachKStepsProduct) {
   }, 32, kSmem);
   for (std::uint32_t m : {0u, 7u, 31u})
     for (std::uint32_t n : {0u, 9u, 63u})
-      EXPECT_EQ(std::bit_cast<float>(row[m * 64 + n]), 3.0f * static_cast<float>(m % 16 + n)) << m << " " << n;
+      EXPECT_EQ(std::bit_cast<float>(row[m * 64 + n]), 3.0f * static_cast<float>(m % 16 + n) + 20.0f) << m << " " << n;
 }
 
 }  // namespace

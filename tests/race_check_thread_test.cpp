@@ -127,9 +127,9 @@ TEST(RaceCheckThreadTest, AStaleParityWaitIsDeferredAsTheInlineCheckRaisesIt) {
   EXPECT_EQ(parity_wait(false, true).cycles, parity_wait(false, false).cycles);
 }
 
-// A warp reads 128 columns as four tcgen05.ld of 32, the third of them the columns an MMA is
-// still writing (no commit waited for): the thread, where the four loads are one command, finds
-// the race the inline checks raise at the third load.
+// A warp reads 128 columns as four tcgen05.ld of 32, the last of them the columns an MMA is still
+// writing (no commit waited for): the thread, where the four loads are one command, finds the
+// race the inline checks raise at the fourth load.
 RunResult four_loads(bool threaded) {
   Simulator sim(test::unit_config(), SimOptions{.mode = Mode::Timing, .race_check_thread = threaded});
   return sim.launch("test", LaunchConfig{.grid_ctas = 1, .block_threads = 32, .dynamic_smem_bytes = 32768},
@@ -139,7 +139,7 @@ RunResult four_loads(bool threaded) {
                         return encode(SmemDescriptorFields{.start_address = start, .leading_byte_offset = 128,
                                                            .stride_byte_offset = 256});
                       };
-                      w.tcgen05_mma(MmaKind::F16, d + 64, desc(1024), desc(16384),
+                      w.tcgen05_mma(MmaKind::F16, d + 96, desc(1024), desc(16384),
                                     encode(MmaKind::F16, {.m = 128, .n = 32}), false);
                       std::vector<std::uint32_t> regs(32 * 32);
                       for (std::uint32_t c = 0; c < 4; ++c) w.tcgen05_ld(d + 32 * c, TmemShape::S32x32b, 32, regs);
@@ -148,10 +148,64 @@ RunResult four_loads(bool threaded) {
                     });
 }
 
-TEST(RaceCheckThreadTest, AnEarlyReadInTheThirdOfFourJoinedLoadsIsDeferredAsTheInlineCheckRaisesIt) {
+TEST(RaceCheckThreadTest, AnEarlyReadInTheLastOfFourJoinedLoadsIsDeferredAsTheInlineCheckRaisesIt) {
   const MisuseError e = test::expect_misuse([] { four_loads(false); }, Rule::RaceEarlyAccumulatorRead);
-  EXPECT_NE(e.detail().find("columns [64, 96)"), std::string::npos) << e.what();
+  EXPECT_NE(e.detail().find("columns [96, 128)"), std::string::npos) << e.what();
   EXPECT_THROW(four_loads(true), RaceCheckDeferred);
+}
+
+// Warp 1 completes three phases (the second `gap` cycles after the first); warp 0 waits for parity
+// 0 from cycle `start` on (after a few stores), which its clock may reach before the first phase
+// completes and pass ahead of the second, and again for parity 0 long after the third: stale. The
+// thread finds each stale wait the inline checks raise, including those whose first wait passed
+// ahead (its observation is made inside the next phase's completion, before that phase is recorded).
+std::string passed_ahead_then_stale(Cycle start, Cycle gap, bool threaded) {
+  Simulator sim(test::unit_config(), SimOptions{.race_check_thread = threaded});
+  try {
+    sim.launch("test", LaunchConfig{.grid_ctas = 1, .block_threads = 64, .dynamic_smem_bytes = 4096},
+               [start, gap](Warp& w) -> Task {
+                 constexpr MBarrierRef kBar{64};
+                 if (w.warp_idx() == 0) w.mbarrier_init(kBar, 1, "flag");
+                 co_await w.syncthreads();
+                 if (w.warp_idx() == 1) {
+                   w.mbarrier_arrive(kBar);
+                   co_await w.sleep(gap);
+                   w.mbarrier_arrive(kBar);
+                   co_await w.sleep(50);
+                   w.mbarrier_arrive(kBar);
+                   co_return;
+                 }
+                 co_await w.sleep(start);
+                 const std::uint32_t word = 0;
+                 for (std::uint32_t i = 0; i < 6; ++i)
+                   w.st_shared(SmemAddr{256 + 4 * i}, std::as_bytes(std::span<const std::uint32_t>(&word, 1)));
+                 co_await w.mbarrier_wait(kBar, 0);
+                 co_await w.sleep(1000);
+                 co_await w.mbarrier_wait(kBar, 0);
+               });
+  } catch (const RaceCheckDeferred&) {
+    return "deferred";
+  } catch (const MisuseError& e) {
+    return rule_name(e.rule());
+  }
+  return "";
+}
+
+TEST(RaceCheckThreadTest, AStaleWaitAfterAWaitThatPassedAheadIsDeferred) {
+  int stale = 0;
+  for (Cycle start = 0; start < 40; start += 2)
+    for (Cycle gap = 0; gap < 80; gap += 4) {
+      const std::string inline_run = passed_ahead_then_stale(start, gap, false);
+      const std::string threaded = passed_ahead_then_stale(start, gap, true);
+      SCOPED_TRACE(fmt::format("start {} gap {}: inline '{}', threaded '{}'", start, gap, inline_run, threaded));
+      if (inline_run == rule_name(Rule::StaleParity)) {
+        ++stale;
+        EXPECT_EQ(threaded, "deferred");
+      } else {
+        EXPECT_EQ(threaded, inline_run);
+      }
+    }
+  EXPECT_GT(stale, 0);
 }
 
 // After the stale wait the warp posts many checks (whatever the thread has run by then) and exits

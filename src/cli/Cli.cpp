@@ -217,6 +217,7 @@ int describe_config(const RunFlags& f) {
     if (n.IsSequence()) flow << YAML::Flow << n;
     std::string value = n.IsSequence() ? flow.c_str() : n.as<std::string>();
     for (const std::string& o : f.overrides)
+      // (append, not +: GCC 12's stringop-overflow check misreads the + once inlined by the profile)
       if (o.rfind(path + "=", 0) == 0) value = o.substr(path.size() + 1).append("  (--set)");
     for (const bwsim::ModelChoice& c : choices)
       if (c.setting == path) value += fmt::format("  (models: {})", c.names);

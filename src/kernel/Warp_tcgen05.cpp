@@ -284,7 +284,7 @@ bool Warp::issue_repeated_mma(bool a_in_tmem, MmaKind kind, TmemAddr d, std::uin
                               InstrDescriptor idesc, bool enable_input_d, std::uint32_t cta_group, const char* op) {
   MmaRepeat::Entry& e = ws_.mma_repeat.of_form[a_in_tmem ? 1 : 0];
   const TmemAddr a_tmem{static_cast<std::uint32_t>(a)};
-  if (!e.valid || e.cta != &cta_ || e.kind != kind || e.idesc != idesc.raw || e.d != d.raw ||
+  if (!e.valid || e.kind != kind || e.idesc != idesc.raw || e.d != d.raw ||
       e.cta_group != cta_group || e.b_rest != without_start_address(b) ||
       (a_in_tmem ? e.a_lane != a_tmem.lane() : e.a_rest != without_start_address(SmemDescriptor{a})) ||
       e.epoch != cta_.sm().tmem().epoch())
@@ -319,7 +319,6 @@ void Warp::keep_repeated_mma(bool a_in_tmem, const MmaInstr& in, std::uint64_t a
   MmaPipe& pipe = cta_.sm().mma();
   ws_.mma_repeat.of_form[a_in_tmem ? 1 : 0] = MmaRepeat::Entry{
       .valid = true,
-      .cta = &cta_,
       .kind = in.kind,
       .idesc = idesc.raw,
       .d = in.d.raw,

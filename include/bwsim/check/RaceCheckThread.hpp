@@ -10,7 +10,8 @@
 // runs the kernel again with the checks inline, which raises the same error, located as always.
 // The inline run is the reference: both run the same commands on the same state (the simulation's
 // own steps do not depend on the checks' answers; a command that absorbed others, post_or_absorb,
-// finds and records what they would have), so the thread fails wherever the inline checks throw.
+// finds what they would have and records what later checks would find in theirs), so the thread
+// fails wherever the inline checks throw.
 // It may also fail where they would not (a stale-parity check of a wait whose barrier is
 // re-initialised before the warp gets to it), which costs the rerun and changes nothing else.
 #include <atomic>

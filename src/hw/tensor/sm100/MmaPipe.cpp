@@ -162,17 +162,15 @@ MmaCost MmaPipe::cost(const MmaInstr& in) const {
 }
 
 Cycle MmaPipe::issue(Cta& cta, WarpState& ws, const MmaInstr& in, const MmaCost& cost, Cycle at) {
-  const Cycle interval = cost.interval;
   MmaPipe* peer = in.pair ? &cta.cluster().cta(cta.rank() + 1).sm().mma() : nullptr;
-  const Cycle start = reserve(at, interval, peer);
+  const Cycle start = reserve(at, cost.interval, peer);
   const Cycle done = start + cost.math + cost.latency;
   ++stats_.mmas;
-  const double flops = cost.flops;
-  stats_.flops += flops;
-  if (in.kind == MmaKind::F8F6F4 || in.kind == MmaKind::MXF8F6F4) stats_.f8_flops += flops;
-  if (in.kind == MmaKind::MXF4 || in.kind == MmaKind::MXF4NVF4) stats_.f4_flops += flops;
-  if (in.kind == MmaKind::I8) stats_.int_ops += flops;
-  stats_.busy_cycles += interval;
+  stats_.flops += cost.flops;
+  if (in.kind == MmaKind::F8F6F4 || in.kind == MmaKind::MXF8F6F4) stats_.f8_flops += cost.flops;
+  if (in.kind == MmaKind::MXF4 || in.kind == MmaKind::MXF4NVF4) stats_.f4_flops += cost.flops;
+  if (in.kind == MmaKind::I8) stats_.int_ops += cost.flops;
+  stats_.busy_cycles += cost.interval;
   if (Tracer* t = ctx_.tracer_for(sm_)) {
     const std::string name = fmt::format("mma.{}{}{}{} {}x{}x{} {}{}", in.ws ? "ws." : "", in.sp ? "sp." : "", in.pair ? "2cta." : "",
                                          in.a_from_tmem ? "ts" : "ss", in.f.m, in.f.n, in.logical_k(), name_of(in.f.a_type),
@@ -181,7 +179,7 @@ Cycle MmaPipe::issue(Cta& cta, WarpState& ws, const MmaInstr& in, const MmaCost&
                                                         : std::string());
     const std::string args = fmt::format(R"("d_col":{},"accumulate":{},"warp":{},"issue":{},"done":{})",
                                          in.d.column(), in.accumulate, ws.index, at, done);
-    t->span(sm_, kMmaTrack, name, start, interval, args);
+    t->span(sm_, kMmaTrack, name, start, cost.interval, args);
     t->async_span(sm_, "mma", "mma", next_id_, at, done, args);
   }
   ++next_id_;

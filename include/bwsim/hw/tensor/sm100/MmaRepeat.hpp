@@ -15,12 +15,10 @@
 
 namespace bwsim {
 
-class Cta;
-
+// In WarpState: a warp belongs to one CTA for its life, so its entries are that CTA's.
 struct MmaRepeat {
   struct Entry {
     bool valid = false;
-    const Cta* cta = nullptr;  // the CTA the warp issued it in
     MmaKind kind = MmaKind::F16;
     std::uint32_t idesc = 0, d = 0, cta_group = 0;
     std::uint64_t a_rest = 0, b_rest = 0;  // the SMEM descriptors without their start addresses
