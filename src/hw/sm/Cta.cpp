@@ -242,7 +242,7 @@ void Cta::barrier_init(WarpState& ws, std::uint32_t offset, std::uint32_t count,
     fail(Rule::BarrierBadInit, ws, op, fmt::format("arrival count {} is outside 1..{}", count, MBarrier::kMaxCount),
          "the expected arrival count must be at least 1");
   MBarrier* b = barrier_slot(offset);
-  if (b && b->status() == MBarrier::Status::Live) settle_passed_ahead(*b, b->phase());
+  if (b && b->status() == MBarrier::Status::Live) settle_passed_ahead(*b);
   if (b && b->status() == MBarrier::Status::Live &&
       (waited_on(*b) || b->tx() != 0 || b->pending() != b->expected()))
     fail(Rule::BarrierReinitInUse, ws, op, fmt::format("re-initialising {} while it is in use", describe(*b)),
@@ -326,7 +326,7 @@ void Cta::barrier_apply(WarpState& ws, BarrierOp op, std::uint32_t offset, std::
 }
 
 void Cta::invalidate_barrier(WarpState& ws, MBarrier& b, const char* opname) {
-  settle_passed_ahead(b, b.phase());
+  settle_passed_ahead(b);
   if (waited_on(b))
     fail(Rule::BarrierReinitInUse, ws, opname, fmt::format("invalidating {} while warps wait on it", describe(b)),
          "invalidate a barrier only after every waiter has passed");
@@ -357,7 +357,7 @@ void Cta::barrier_op_failed(WarpState& ws, BarrierOp op, std::uint32_t value, co
 
 void Cta::phase_completed(MBarrier& b) {
   const Cycle now = ctx_.now();
-  settle_passed_ahead(b, b.phase() - 1);  // they passed before this phase, which is recorded below
+  settle_passed_ahead(b);
   ctx_.race_check([&hb = cluster_.hb(), o = b.hb_object, n = b.hb_base + static_cast<HbClock>(b.phase())] {
     hb.completed(o, n);
   });
@@ -382,7 +382,7 @@ void Cta::phase_completed(MBarrier& b) {
     if (done) {
       *link = w->next_waiter;
       w->next_waiter = nullptr;
-      note_observed(*w, b, b.phase());
+      note_observed(*w, b);
       const Cycle at = now + ctx_.config.mbarrier.wakeup_latency;
       if (Tracer* t = tracer())  // an arrow from the flip to the end of the warp's wait
         t->flow(static_cast<int>(sm_.index()), kBarrierTrack, now, static_cast<int>(sm_.index()),
@@ -443,9 +443,8 @@ void Cta::named_arrive(WarpState& ws, std::uint32_t id, std::uint32_t threads, b
 
 // ---------------------------------------------------------------------------- blocking
 
-void Cta::note_observed(WarpState& ws, const MBarrier& b, std::uint64_t recorded) const {
+void Cta::note_observed(WarpState& ws, const MBarrier& b) const {
   ctx_.race_check([&hb = cluster_.hb(), &w = ws.hb, o = b.hb_object] { hb.acquire(w, o); });
-  if (ctx_.race_thread) ws.observed[b.hb_object % ws.observed.size()] = {b.hb_object, b.hb_base, recorded};
 }
 
 // A parity wait by a warp that knows of fewer than all but the last phase of this barrier cannot
@@ -468,12 +467,6 @@ bool Cta::stale_parity(const WarpState& ws, const MBarrier& b) const {
 
 void Cta::check_stale_parity(WarpState& ws, const MBarrier& b) {
   if (ctx_.race_thread) {  // found there, the inline run that follows reports it
-    // The warp's last acquire of this barrier (note_observed) came when the barrier's record held
-    // seen.phase phases, so the warp knows of those: stale needs two more, and a wait at most one
-    // phase past them is not posted.
-    if (const WarpState::ObservedPhase& seen = ws.observed[b.hb_object % ws.observed.size()];
-        seen.object == b.hb_object && seen.base == b.hb_base && b.phase() < seen.phase + 2)
-      return;
     ctx_.race_check([&hb = cluster_.hb(), &w = ws.hb, o = b.hb_object, base = b.hb_base, phase = b.phase()] {
       if (stale(hb.known(w, o), base, phase)) throw RaceFoundOnThread{};
     });
@@ -494,13 +487,13 @@ bool Cta::satisfied(WarpState& ws) {
       MBarrier& b = live_barrier(ws, ws.wait_slot, wait_kind_name(ws.wait));
       check_stale_parity(ws, b);
       if (!b.parity_completed(static_cast<std::uint32_t>(ws.wait_value))) return false;
-      note_observed(ws, b, b.phase());
+      note_observed(ws, b);
       return true;
     }
     case WaitKind::BarrierToken: {
       MBarrier& b = live_barrier(ws, ws.wait_slot, wait_kind_name(ws.wait));
       if (b.phase() <= ws.wait_value) return false;
-      note_observed(ws, b, b.phase());
+      note_observed(ws, b);
       return true;
     }
     case WaitKind::BulkGroups: return ws.bulk.satisfied(static_cast<std::uint32_t>(ws.wait_value), false);
@@ -571,7 +564,7 @@ bool Cta::register_ahead(WarpState& ws) {
   return true;
 }
 
-void Cta::settle_passed_ahead(MBarrier& b, std::uint64_t recorded) {
+void Cta::settle_passed_ahead(MBarrier& b) {
   WarpState** link = &b.waiters;
   while (*link) {
     WarpState* w = *link;
@@ -587,7 +580,7 @@ void Cta::settle_passed_ahead(MBarrier& b, std::uint64_t recorded) {
       w->registered = false;
       ctx_.engine.schedule_as(w->registered_seq, w->registered_at, &Cta::on_sync, w);
     } else {
-      note_observed(*w, b, recorded);  // its resume, scheduled, stands
+      note_observed(*w, b);  // its resume, scheduled, stands
     }
   }
 }
@@ -703,7 +696,7 @@ void Cta::on_resume(void* wsp, std::uint64_t token) {
       MBarrier& b = *cta.barrier_slot(ws.wait_slot);
       remove_waiter(b, ws);
       ws.passed_ahead = false;
-      cta.note_observed(ws, b, b.phase());
+      cta.note_observed(ws, b);
     }
   }
   const Cycle now = cta.ctx_.now();

@@ -168,10 +168,8 @@ class Cta {
     std::uint32_t hb_object = kNoHbObject;  // its happens-before object (race checking), made at first use
   };
   bool satisfied(WarpState& ws);
-  // A wait of `ws` passed, observing `b`'s last completed phase (race checking: happens-before):
-  // `recorded` phases of `b`, those its happens-before record holds by now (b.phase(), but inside
-  // phase_completed before it records the new one).
-  void note_observed(WarpState& ws, const MBarrier& b, std::uint64_t recorded) const;
+  // A wait of `ws` passed, observing `b`'s last completed phase (race checking: happens-before).
+  void note_observed(WarpState& ws, const MBarrier& b) const;
   // A stale-parity wait is a located error (inline checks) or a check posted to the race-checking
   // thread; stale_parity answers at once and is for inline checks only.
   void check_stale_parity(WarpState& ws, const MBarrier& b);
@@ -182,10 +180,9 @@ class Cta {
   // false where the wait fails at once (then the catch-up decides it at the warp's cycle).
   bool register_ahead(WarpState& ws);
   // Before `b` changes (a phase completes, it is invalidated or re-initialised): each wait listed
-  // ahead as passing takes effect as it would have at its warp's cycle: observed (with `recorded`
-  // phases in the record: note_observed), if that cycle came before this change; otherwise taken
-  // back to its catch-up, which decides it anew.
-  void settle_passed_ahead(MBarrier& b, std::uint64_t recorded);
+  // ahead as passing takes effect as it would have at its warp's cycle: observed, if that cycle
+  // came before this change; otherwise taken back to its catch-up, which decides it anew.
+  void settle_passed_ahead(MBarrier& b);
   // Lists `ws` among `b`'s waiters, latest registration first (the order they are woken in).
   static void add_waiter(MBarrier& b, WarpState& ws);
   // Takes `ws`, which is listed, off `b`'s waiters.

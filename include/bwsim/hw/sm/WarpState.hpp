@@ -166,14 +166,6 @@ struct alignas(64) WarpState {
     InstrDescriptorFields fields;
   } last_mma_decoded;
   MmaRepeat mma_repeat;  // its last plain MMAs, for the next of their K loops
-  // With race checking on another thread: the phase of each barrier (object and initialisation)
-  // this warp last observed complete, by object in a few slots. A parity wait at most one phase
-  // past it cannot be stale, so that check is not posted (Cta::check_stale_parity).
-  struct ObservedPhase {
-    std::uint32_t object = ~0u, base = 0;
-    std::uint64_t phase = 0;
-  };
-  std::array<ObservedPhase, 16> observed;
   bool pair_alloc = false;  // the pending tcgen05.alloc is cta_group::2
   // tcgen05.ld results not yet delivered (functional mode): the destination registers hold
   // poison until tcgen05.wait::ld copies these values in, as they are undefined before it.
