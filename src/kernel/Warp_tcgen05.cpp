@@ -231,7 +231,7 @@ void Warp::check_block_scale(const MmaInstr& in, const char* op) {
   }
 }
 
-void Warp::issue_mma(MmaInstr& in, InstrDescriptor idesc, const char* op) {
+MmaInstr Warp::issue_mma(MmaInstr in, InstrDescriptor idesc, const char* op) {
   require_tcgen05(op);
   WarpState::DecodedMma& memo = ws_.last_mma_decoded;
   if (memo.valid && memo.kind == in.kind && memo.raw == idesc.raw) {
@@ -243,14 +243,12 @@ void Warp::issue_mma(MmaInstr& in, InstrDescriptor idesc, const char* op) {
   check_mma_kind(in, op);
   if (in.d.lane() != 0)
     cta_.fail(Rule::MmaInvalid, ws_, op, fmt::format("D address {:#x} has lane {}, not 0", in.d.raw, in.d.lane()), "");
-  const std::uint32_t rows = in.a_rows();
   for (std::uint32_t c = 0; c < (in.pair ? 2u : 1u); ++c) {
     Cta& cta = cta_.cluster().cta(cta_.rank() + c);
     if (c) cta.check_resident_for(ws_, op);
     cta.tmem_check_access(ws_, op, 0, kTmemLanes, in.d.column(), in.d_columns(), false);
     if (in.a_from_tmem)
-      cta.tmem_check_access(ws_, op, in.a_tmem.lane(), rows == 64 ? kTmemLanes : rows, in.a_tmem.column(),
-                            in.a_columns(), false);
+      cta.tmem_check_access(ws_, op, in.a_tmem.lane(), in.a_tmem_lanes(), in.a_tmem.column(), in.a_columns(), false);
   }
   MmaPipe& pipe = cta_.sm().mma();
   SmemSpan a_span{};
@@ -258,13 +256,14 @@ void Warp::issue_mma(MmaInstr& in, InstrDescriptor idesc, const char* op) {
     if (in.f.a_major != Major::K)
       cta_.fail(Rule::MmaInvalid, ws_, op, "A from TMEM must be K-major (transpose-A bit 0)", "");
   } else {
-    a_span = pipe.operand_memo(0).span(in.a, in.f.a_major, in.kind, in.f.a_type, rows);
+    a_span = pipe.operand_memo(0).span(in.a, in.f.a_major, in.kind, in.f.a_type, in.a_rows());
     check_operand_in_smem(a_span, "A operand", op);
   }
   const std::uint32_t b_k_times = in.sp ? 2 : 1;  // B spans the logical K
   const SmemSpan b_span = pipe.operand_memo(1).span(in.b, in.f.b_major, in.kind, in.f.b_type, in.b_rows(), b_k_times);
   check_operand_in_smem(b_span, "B operand", op);
   issue_checked_mma(in, pipe.cost(in), a_span, b_span);
+  return in;
 }
 
 void Warp::issue_checked_mma(const MmaInstr& in, const MmaCost& cost, SmemSpan a_span, SmemSpan b_span) {
@@ -298,10 +297,9 @@ bool Warp::issue_repeated_mma(bool a_in_tmem, MmaKind kind, TmemAddr d, std::uin
   SmemSpan a_span{};
   if (a_in_tmem) {
     in.a_tmem = a_tmem;
-    const std::uint32_t rows = in.a_rows();
     for (std::uint32_t c = 0; c < (in.pair ? 2u : 1u); ++c)
-      cta_.cluster().cta(cta_.rank() + c).tmem_check_access(ws_, op, a_tmem.lane(), rows == 64 ? kTmemLanes : rows,
-                                                            a_tmem.column(), in.a_columns(), false);
+      cta_.cluster().cta(cta_.rank() + c).tmem_check_access(ws_, op, a_tmem.lane(), in.a_tmem_lanes(), a_tmem.column(),
+                                                            in.a_columns(), false);
   } else {
     in.a.start_address = start_address_of(SmemDescriptor{a});
     a_span = span_at(in.a.start_address, e.a_offsets);
@@ -383,62 +381,54 @@ MmaInstr with_scales(MmaInstr in, const Warp::BlockScale& scale) {
 void Warp::tcgen05_mma_ws(MmaKind kind, TmemAddr d, SmemDescriptor a, SmemDescriptor b, InstrDescriptor idesc,
                           bool enable_input_d, Collector collector) {
   const char* op = "tcgen05.mma.ws";
-  MmaInstr in = with_collector(mma_ss(kind, d, a, b, enable_input_d, 1, op), collector);
-  issue_mma(in, idesc, op);
+  issue_mma(with_collector(mma_ss(kind, d, a, b, enable_input_d, 1, op), collector), idesc, op);
 }
 
 void Warp::tcgen05_mma_ws(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, InstrDescriptor idesc,
                           bool enable_input_d, Collector collector) {
   const char* op = "tcgen05.mma.ws";
-  MmaInstr in = with_collector(mma_ts(kind, d, a, b, enable_input_d, 1, op), collector);
-  issue_mma(in, idesc, op);
+  issue_mma(with_collector(mma_ts(kind, d, a, b, enable_input_d, 1, op), collector), idesc, op);
 }
 
 void Warp::tcgen05_mma_sp(MmaKind kind, TmemAddr d, SmemDescriptor a, SmemDescriptor b, TmemAddr meta,
                           InstrDescriptor idesc, bool enable_input_d, std::uint32_t cta_group) {
   const char* op = cta_group == 2 ? "tcgen05.mma.sp.cta_group::2" : "tcgen05.mma.sp";
-  MmaInstr in = with_metadata(mma_ss(kind, d, a, b, enable_input_d, cta_group, op), meta);
-  issue_mma(in, idesc, op);
+  issue_mma(with_metadata(mma_ss(kind, d, a, b, enable_input_d, cta_group, op), meta), idesc, op);
 }
 
 void Warp::tcgen05_mma_sp(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, TmemAddr meta, InstrDescriptor idesc,
                           bool enable_input_d, std::uint32_t cta_group) {
   const char* op = cta_group == 2 ? "tcgen05.mma.sp.cta_group::2" : "tcgen05.mma.sp";
-  MmaInstr in = with_metadata(mma_ts(kind, d, a, b, enable_input_d, cta_group, op), meta);
-  issue_mma(in, idesc, op);
+  issue_mma(with_metadata(mma_ts(kind, d, a, b, enable_input_d, cta_group, op), meta), idesc, op);
 }
 
 void Warp::tcgen05_mma(MmaKind kind, TmemAddr d, SmemDescriptor a, SmemDescriptor b, InstrDescriptor idesc,
                        bool enable_input_d, std::uint32_t cta_group) {
   const char* op = cta_group == 2 ? "tcgen05.mma.cta_group::2" : "tcgen05.mma";
   if (issue_repeated_mma(false, kind, d, a.raw, b, idesc, enable_input_d, cta_group, op)) return;
-  MmaInstr in = mma_ss(kind, d, a, b, enable_input_d, cta_group, op);
-  issue_mma(in, idesc, op);
-  keep_repeated_mma(false, in, a.raw, b, idesc, cta_group);
+  keep_repeated_mma(false, issue_mma(mma_ss(kind, d, a, b, enable_input_d, cta_group, op), idesc, op), a.raw, b, idesc,
+                    cta_group);
 }
 
 void Warp::tcgen05_mma(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, InstrDescriptor idesc,
                        bool enable_input_d, std::uint32_t cta_group) {
   const char* op = cta_group == 2 ? "tcgen05.mma.cta_group::2 (A in TMEM)" : "tcgen05.mma (A in TMEM)";
   if (issue_repeated_mma(true, kind, d, a.raw, b, idesc, enable_input_d, cta_group, op)) return;
-  MmaInstr in = mma_ts(kind, d, a, b, enable_input_d, cta_group, op);
-  issue_mma(in, idesc, op);
-  keep_repeated_mma(true, in, a.raw, b, idesc, cta_group);
+  keep_repeated_mma(true, issue_mma(mma_ts(kind, d, a, b, enable_input_d, cta_group, op), idesc, op), a.raw, b, idesc,
+                    cta_group);
 }
 
 void Warp::tcgen05_mma(MmaKind kind, TmemAddr d, SmemDescriptor a, SmemDescriptor b, InstrDescriptor idesc,
                        const BlockScale& scale, bool enable_input_d, std::uint32_t cta_group) {
   const char* op = cta_group == 2 ? "tcgen05.mma.cta_group::2.block_scale" : "tcgen05.mma.block_scale";
-  MmaInstr in = with_scales(mma_ss(kind, d, a, b, enable_input_d, cta_group, op), scale);
-  issue_mma(in, idesc, op);
+  issue_mma(with_scales(mma_ss(kind, d, a, b, enable_input_d, cta_group, op), scale), idesc, op);
 }
 
 void Warp::tcgen05_mma(MmaKind kind, TmemAddr d, TmemAddr a, SmemDescriptor b, InstrDescriptor idesc,
                        const BlockScale& scale, bool enable_input_d, std::uint32_t cta_group) {
   const char* op = cta_group == 2 ? "tcgen05.mma.cta_group::2.block_scale (A in TMEM)"
                                   : "tcgen05.mma.block_scale (A in TMEM)";
-  MmaInstr in = with_scales(mma_ts(kind, d, a, b, enable_input_d, cta_group, op), scale);
-  issue_mma(in, idesc, op);
+  issue_mma(with_scales(mma_ts(kind, d, a, b, enable_input_d, cta_group, op), scale), idesc, op);
 }
 
 void Warp::tcgen05_cp(TmemAddr dst, SmemDescriptor src, TmemCopyShape shape, std::uint32_t cta_group) {

@@ -381,8 +381,9 @@ class Warp {
                      Cycle not_before = 0);
   void barrier_op(BarrierOp op, MBarrierRef bar, std::uint32_t value);
   void trace_op(std::string_view name, Cycle at, Cycle cost) const;
-  // Decodes the instruction descriptor into `instr`, checks the MMA and issues it.
-  void issue_mma(MmaInstr& instr, InstrDescriptor idesc, const char* op);
+  // Decodes the instruction descriptor into `instr`, checks the MMA and issues it; returns it
+  // decoded (what keep_repeated_mma keeps).
+  MmaInstr issue_mma(MmaInstr instr, InstrDescriptor idesc, const char* op);
   // The races an MMA whose operands were checked (A and B's SMEM spans) may make, its issue and
   // the tensor core's work (`cost`: the pipe's cost of it).
   void issue_checked_mma(const MmaInstr& instr, const MmaCost& cost, SmemSpan a_span, SmemSpan b_span);

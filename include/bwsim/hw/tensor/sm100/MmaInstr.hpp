@@ -46,9 +46,11 @@ struct MmaInstr {
   bool b_from_collector() const { return ws && (collector.op == CollectorOp::Use || collector.op == CollectorOp::LastUse); }
   // TMEM columns of D: N, folded by Layout B (cta_group::2 M = 128) and the .ws layouts.
   std::uint32_t d_columns() const { return ws ? f.n * f.m / 128 : pair && f.m == 128 ? f.n / 2 : f.n; }
-  // Each CTA's rows of A and of B (a pair splits both), and A's TMEM columns when it is there.
+  // Each CTA's rows of A and of B (a pair splits both); A's TMEM lanes (M = 64 reads all 128, the
+  // accumulator layout's) and columns when it is there.
   std::uint32_t a_rows() const { return pair ? f.m / 2 : f.m; }
   std::uint32_t b_rows() const { return pair ? f.n / 2 : f.n; }
+  std::uint32_t a_tmem_lanes() const { return a_rows() == 64 ? kTmemLanes : a_rows(); }
   std::uint32_t a_columns() const { return a_from_tmem ? mma_k(kind) * operand_element_bits(kind, f.a_type) / 32 : 0; }
 };
 
