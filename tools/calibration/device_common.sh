@@ -88,3 +88,17 @@ ncu_rows_header() {
   echo "# ncu,$(ncu --version | tail -n 1)"
   echo "run,metric,value"
 }
+
+# twin_timed_and_counted CSV NCU_CSV ARG...: gemm_sm90_twin ARG... (built by build_sm90) timed (its
+# row appended to CSV) and counted by ncu with $metrics (the third launch; appended to NCU_CSV after
+# the row's first ten columns): run_gemm_locality.sh, run_gemm_k_sweep.sh.
+twin_timed_and_counted() {
+  local csv=$1 ncu_csv=$2 timed counted
+  shift 2
+  timed=$(timeout 120 "$bin/gemm_sm90_twin" "$@" | tail -n 1) || timed="# FAILED $*"
+  counted=$(ncu_values k_gemm 2 "$bin/gemm_sm90_twin" "$@" --reps 1) || counted=",,,"
+  echo "$timed" >> "$csv"
+  echo "$(cut -d, -f1-10 <<< "$timed"),$counted" >> "$ncu_csv"
+  tail -n 1 "$csv"
+  tail -n 1 "$ncu_csv"
+}

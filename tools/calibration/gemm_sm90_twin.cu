@@ -7,7 +7,9 @@
 // CLI: --m --n --k --schedule cooperative|pingpong --rows-per-wg 64|128 --tile-n 128|256
 //      --stages S (0: as many as fit) --raster m|n --swizzle 1|2|4|8 --grid G (0: min(tiles, SMs))
 //      --reps R (10) --check 0|1 --header --sustain-ms T --tile-log FILE --log-reps 0|1 --kb-log 0|1
-//      --rotate R --phase-log FILE
+//      --rotate R --phase-log FILE --clock-log FILE
+// --clock-log FILE (diagnostic): each CTA's SM, its start and its later WG's end (%globaltimer)
+// and the clock64 cycles between them (write_clock_log): whether every SM ran at one clock.
 // --phase-log FILE (diagnostic): each consumer WG's mainloop start, mainloop end and epilogue end
 // per tile (see k_gemm's kPhases); bwsim run gemm_sm90 --phase-log writes the same columns.
 // --chunk-log FILE (diagnostic, with --phase-log): each epilogue chunk's wait, bar.syncs and TMA
@@ -145,6 +147,8 @@ constexpr int kSmemOptInMax = 232448;  // sm_90 opt-in max dynamic SMEM per bloc
 constexpr int kMaxStages = 16;
 constexpr int kEpiBytes = 2 * 2 * 8192;  // 2 consumer WGs x 2 buffers x 64x64 bf16
 constexpr int kMaxChunks = 8;            // epilogue chunks of a WG's tile: 2 fragments x 4 at most
+// Per CTA: %globaltimer and clock64 at entry, each consumer WG's pair at its end, its SM.
+constexpr int kTimSlots = 7;
 constexpr int kStampSlots = 3 + 4 * kMaxChunks;      // --chunk-log clock64 stamps per WG tile (see k_gemm)
 constexpr int kPhaseSlots = 3 + kStampSlots;         // --phase-log values per WG tile
 
@@ -261,8 +265,9 @@ __global__ void __launch_bounds__(384, 1)
            long long* phases) {
   using C = Cfg<kCoop, kRows, kBN>;
   if (threadIdx.x == 0) {
-    tim[blockIdx.x * 6 + 0] = static_cast<long long>(globaltimer());
-    tim[blockIdx.x * 6 + 1] = clock64();
+    tim[blockIdx.x * kTimSlots + 0] = static_cast<long long>(globaltimer());
+    tim[blockIdx.x * kTimSlots + 1] = clock64();
+    tim[blockIdx.x * kTimSlots + 6] = sm_id();
     if (tile_log) tile_log[blockIdx.x * log_stride(p)] = sm_id();
   }
   extern __shared__ __align__(1024) unsigned char smem_raw[];
@@ -438,8 +443,8 @@ __global__ void __launch_bounds__(384, 1)
     }
     if (t128 == 0) {
       bulk_wait_0();
-      tim[blockIdx.x * 6 + 2 + 2 * g] = static_cast<long long>(globaltimer());
-      tim[blockIdx.x * 6 + 3 + 2 * g] = clock64();
+      tim[blockIdx.x * kTimSlots + 2 + 2 * g] = static_cast<long long>(globaltimer());
+      tim[blockIdx.x * kTimSlots + 3 + 2 * g] = clock64();
     }
   }
 }
@@ -491,6 +496,7 @@ struct Args {
   int sustain_ms = 0;
   bool header = false;
   int rotate = 0;
+  std::string clock_log;  // --clock-log FILE: each CTA's SM, span and clock (FILE.rN with --log-reps 1)
   std::string tile_log;  // --tile-log FILE: each CTA's SM and its tiles' start times (last timed launch)
   bool log_reps = false;  // --log-reps 1: a tile log of every timed launch, FILE.r2, FILE.r3, ...
   bool kb_log = false;    // --kb-log 1: the tile log has every k-block's issue, not only each tile's first
@@ -610,6 +616,28 @@ void write_tile_log(const std::string& path, const GemmParams& p, int grid, cons
   std::fclose(f);
 }
 
+// --clock-log: one row per CTA of a timed launch: its SM, when it started and its later WG ended
+// (%globaltimer ns after the launch's first start), and the clock64 cycles between the two, so
+// the clock each SM ran at (cycles / ns) can be compared across SMs and GPCs.
+void write_clock_log(const std::string& path, int grid, const std::vector<long long>& ht) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) {
+    std::fprintf(stderr, "cannot write %s\n", path.c_str());
+    return;
+  }
+  long long t0 = ht[0];
+  for (int c = 0; c < grid; ++c) t0 = std::min(t0, ht[static_cast<size_t>(c) * kTimSlots]);
+  std::fprintf(f, "cta,smid,start_ns,end_ns,cycles,mhz\n");
+  for (int c = 0; c < grid; ++c) {
+    const long long* v = &ht[static_cast<size_t>(c) * kTimSlots];
+    const int w = v[4] > v[2] ? 1 : 0;
+    const long long ns = v[2 + 2 * w] - v[0], cycles = v[3 + 2 * w] - v[1];
+    std::fprintf(f, "%d,%lld,%lld,%lld,%lld,%.2f\n", c, v[6], v[0] - t0, v[2 + 2 * w] - t0, cycles,
+                 ns > 0 ? cycles * 1000.0 / ns : 0.0);
+  }
+  std::fclose(f);
+}
+
 // --phase-log: one row per tile of each consumer WG in the last timed launch: the CTA, the WG, the
 // tile's index in the WG's sequence, the CTA's start and the tile's mainloop start, mainloop end
 // and epilogue end, in cycles (at the launch's clock) after the launch's first CTA start.
@@ -623,7 +651,7 @@ void write_phase_log(const std::string& path, const std::string& chunk_path, uns
   std::vector<long long> h(static_cast<size_t>(grid) * 2 * p.phase_tiles * kPhaseSlots, 0);
   CHECK(cudaMemcpy(h.data(), dev, h.size() * sizeof(long long), cudaMemcpyDeviceToHost));
   long long t0 = tim[0];
-  for (int c = 0; c < grid; ++c) t0 = std::min(t0, tim[static_cast<size_t>(c) * 6]);
+  for (int c = 0; c < grid; ++c) t0 = std::min(t0, tim[static_cast<size_t>(c) * kTimSlots]);
   FILE* f = std::fopen(path.c_str(), "w");
   if (!f) {
     std::fprintf(stderr, "cannot write %s\n", path.c_str());
@@ -636,7 +664,7 @@ void write_phase_log(const std::string& path, const std::string& chunk_path, uns
       for (unsigned j = 0; j < p.phase_tiles; ++j) {
         const long long* v = &h[((static_cast<size_t>(c) * 2 + g) * p.phase_tiles + j) * kPhaseSlots];
         if (v[0] == 0) continue;  // the WG had fewer tiles
-        std::fprintf(f, "%d,%u,%u,%.0f,%.0f,%.0f,%.0f\n", c, g, j, cyc(tim[static_cast<size_t>(c) * 6]), cyc(v[0]),
+        std::fprintf(f, "%d,%u,%u,%.0f,%.0f,%.0f,%.0f\n", c, g, j, cyc(tim[static_cast<size_t>(c) * kTimSlots]), cyc(v[0]),
                      cyc(v[1]), cyc(v[2]));
       }
   std::fclose(f);
@@ -653,7 +681,7 @@ void write_phase_log(const std::string& path, const std::string& chunk_path, uns
         const long long* v = &h[((static_cast<size_t>(c) * 2 + g) * p.phase_tiles + j) * kPhaseSlots];
         if (v[0] == 0) continue;
         for (unsigned i = 0; i < chunks; ++i)
-          std::fprintf(cf, "%d,%u,%u,%lld,%lld,%u,%lld,%lld,%lld,%lld\n", c, g, j, v[3] - tim[static_cast<size_t>(c) * 6 + 1],
+          std::fprintf(cf, "%d,%u,%u,%lld,%lld,%u,%lld,%lld,%lld,%lld\n", c, g, j, v[3] - tim[static_cast<size_t>(c) * kTimSlots + 1],
                        v[5] - v[4], i, v[6 + 4 * i] - v[4], v[7 + 4 * i] - v[4], v[8 + 4 * i] - v[4], v[9 + 4 * i] - v[4]);
       }
   std::fclose(cf);
@@ -699,7 +727,7 @@ int run(const Args& a, int sms) {
   const CUtensorMap tmB = make_map(B, a.n, a.k, C::BN, 64);
   const CUtensorMap tmD = make_map(D, a.m, a.n, 64, 64);
   long long* tim;
-  CHECK(cudaMalloc(&tim, static_cast<size_t>(grid) * 6 * sizeof(long long)));
+  CHECK(cudaMalloc(&tim, static_cast<size_t>(grid) * kTimSlots * sizeof(long long)));
   long long* tile_log = nullptr;
   const size_t log_count = static_cast<size_t>(grid) * log_stride(p);
   if (p.log_tiles) CHECK(cudaMalloc(&tile_log, log_count * sizeof(long long)));
@@ -754,7 +782,7 @@ int run(const Args& a, int sms) {
   struct Rep {
     double cycles, mhz, span_ns, event_ns;
   };
-  std::vector<long long> ht(static_cast<size_t>(grid) * 6);
+  std::vector<long long> ht(static_cast<size_t>(grid) * kTimSlots);
   // The last launch's span (first CTA start to last consumer end, %globaltimer ns) and SM clock
   // (clock64 / %globaltimer over the longest-lived CTA), from the CTAs' timestamps.
   auto span_and_clock = [&](double& span, double& mhz) {
@@ -762,7 +790,7 @@ int run(const Args& a, int sms) {
     long long t_start = ht[0], t_end = 0, life = -1;
     mhz = 0;
     for (int c = 0; c < grid; ++c) {
-      const long long* v = &ht[static_cast<size_t>(c) * 6];
+      const long long* v = &ht[static_cast<size_t>(c) * kTimSlots];
       t_start = std::min(t_start, v[0]);
       const int w = v[4] > v[2] ? 1 : 0;  // the CTA's later consumer WG
       const long long end_ns = v[2 + 2 * w], end_clk = v[3 + 2 * w];
@@ -799,6 +827,8 @@ int run(const Args& a, int sms) {
     double span = 0, mhz = 0;
     span_and_clock(span, mhz);
     reps.push_back({span * mhz / 1000.0, mhz, span, ms * 1e6});
+    if (!a.clock_log.empty())
+      write_clock_log(a.log_reps ? a.clock_log + ".r" + std::to_string(r) : a.clock_log, grid, ht);
     if (p.log_tiles && a.log_reps) write_tile_log(a.tile_log + ".r" + std::to_string(r), p, grid, tile_log, mhz);
   }
   if (p.log_tiles) write_tile_log(a.tile_log, p, grid, tile_log, reps.back().mhz);
@@ -853,6 +883,7 @@ int main(int argc, char** argv) {
     else if (k == "--sustain-ms") a.sustain_ms = std::stoi(val());
     else if (k == "--header") a.header = true;
     else if (k == "--tile-log") a.tile_log = val();
+    else if (k == "--clock-log") a.clock_log = val();
     else if (k == "--log-reps") a.log_reps = std::stoi(val()) != 0;
     else if (k == "--kb-log") a.kb_log = std::stoi(val()) != 0;
     else if (k == "--rotate") a.rotate = std::stoi(val());

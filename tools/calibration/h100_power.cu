@@ -5,6 +5,9 @@
 // and the clock/power trace of every load (one NVML sample every 20 ms from 1.5 s before the
 // load to its end) to the file named by argv[1]:
 //   load,sms,t_ms,sm_mhz,power_w,temp_c   (t_ms from the load's first launch)
+// With a second file (argv[2]), every CTA of each measured launch as a row of it:
+//   load,sms,cta,smid,work,cycles,ns   (does every SM run at one clock and one rate?)
+// and further arguments name the loads to run (default: all).
 //
 // A load (run_load): 1.5 s idle (the board cools back and the clock recovers), then two launches
 // back to back, warm-up (1.5 s) and measured (2.0 s): each CTA runs its loop until its own start
@@ -49,9 +52,9 @@
 #include <string>
 #include <vector>
 
-// Per CTA: its work (the load's unit), and its clock64 and %globaltimer deltas.
+// Per CTA: its work (the load's unit), its clock64 and %globaltimer deltas, and its SM.
 struct CtaOut {
-  unsigned long long work, cycles, ns;
+  unsigned long long work, cycles, ns, smid;
 };
 
 constexpr unsigned kSmemPerCta = 120 * 1024;  // > half of 228 KiB: one CTA per SM
@@ -68,6 +71,7 @@ struct CtaClock {
     out[blockIdx.x].work = work;
     out[blockIdx.x].cycles = static_cast<unsigned long long>(clock64() - c0);
     out[blockIdx.x].ns = globaltimer() - ns0;
+    out[blockIdx.x].smid = sm_id();
   }
 };
 
@@ -289,6 +293,8 @@ struct Ctx {
   Nvml nvml;
   Sampler sampler{nvml, 20};
   FILE* trace = nullptr;
+  FILE* cta_log = nullptr;           // per CTA of each measured launch (argv[2], optional)
+  std::vector<std::string> only;     // the loads to run (argv[3...]; empty: all)
   CtaOut* out[2] = {nullptr, nullptr};  // warm-up, measured
 };
 
@@ -296,6 +302,7 @@ struct Ctx {
 using Launch = std::function<void(unsigned sms, unsigned long long dur, CtaOut* out)>;
 
 void run_load(Ctx& ctx, const char* load, unsigned sms, const char* unit, const Launch& launch) {
+  if (!ctx.only.empty() && std::find(ctx.only.begin(), ctx.only.end(), load) == ctx.only.end()) return;
   std::this_thread::sleep_for(std::chrono::duration<double>(kCoolS));
   const double t_first = now_s();
   double t1, t2;
@@ -346,17 +353,30 @@ void run_load(Ctx& ctx, const char* load, unsigned sms, const char* unit, const 
   std::printf("%s,%u,%s,%.6g,%.1f,%.0f,%.0f,%u,%llx\n", load, sms, unit, rate, watts,
               ns > 0 ? cycles / ns * 1000.0 : 0.0, mhz, temp, reasons);
   std::fflush(stdout);
+  if (ctx.cta_log)
+    for (unsigned c = 0; c < h.size(); ++c)
+      std::fprintf(ctx.cta_log, "%s,%u,%u,%llu,%llu,%llu,%llu\n", load, sms, c, h[c].smid, h[c].work, h[c].cycles,
+                   h[c].ns);
   for (const Sampler::Sample& s : ctx.sampler.between(t_first - kCoolS, t2))
     std::fprintf(ctx.trace, "%s,%u,%.0f,%u,%.1f,%u,%llx\n", load, sms, (s.t_s - t_first) * 1000.0, s.sm_mhz,
                  s.power_w, s.temp_c, s.reasons);
 }
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: h100_power TRACE.csv\n");
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: h100_power TRACE.csv [CTA_LOG.csv [LOAD...]]\n");
     return 2;
   }
   Ctx ctx;
+  if (argc > 2) {
+    ctx.cta_log = std::fopen(argv[2], "w");
+    if (!ctx.cta_log) {
+      std::fprintf(stderr, "cannot write %s\n", argv[2]);
+      return 2;
+    }
+    std::fprintf(ctx.cta_log, "load,sms,cta,smid,work,cycles,ns\n");
+  }
+  for (int i = 3; i < argc; ++i) ctx.only.push_back(argv[i]);
   ctx.trace = std::fopen(argv[1], "w");
   if (!ctx.trace) {
     std::fprintf(stderr, "cannot write %s\n", argv[1]);
@@ -421,6 +441,7 @@ int main(int argc, char** argv) {
   for (unsigned g : {all / 4, all / 2, 3 * all / 4, all})
     run_load(ctx, "wgmma_bf16_zero", g, "flop", wgmma(false, 0));
   std::fclose(ctx.trace);
+  if (ctx.cta_log) std::fclose(ctx.cta_log);
   CHECK(cudaFree(buf));
   return 0;
 }

@@ -26,13 +26,7 @@ ncu_csv="$out/${tag}_gemm_locality_ncu.csv"
 PP="--schedule pingpong --rows-per-wg 128 --tile-n 128 --stages 6"
 CO="--schedule cooperative --rows-per-wg 64 --tile-n 256 --stages 4"
 row() {  # row SCHEDULE_ARGS... : the timed row, then ncu's counts of the same launch shape
-  local timed counted
-  timed=$(timeout 120 "$bin/gemm_sm90_twin" "$@" --m 8192 --n 8192 --k 8192 | tail -n 1) || timed="# FAILED $*"
-  counted=$(ncu_values k_gemm 2 "$bin/gemm_sm90_twin" "$@" --m 8192 --n 8192 --k 8192 --reps 1) || counted=",,,"
-  echo "$timed" >> "$csv"
-  echo "$(cut -d, -f1-10 <<< "$timed"),$counted" >> "$ncu_csv"
-  tail -n 1 "$csv"
-  tail -n 1 "$ncu_csv"
+  twin_timed_and_counted "$csv" "$ncu_csv" "$@" --m 8192 --n 8192 --k 8192
 }
 row $CO --raster m --swizzle 1
 for raster in m n; do
