@@ -38,6 +38,7 @@ struct Plan {
   std::uint32_t boxes = 0;          // the footprint (lag modes: the leaders' boxes)
   std::uint32_t region = 0;         // boxes allocated, as the hardware program allocates them
   std::uint32_t passes = 2;         // of the measured launch
+  bool flush_first = false;         // the swap / stay modes: a flush launch before the warm-up (lag: always)
 };
 
 // Pairs of SMs: within each die (SM i with SM i + half of its die's list, the dies' pairs
@@ -116,6 +117,23 @@ Plan make_plan(const HardwareConfig& c, const std::string& mode, std::uint32_t p
     plan.boxes = k * slice;
     plan.passes = 1;
     return plan;
+  } else if (mode == "swap" || mode == "stay" || mode == "oneway" || mode == "oneway_stay") {
+    // Each die's SMs warm a half, a slice each, after a flush; then each slice is read once by the
+    // other die's SM of the same index (swap) or by another SM of its own die (stay). oneway /
+    // oneway_stay: die 0's half only, read by die 1's SMs or by die 0's own.
+    const bool cross = mode == "swap" || mode == "oneway", both = mode == "swap" || mode == "stay";
+    const auto k = static_cast<std::uint32_t>(std::min(die[0].size(), die[1].size())), half = n / 2, slice = half / k;
+    plan.measure.assign(sms, Role{});
+    for (std::uint32_t d = 0; d < (both ? 2u : 1u); ++d)
+      for (std::uint32_t i = 0; i < k; ++i) {
+        const Role role{d * half + i * slice, slice, 0, i};
+        plan.warm[die[d][i]] = role;
+        plan.measure[cross ? die[1 - d][i] : die[d][(i + k / 2) % k]] = role;
+      }
+    plan.boxes = (both ? 2 : 1) * k * slice;
+    plan.passes = 1;
+    plan.flush_first = true;
+    return plan;
   } else if (mode == "lag_same" || mode == "lag_cross") {
     const auto pairs = sm_pairs(die, mode == "lag_cross");
     plan.measure.assign(sms, Role{});
@@ -123,7 +141,6 @@ Plan make_plan(const HardwareConfig& c, const std::string& mode, std::uint32_t p
       plan.measure[pairs[i].first] = Role{i * kLagBoxes, kLagBoxes, 1, i};
       plan.measure[pairs[i].second] = Role{i * kLagBoxes, kLagBoxes, 0, i};
     }
-    for (std::uint32_t s = 0; s < sms; ++s) plan.warm[s] = Role{s * (kFlushBoxes / sms), kFlushBoxes / sms, 0, s};
     plan.boxes = plan.region = static_cast<std::uint32_t>(pairs.size()) * kLagBoxes;
     plan.passes = 1;
     return plan;
@@ -132,28 +149,36 @@ Plan make_plan(const HardwareConfig& c, const std::string& mode, std::uint32_t p
   return plan;
 }
 
-// The measured launch's HBM bytes read per pass as a share of the footprint (x 100); with
-// `nominal`, of the region allocated (h100_l2_footprint.csv's split rows divide by F MiB, of which
-// the 132 slices read 132 x floor(64 F / 132) boxes). `lag`: the lag modes' follower distance in
-// boxes (their warm-up launch reads a separate flush region).
-std::int64_t hbm_per_pass_x100(const HardwareConfig& c, const Plan& plan, std::int64_t lag = -1,
-                               bool nominal = false) {
+// What the measured launch did: its HBM bytes read, and its slowest CTA's cycles from its first
+// instruction to its last box's landing (silicon's clock64 span).
+struct Measured {
+  std::uint64_t hbm_read_bytes = 0;
+  Cycle slowest_cta = 0;
+};
+
+// Runs a plan: a flush launch (160 MiB read once, split among the SMs) for the lag, swap and stay
+// modes, the warm-up launch (not for the lag modes), then the measured one. `lag`: the lag modes' follower distance in boxes.
+Measured run_plan(const HardwareConfig& c, const Plan& plan, std::int64_t lag = -1) {
   Simulator sim(c, SimOptions{.mode = Mode::Timing});
   const LaunchConfig launch{.grid_ctas = c.sm.count, .block_threads = 32, .dynamic_smem_bytes = kSmem};
   auto map_of = [&](std::uint32_t boxes) {
     return ubench_box_map(sim.gmem().alloc(static_cast<std::uint64_t>(boxes) * kBox), boxes * kBoxRows, kBoxRows);
   };
-  const TensorMap map = map_of(plan.region), flush = map_of(lag >= 0 ? kFlushBoxes : 1);
+  const bool flush_first = lag >= 0 || plan.flush_first;
+  const TensorMap map = map_of(plan.region), flush = map_of(flush_first ? kFlushBoxes : 1);
+  Cycle slowest = 0;
   auto stream = [&](const TensorMap& m, const std::vector<Role>& roles, std::uint32_t passes) {
     return [&, passes](Warp& w) -> Task {
       const Role r = roles[w.sm_idx()];
       if (!r.count) co_return;
+      const Cycle start = w.now();
       const StagedLoads staged{m, 1024, kBox, kStages};
       staged.init_barriers(w);
       w.fence_mbarrier_init();
       co_await staged.run(w, r.count * passes, [&](std::uint32_t i) {
         return TensorCoords{0, static_cast<std::int32_t>(kBoxRows * (r.first + (r.start + i) % r.count))};
       });
+      slowest = std::max(slowest, w.now() - start);
     };
   };
   // The lag modes' measured launch: the leader counts its landed boxes (silicon publishes the count
@@ -180,16 +205,35 @@ std::int64_t hbm_per_pass_x100(const HardwareConfig& c, const Plan& plan, std::i
                  TensorCoords{0, static_cast<std::int32_t>(kBoxRows * (r.first + i))});
     }
   };
+  std::vector<Role> flush_roles(c.sm.count);
+  for (std::uint32_t s = 0; s < c.sm.count; ++s) flush_roles[s] = Role{s * (kFlushBoxes / c.sm.count), kFlushBoxes / c.sm.count, 0, s};
+  if (flush_first) sim.launch("ubench", launch, stream(flush, flush_roles, 1));
   RunResult r;
   if (lag >= 0) {
-    sim.launch("ubench", launch, stream(flush, plan.warm, 1));
     r = sim.launch("ubench", launch, follow);
   } else {
     sim.launch("ubench", launch, stream(map, plan.warm, 1));
+    slowest = 0;
     r = sim.launch("ubench", launch, stream(map, plan.measure, plan.passes));
   }
-  return static_cast<std::int64_t>(static_cast<double>(r.memory.hbm_read_bytes) * 100.0 /
+  return Measured{r.memory.hbm_read_bytes, slowest};
+}
+
+// The measured launch's HBM bytes read per pass as a share of the footprint (x 100); with
+// `nominal`, of the region allocated (h100_l2_footprint.csv's split rows divide by F MiB, of which
+// the 132 slices read 132 x floor(64 F / 132) boxes).
+std::int64_t hbm_per_pass_x100(const HardwareConfig& c, const Plan& plan, std::int64_t lag = -1,
+                               bool nominal = false) {
+  const Measured m = run_plan(c, plan, lag);
+  return static_cast<std::int64_t>(static_cast<double>(m.hbm_read_bytes) * 100.0 /
                                    (static_cast<double>(plan.passes) * (nominal ? plan.region : plan.boxes) * kBox));
+}
+
+// The measured launch's bytes per cycle of its slowest CTA (h100_l2_partitions.cu's l2_bytes_per_cycle).
+std::int64_t bytes_per_cycle(const HardwareConfig& c, const Plan& plan) {
+  const Measured m = run_plan(c, plan);
+  return static_cast<std::int64_t>(static_cast<double>(plan.boxes) * kBox * plan.passes /
+                                   static_cast<double>(std::max<Cycle>(m.slowest_cta, 1)) + 0.5);
 }
 
 }  // namespace
@@ -210,6 +254,12 @@ std::vector<UbenchScenario> l2_footprint_scenarios() {
     all.push_back({fmt::format("l2_partitions_{}_hbm_per_pass_x100", mode), UbenchParam::FootprintMib,
                    [mode = std::string(mode)](const HardwareConfig& c, std::uint32_t mib) {
                      return hbm_per_pass_x100(c, make_plan(c, mode, mib));
+                   }});
+  // h200_l2_fabric.csv's rows: one pass over slices warmed by the other die's SMs or by one's own.
+  for (const char* mode : {"swap", "stay", "oneway", "oneway_stay"})
+    all.push_back({fmt::format("l2_fabric_{}_bytes_per_cycle", mode), UbenchParam::FootprintMib,
+                   [mode = std::string(mode)](const HardwareConfig& c, std::uint32_t mib) {
+                     return bytes_per_cycle(c, make_plan(c, mode, mib));
                    }});
   for (const char* mode : {"lag_same", "lag_cross"})
     all.push_back({fmt::format("l2_partitions_{}_hbm_per_pass_x100", mode), UbenchParam::LagBoxes,

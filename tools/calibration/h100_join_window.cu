@@ -17,7 +17,9 @@
 // Usage: h100_join_window arrivals: the arrivals variant (k_pair_arrivals, below), gpc pairing,
 // with no background load, hot rings or streams from HBM, printing its rows (run_join_window.sh). h100_join_window
 // arrivals_cold: the same with boxes never read before, for gpc and cross pairs (CSV=<tag>_join_
-// window_arrivals_cold.csv bash run_program.sh h100_join_window arrivals_cold). Or
+// window_arrivals_cold.csv bash run_program.sh h100_join_window arrivals_cold); arrivals_cold_hbm: the
+// cold pairs while the other SMs stream from HBM (background 2), partners up to 6144 cycles late,
+// as the GEMM's readers of one A tile in different GPCs find each other's fills under HBM load. Or
 // h100_join_window MODE PAIRING DELAY: one launch (after a warm-up launch in hit mode), for
 // ncu (run_join_window.sh counts the sectors that reach the slices). Prints one row
 // mode,pairing,delay_cycles,sms,loads,box_bytes (sms: the SMs that read; the sectors they ask for
@@ -139,10 +141,16 @@ static unsigned median_of(std::vector<unsigned> v) {
 // their leader's: a joined load arrives with it, one served on its own about DELAY later).
 // COLD (arrivals_cold mode): the pairs read boxes never read before, the L2 flushed before each
 // logged launch (no warm-up), for gpc and cross pairings; rows arrivals_cold,<pairing>,... with
-// the same columns after the first two.
-static int arrivals(unsigned sms, bool cold) {
+// the same columns after the first two (arrivals_cold_hbm: background 2 only, longer delays).
+static int arrivals(unsigned sms, bool cold, bool hbm_loaded) {
+  // Backgrounds (0 off, 1 hot rings, 2 from HBM) and partner delays of each mode.
+  const std::vector<unsigned> backgrounds = hbm_loaded ? std::vector<unsigned>{2u}
+                                            : cold     ? std::vector<unsigned>{0u, 1u}
+                                                       : std::vector<unsigned>{0u, 1u, 2u};
+  const std::vector<unsigned> delays = hbm_loaded ? std::vector<unsigned>{0u, 256u, 512u, 1024u, 2048u, 3072u, 4096u, 6144u}
+                                                  : std::vector<unsigned>{0u, 32u, 64u, 128u, 256u, 512u, 1024u, 2048u};
   const unsigned rows = kPairs * (cold ? kLoads : kHitBoxes) * kBoxRows, bg_rows = 80 * 8 * 2 * kBoxRows;
-  const unsigned bg_hbm_rows = cold ? 2 * kBoxRows : (sms - 64) * kBackgroundLoads * 2 * kBoxRows;
+  const unsigned bg_hbm_rows = backgrounds.back() == 2 ? (sms - 64) * kBackgroundLoads * 2 * kBoxRows : 2 * kBoxRows;
   void *data, *bg, *bg_hbm;
   CHECK(cudaMalloc(&data, static_cast<size_t>(rows) * 128));
   CHECK(cudaMemset(data, 1, static_cast<size_t>(rows) * 128));
@@ -170,8 +178,8 @@ static int arrivals(unsigned sms, bool cold) {
                    : "mode,background,delay_cycles,cycles_per_ns,lead_latency_cycles,partner_latency_cycles,"
                      "partner_minus_lead_ns,joined\n");
   for (const unsigned bit : cold ? std::vector<unsigned>{16u, 2u} : std::vector<unsigned>{16u})
-  for (unsigned background = 0; background < (cold ? 2u : 3u); ++background)
-    for (unsigned delay : {0u, 32u, 64u, 128u, 256u, 512u, 1024u, 2048u}) {
+  for (const unsigned background : backgrounds)
+    for (const unsigned delay : delays) {
       for (int rep = cold ? 1 : 0; rep < 2; ++rep) {  // warm-up (hot boxes only), then the logged launch
         if (cold) CHECK(cudaMemset(flush, 2, flush_bytes));  // the pairs' boxes out of the L2
         CHECK(cudaMemset(role, 0, sizeof(unsigned) * 256));
@@ -211,14 +219,18 @@ static int arrivals(unsigned sms, bool cold) {
 }
 
 int main(int argc, char** argv) {
-  if (argc == 2 && (!std::strcmp(argv[1], "arrivals") || !std::strcmp(argv[1], "arrivals_cold"))) {
+  if (argc == 2 && (!std::strcmp(argv[1], "arrivals") || !std::strcmp(argv[1], "arrivals_cold") ||
+                    !std::strcmp(argv[1], "arrivals_cold_hbm"))) {
     cudaDeviceProp prop;
     CHECK(cudaGetDeviceProperties(&prop, 0));
-    return arrivals(static_cast<unsigned>(prop.multiProcessorCount), !std::strcmp(argv[1], "arrivals_cold"));
+    const bool hbm_loaded = !std::strcmp(argv[1], "arrivals_cold_hbm");
+    return arrivals(static_cast<unsigned>(prop.multiProcessorCount), hbm_loaded || !std::strcmp(argv[1], "arrivals_cold"),
+                    hbm_loaded);
   }
   if (argc != 4 || (std::strcmp(argv[1], "hit") && std::strcmp(argv[1], "miss")) ||
       (std::strcmp(argv[2], "tpc") && std::strcmp(argv[2], "gpc") && std::strcmp(argv[2], "cross"))) {
-    std::fprintf(stderr, "usage: h100_join_window hit|miss tpc|gpc|cross DELAY_CYCLES, or h100_join_window arrivals|arrivals_cold\n");
+    std::fprintf(stderr, "usage: h100_join_window hit|miss tpc|gpc|cross DELAY_CYCLES, or h100_join_window "
+                         "arrivals|arrivals_cold|arrivals_cold_hbm\n");
     return 2;
   }
   const bool hit = !std::strcmp(argv[1], "hit");

@@ -42,6 +42,14 @@
 //                   partition 0 (same) or by an SM of partition 1 (cross). With copies per
 //                   partition, same crosses nothing and cross crosses for the lines homed in
 //                   partition 0 (about half).
+//   swap:F, stay:F  (the fabric between the partitions) the L2 flushed, then each partition's SMs
+//                   warm a half of the footprint, a slice each; measured launch (one pass): swap:
+//                   each slice read by the SM of the other partition with the same index (the lines
+//                   homed on the warming side cross, both ways at once); stay: by another SM of the
+//                   warming partition. swap's bytes per cycle against stay's: what crossing costs.
+//   oneway:F, oneway_stay:F  the same for the first half only: partition 0's SMs warm it, then
+//                   partition 1's (oneway) or partition 0's own (oneway_stay) read it, the other
+//                   partition's SMs idle: the reader's side pays alone.
 //   lag_same:L, lag_cross:L  (the GEMM's A tile) pairs as pair_same / pair_cross, each pair its
 //                   own 384 boxes (6 MiB; 66 pairs: 396 MiB, cold after a flush); the leader
 //                   streams them once, publishing how many boxes have landed, and the follower
@@ -439,6 +447,26 @@ Plan make_plan(const std::string& mode, unsigned param, const Parts& p, unsigned
     plan.boxes = k * slice;
     plan.passes = 1;
     return plan;
+  } else if (mode == "swap" || mode == "stay" || mode == "oneway" || mode == "oneway_stay") {
+    // The footprint's first half warmed by partition 0's SMs, its second by partition 1's, each SM
+    // a slice; measured (one pass): swap: each slice read by the SM of the other partition with
+    // the same index, so the lines homed on the warming side cross the fabric, in both directions
+    // at once; stay: by another SM of the warming partition (near copies and home hits only).
+    // oneway / oneway_stay: the same for the first half only (partition 1's SMs read what
+    // partition 0's warmed, or partition 0's own SMs do; the other partition's SMs idle).
+    const bool cross = mode == "swap" || mode == "oneway", both = mode == "swap" || mode == "stay";
+    const unsigned k = static_cast<unsigned>(std::min(p.sms[0].size(), p.sms[1].size())), half = n / 2,
+                   slice = half / k;
+    plan.measure.assign(sms, Role{0, 0, 0, 0});
+    for (int g = 0; g < (both ? 2 : 1); ++g)
+      for (unsigned i = 0; i < k; ++i) {
+        const Role role{g * half + i * slice, slice, 0, i};
+        plan.warm[p.sms[g][i]] = role;
+        plan.measure[cross ? p.sms[1 - g][i] : p.sms[g][(i + k / 2) % k]] = role;
+      }
+    plan.boxes = (both ? 2 : 1) * k * slice;
+    plan.passes = 1;
+    return plan;
   } else {
     std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
     std::exit(1);
@@ -490,6 +518,12 @@ int run_sweep(const char* file, int argc, char** argv) {
       CHECK(cudaMemcpy(roles, plan.measure.data(), sms * sizeof(Role), cudaMemcpyHostToDevice));
       k_measure_lag<<<sms, 32, kSmem>>>(map, roles, param, done, timing, free_run ? 1u : 0u);
     } else {
+      if (mode == "swap" || mode == "stay" || mode == "oneway" || mode == "oneway_stay") {  // the memset's lines out first
+        CHECK(cudaMemcpy(roles, flush_roles.data(), sms * sizeof(Role), cudaMemcpyHostToDevice));
+        k_warm<<<sms, 32, kSmem>>>(flush_map, roles, 1, timing);
+        CHECK(cudaGetLastError());
+        CHECK(cudaDeviceSynchronize());
+      }
       CHECK(cudaMemcpy(roles, plan.warm.data(), sms * sizeof(Role), cudaMemcpyHostToDevice));
       k_warm<<<sms, 32, kSmem>>>(map, roles, 1, timing);
       CHECK(cudaGetLastError());
