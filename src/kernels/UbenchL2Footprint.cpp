@@ -39,6 +39,7 @@ struct Plan {
   std::uint32_t region = 0;         // boxes allocated, as the hardware program allocates them
   std::uint32_t passes = 2;         // of the measured launch
   bool flush_first = false;         // the swap / stay modes: a flush launch before the warm-up (lag: always)
+  std::uint32_t stages = kStages;   // boxes in flight per SM in the measured launch
 };
 
 // Pairs of SMs: within each die (SM i with SM i + half of its die's list, the dies' pairs
@@ -65,7 +66,10 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> sm_pairs(const std::vector<
 
 // h100_l2_partitions.cu's make_plan with the model's dies for the silicon's partitions (silicon's
 // are sets of 4 GPCs, found by latency; roles go by membership, so where the SMs sit is moot).
-Plan make_plan(const HardwareConfig& c, const std::string& mode, std::uint32_t param) {
+Plan make_plan(const HardwareConfig& c, std::string mode, std::uint32_t param) {
+  // A mode ending _s8: the measured launch keeps 8 boxes in flight per SM (h100_l2_partitions.cu).
+  const bool deep = mode.size() > 3 && mode.compare(mode.size() - 3, 3, "_s8") == 0;
+  if (deep) mode.resize(mode.size() - 3);
   const std::uint32_t sms = c.sm.count, n = param * 64;
   std::vector<std::uint32_t> die[2];
   const ChipLayout layout = chip_layout(c);
@@ -117,22 +121,26 @@ Plan make_plan(const HardwareConfig& c, const std::string& mode, std::uint32_t p
     plan.boxes = k * slice;
     plan.passes = 1;
     return plan;
-  } else if (mode == "swap" || mode == "stay" || mode == "oneway" || mode == "oneway_stay") {
+  } else if (mode == "swap" || mode == "stay" || mode == "oneway" || mode == "oneway_stay" || mode == "oneway_cold" ||
+             mode == "oneway_cold_stay") {
     // Each die's SMs warm a half, a slice each, after a flush; then each slice is read once by the
     // other die's SM of the same index (swap) or by another SM of its own die (stay). oneway /
-    // oneway_stay: die 0's half only, read by die 1's SMs or by die 0's own.
-    const bool cross = mode == "swap" || mode == "oneway", both = mode == "swap" || mode == "stay";
+    // oneway_stay: die 0's half only, read by die 1's SMs or by die 0's own; oneway_cold*: the same
+    // without the warm-up.
+    const bool cross = mode == "swap" || mode == "oneway" || mode == "oneway_cold",
+               both = mode == "swap" || mode == "stay", cold = mode == "oneway_cold" || mode == "oneway_cold_stay";
     const auto k = static_cast<std::uint32_t>(std::min(die[0].size(), die[1].size())), half = n / 2, slice = half / k;
     plan.measure.assign(sms, Role{});
     for (std::uint32_t d = 0; d < (both ? 2u : 1u); ++d)
       for (std::uint32_t i = 0; i < k; ++i) {
         const Role role{d * half + i * slice, slice, 0, i};
-        plan.warm[die[d][i]] = role;
+        if (!cold) plan.warm[die[d][i]] = role;
         plan.measure[cross ? die[1 - d][i] : die[d][(i + k / 2) % k]] = role;
       }
     plan.boxes = (both ? 2 : 1) * k * slice;
     plan.passes = 1;
     plan.flush_first = true;
+    plan.stages = deep ? 8 : kStages;
     return plan;
   } else if (mode == "lag_same" || mode == "lag_cross") {
     const auto pairs = sm_pairs(die, mode == "lag_cross");
@@ -167,12 +175,13 @@ Measured run_plan(const HardwareConfig& c, const Plan& plan, std::int64_t lag = 
   const bool flush_first = lag >= 0 || plan.flush_first;
   const TensorMap map = map_of(plan.region), flush = map_of(flush_first ? kFlushBoxes : 1);
   Cycle slowest = 0;
-  auto stream = [&](const TensorMap& m, const std::vector<Role>& roles, std::uint32_t passes) {
-    return [&, passes](Warp& w) -> Task {
+  auto stream = [&](const TensorMap& m, const std::vector<Role>& roles, std::uint32_t passes,
+                    std::uint32_t stages = kStages) {
+    return [&, passes, stages](Warp& w) -> Task {
       const Role r = roles[w.sm_idx()];
       if (!r.count) co_return;
       const Cycle start = w.now();
-      const StagedLoads staged{m, 1024, kBox, kStages};
+      const StagedLoads staged{m, 1024, kBox, stages};
       staged.init_barriers(w);
       w.fence_mbarrier_init();
       co_await staged.run(w, r.count * passes, [&](std::uint32_t i) {
@@ -214,7 +223,7 @@ Measured run_plan(const HardwareConfig& c, const Plan& plan, std::int64_t lag = 
   } else {
     sim.launch("ubench", launch, stream(map, plan.warm, 1));
     slowest = 0;
-    r = sim.launch("ubench", launch, stream(map, plan.measure, plan.passes));
+    r = sim.launch("ubench", launch, stream(map, plan.measure, plan.passes, plan.stages));
   }
   return Measured{r.memory.hbm_read_bytes, slowest};
 }
@@ -256,7 +265,8 @@ std::vector<UbenchScenario> l2_footprint_scenarios() {
                      return hbm_per_pass_x100(c, make_plan(c, mode, mib));
                    }});
   // h200_l2_fabric.csv's rows: one pass over slices warmed by the other die's SMs or by one's own.
-  for (const char* mode : {"swap", "stay", "oneway", "oneway_stay"})
+  for (const char* mode : {"swap", "stay", "oneway", "oneway_stay", "oneway_cold", "oneway_cold_stay", "swap_s8", "stay_s8",
+                           "oneway_s8", "oneway_stay_s8"})
     all.push_back({fmt::format("l2_fabric_{}_bytes_per_cycle", mode), UbenchParam::FootprintMib,
                    [mode = std::string(mode)](const HardwareConfig& c, std::uint32_t mib) {
                      return bytes_per_cycle(c, make_plan(c, mode, mib));

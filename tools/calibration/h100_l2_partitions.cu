@@ -49,7 +49,10 @@
 //                   warming partition. swap's bytes per cycle against stay's: what crossing costs.
 //   oneway:F, oneway_stay:F  the same for the first half only: partition 0's SMs warm it, then
 //                   partition 1's (oneway) or partition 0's own (oneway_stay) read it, the other
-//                   partition's SMs idle: the reader's side pays alone.
+//                   partition's SMs idle: the reader's side pays alone. oneway_cold /
+//                   oneway_cold_stay: the same without the warm-up (every line from DRAM). A mode
+//                   name ending _s8 (swap_s8, ...): the measured pass keeps 8 boxes in flight per
+//                   SM instead of 4 (is crossing a rate or a latency?).
 //   lag_same:L, lag_cross:L  (the GEMM's A tile) pairs as pair_same / pair_cross, each pair its
 //                   own 384 boxes (6 MiB; 66 pairs: 396 MiB, cold after a flush); the leader
 //                   streams them once, publishing how many boxes have landed, and the follower
@@ -258,7 +261,8 @@ struct Role {  // what the CTA on one SM reads: boxes first .. first + count - 1
   unsigned first, count, start, pair;  // count 0: idle. Lag modes: pair, start = 1 for the leader.
 };
 
-__device__ __forceinline__ void read_role(const CUtensorMap* map, const Role* roles, unsigned passes, CtaTiming* out) {
+__device__ __forceinline__ void read_role(const CUtensorMap* map, const Role* roles, unsigned passes, CtaTiming* out,
+                                          unsigned stages = kStages) {
   extern __shared__ unsigned char smem[];
   if (threadIdx.x != 0) return;
   const unsigned sm = sm_id();
@@ -267,10 +271,10 @@ __device__ __forceinline__ void read_role(const CUtensorMap* map, const Role* ro
   o->smid = sm;
   o->ns0 = o->ns1 = o->c0 = o->c1 = 0;
   if (!r.count) return;
-  const unsigned base = init_stage_ring(smem, kStages, kBox), bars = base + kStages * kBox;
+  const unsigned base = init_stage_ring(smem, stages, kBox), bars = base + stages * kBox;
   o->ns0 = static_cast<long long>(globaltimer());
   o->c0 = clock64();
-  tma_stream_loop(map, base, bars, kBox, kBoxRows, kBoxRows * r.first, kBoxRows * r.count, kStages, r.count * passes,
+  tma_stream_loop(map, base, bars, kBox, kBoxRows, kBoxRows * r.first, kBoxRows * r.count, stages, r.count * passes,
                   r.start);
   o->ns1 = static_cast<long long>(globaltimer());
   o->c1 = clock64();
@@ -279,8 +283,9 @@ __device__ __forceinline__ void read_role(const CUtensorMap* map, const Role* ro
 __global__ void k_warm(const __grid_constant__ CUtensorMap map, const Role* roles, unsigned passes, CtaTiming* out) {
   read_role(&map, roles, passes, out);
 }
-__global__ void k_measure(const __grid_constant__ CUtensorMap map, const Role* roles, unsigned passes, CtaTiming* out) {
-  read_role(&map, roles, passes, out);
+__global__ void k_measure(const __grid_constant__ CUtensorMap map, const Role* roles, unsigned passes, CtaTiming* out,
+                          unsigned stages) {
+  read_role(&map, roles, passes, out, stages);
 }
 
 // Lag modes: the leader (start = 1) streams its pair's `count` boxes once and publishes after each
@@ -447,21 +452,23 @@ Plan make_plan(const std::string& mode, unsigned param, const Parts& p, unsigned
     plan.boxes = k * slice;
     plan.passes = 1;
     return plan;
-  } else if (mode == "swap" || mode == "stay" || mode == "oneway" || mode == "oneway_stay") {
+  } else if (mode == "swap" || mode == "stay" || mode == "oneway" || mode == "oneway_stay" || mode == "oneway_cold" ||
+             mode == "oneway_cold_stay") {
     // The footprint's first half warmed by partition 0's SMs, its second by partition 1's, each SM
     // a slice; measured (one pass): swap: each slice read by the SM of the other partition with
     // the same index, so the lines homed on the warming side cross the fabric, in both directions
     // at once; stay: by another SM of the warming partition (near copies and home hits only).
     // oneway / oneway_stay: the same for the first half only (partition 1's SMs read what
     // partition 0's warmed, or partition 0's own SMs do; the other partition's SMs idle).
-    const bool cross = mode == "swap" || mode == "oneway", both = mode == "swap" || mode == "stay";
+    const bool cross = mode == "swap" || mode == "oneway" || mode == "oneway_cold",
+               both = mode == "swap" || mode == "stay", cold = mode == "oneway_cold" || mode == "oneway_cold_stay";
     const unsigned k = static_cast<unsigned>(std::min(p.sms[0].size(), p.sms[1].size())), half = n / 2,
                    slice = half / k;
     plan.measure.assign(sms, Role{0, 0, 0, 0});
     for (int g = 0; g < (both ? 2 : 1); ++g)
       for (unsigned i = 0; i < k; ++i) {
         const Role role{g * half + i * slice, slice, 0, i};
-        plan.warm[p.sms[g][i]] = role;
+        if (!cold) plan.warm[p.sms[g][i]] = role;
         plan.measure[cross ? p.sms[1 - g][i] : p.sms[g][(i + k / 2) % k]] = role;
       }
     plan.boxes = (both ? 2 : 1) * k * slice;
@@ -500,7 +507,9 @@ int run_sweep(const char* file, int argc, char** argv) {
   for (int a = 0; a < argc; ++a) {
     const std::string point = argv[a];
     const size_t colon = point.find(':');
-    const std::string mode = point.substr(0, colon);
+    std::string mode = point.substr(0, colon);
+    const bool deep = mode.size() > 3 && mode.compare(mode.size() - 3, 3, "_s8") == 0;  // 8 boxes in flight per SM
+    if (deep) mode.resize(mode.size() - 3);
     const unsigned param = static_cast<unsigned>(std::stoul(point.substr(colon + 1)));
     const bool lag = streamed_pairs(mode), free_run = mode.rfind("free_", 0) == 0;
     const Plan plan = make_plan(mode, param, parts, sms);
@@ -518,7 +527,7 @@ int run_sweep(const char* file, int argc, char** argv) {
       CHECK(cudaMemcpy(roles, plan.measure.data(), sms * sizeof(Role), cudaMemcpyHostToDevice));
       k_measure_lag<<<sms, 32, kSmem>>>(map, roles, param, done, timing, free_run ? 1u : 0u);
     } else {
-      if (mode == "swap" || mode == "stay" || mode == "oneway" || mode == "oneway_stay") {  // the memset's lines out first
+      if (mode == "swap" || mode == "stay" || mode.rfind("oneway", 0) == 0) {  // the memset's lines out first
         CHECK(cudaMemcpy(roles, flush_roles.data(), sms * sizeof(Role), cudaMemcpyHostToDevice));
         k_warm<<<sms, 32, kSmem>>>(flush_map, roles, 1, timing);
         CHECK(cudaGetLastError());
@@ -529,7 +538,7 @@ int run_sweep(const char* file, int argc, char** argv) {
       CHECK(cudaGetLastError());
       CHECK(cudaDeviceSynchronize());
       CHECK(cudaMemcpy(roles, plan.measure.data(), sms * sizeof(Role), cudaMemcpyHostToDevice));
-      k_measure<<<sms, 32, kSmem>>>(map, roles, plan.passes, timing);
+      k_measure<<<sms, 32, kSmem>>>(map, roles, plan.passes, timing, deep ? 8u : kStages);
     }
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
@@ -571,7 +580,7 @@ int run_sweep(const char* file, int argc, char** argv) {
                          a, mode.c_str(), param, n, start_gap[n / 10], start_gap[n / 2], start_gap[9 * n / 10],
                          end_gap[n / 10], end_gap[n / 2], end_gap[9 * n / 10]);
     }
-    std::printf("row,%d,%s,%u,%llu,%u,%.0f,%u,%lld,%.0f,%.1f\n", a, mode.c_str(), param,
+    std::printf("row,%d,%s%s,%u,%llu,%u,%.0f,%u,%lld,%.0f,%.1f\n", a, mode.c_str(), deep ? "_s8" : "", param,
                 static_cast<unsigned long long>(plan.boxes) * kBox, active, loaded, plan.passes, cycles, mhz,
                 loaded / static_cast<double>(std::max(cycles, 1LL)));
     std::fflush(stdout);

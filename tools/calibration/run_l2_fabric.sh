@@ -7,8 +7,9 @@
 #   <tag>_l2_fabric.csv      h100_l2_partitions' swap / stay / oneway / oneway_stay rows (the L2
 #                            flushed, each partition warms half of F MiB, then one pass in which
 #                            every slice is read from the other partition (swap) or from its own
-#                            (stay); oneway*: the first half only, the other partition idle),
-#                            three rounds
+#                            (stay); oneway*: the first half only, the other partition idle;
+#                            oneway_cold*: without the warm-up, every line from DRAM; *_s8: 8 boxes
+#                            in flight per SM instead of 4), three rounds
 #   <tag>_l2_fabric_rows.csv the same as `bwsim compare` rows (l2_fabric_<mode>_bytes_per_cycle,F:
 #                            the median of the three rounds)
 #   <tag>_l2_fabric_ncu.csv  ncu's counts of one swap and one stay launch (DRAM bytes, L2 read
@@ -27,7 +28,8 @@ csv="$out/${tag}_l2_fabric.csv"
   silicon_header
   for round in 1 2 3; do
     for f in 8 16 24 32; do
-      "$bin/h100_l2_partitions" sweep "$parts" swap:$f stay:$f oneway:$f oneway_stay:$f | grep -v "^#"
+      "$bin/h100_l2_partitions" sweep "$parts" swap:$f stay:$f oneway:$f oneway_stay:$f oneway_cold:$f oneway_cold_stay:$f \
+        swap_s8:$f stay_s8:$f oneway_s8:$f oneway_stay_s8:$f | grep -v "^#"
     done
   done
   silicon_footer
@@ -53,7 +55,7 @@ ncu_csv="$out/${tag}_l2_fabric_ncu.csv"
 {
   silicon_header
   echo "run,$metrics"
-  for point in swap:16 stay:16 oneway:16 oneway_stay:16; do
+  for point in swap:16 stay:16 oneway:16 oneway_stay:16 oneway_cold:16 oneway_cold_stay:16; do
     timeout 300 ncu --replay-mode application --clock-control none --cache-control none -k regex:k_measure --metrics "$metrics" --csv --page raw \
       --print-units base "$bin/h100_l2_partitions" sweep "$parts" "$point" > "$bin/ncu.txt" 2>&1
     echo "$point,$(python3 ncu_metrics.py "$bin/ncu.txt" ${metrics//,/ })"
