@@ -40,6 +40,9 @@ struct Plan {
   std::uint32_t passes = 2;         // of the measured launch
   bool flush_first = false;         // the swap / stay modes: a flush launch before the warm-up (lag: always)
   std::uint32_t stages = kStages;   // boxes in flight per SM in the measured launch
+  // The promo modes: rows 256 bytes apart, 256B L2 promotion, the measured launch reading the
+  // boxes' second columns (x = 128) when `promoted_column`.
+  bool promo = false, promoted_column = false;
 };
 
 // Pairs of SMs: within each die (SM i with SM i + half of its die's list, the dies' pairs
@@ -121,6 +124,20 @@ Plan make_plan(const HardwareConfig& c, std::string mode, std::uint32_t param) {
     plan.boxes = k * slice;
     plan.passes = 1;
     return plan;
+  } else if (mode == "promo_even" || mode == "promo_odd") {
+    // Die 0's SMs read their slices' first columns cold (the promotion brings the second), then
+    // other SMs of die 0 read the first columns again (even) or the second (odd).
+    const auto k = static_cast<std::uint32_t>(die[0].size()), slice = n / 2 / k;
+    plan.measure.assign(sms, Role{});
+    for (std::uint32_t i = 0; i < k; ++i) {
+      plan.warm[die[0][i]] = Role{i * slice, slice, 0, i};
+      plan.measure[die[0][(i + k / 2) % k]] = Role{i * slice, slice, 0, i};
+    }
+    plan.boxes = k * slice;
+    plan.passes = 1;
+    plan.flush_first = plan.promo = true;
+    plan.promoted_column = mode == "promo_odd";
+    return plan;
   } else if (mode == "swap" || mode == "stay" || mode == "oneway" || mode == "oneway_stay" || mode == "oneway_cold" ||
              mode == "oneway_cold_stay") {
     // Each die's SMs warm a half, a slice each, after a flush; then each slice is read once by the
@@ -173,11 +190,15 @@ Measured run_plan(const HardwareConfig& c, const Plan& plan, std::int64_t lag = 
     return ubench_box_map(sim.gmem().alloc(static_cast<std::uint64_t>(boxes) * kBox), boxes * kBoxRows, kBoxRows);
   };
   const bool flush_first = lag >= 0 || plan.flush_first;
-  const TensorMap map = map_of(plan.region), flush = map_of(flush_first ? kFlushBoxes : 1);
+  const TensorMap map = plan.promo ? ubench_strided_map(sim.gmem().alloc(static_cast<std::uint64_t>(plan.region) * kBox), 256,
+                                                        static_cast<std::uint64_t>(plan.region) * kBoxRows / 2, kBoxRows,
+                                                        L2Promotion::B256)
+                                    : map_of(plan.region);
+  const TensorMap flush = map_of(flush_first ? kFlushBoxes : 1);
   Cycle slowest = 0;
   auto stream = [&](const TensorMap& m, const std::vector<Role>& roles, std::uint32_t passes,
-                    std::uint32_t stages = kStages) {
-    return [&, passes, stages](Warp& w) -> Task {
+                    std::uint32_t stages = kStages, std::int32_t x = 0) {
+    return [&, passes, stages, x](Warp& w) -> Task {
       const Role r = roles[w.sm_idx()];
       if (!r.count) co_return;
       const Cycle start = w.now();
@@ -185,7 +206,7 @@ Measured run_plan(const HardwareConfig& c, const Plan& plan, std::int64_t lag = 
       staged.init_barriers(w);
       w.fence_mbarrier_init();
       co_await staged.run(w, r.count * passes, [&](std::uint32_t i) {
-        return TensorCoords{0, static_cast<std::int32_t>(kBoxRows * (r.first + (r.start + i) % r.count))};
+        return TensorCoords{x, static_cast<std::int32_t>(kBoxRows * (r.first + (r.start + i) % r.count))};
       });
       slowest = std::max(slowest, w.now() - start);
     };
@@ -223,7 +244,7 @@ Measured run_plan(const HardwareConfig& c, const Plan& plan, std::int64_t lag = 
   } else {
     sim.launch("ubench", launch, stream(map, plan.warm, 1));
     slowest = 0;
-    r = sim.launch("ubench", launch, stream(map, plan.measure, plan.passes, plan.stages));
+    r = sim.launch("ubench", launch, stream(map, plan.measure, plan.passes, plan.stages, plan.promoted_column ? 128 : 0));
   }
   return Measured{r.memory.hbm_read_bytes, slowest};
 }
@@ -266,7 +287,7 @@ std::vector<UbenchScenario> l2_footprint_scenarios() {
                    }});
   // h200_l2_fabric.csv's rows: one pass over slices warmed by the other die's SMs or by one's own.
   for (const char* mode : {"swap", "stay", "oneway", "oneway_stay", "oneway_cold", "oneway_cold_stay", "swap_s8", "stay_s8",
-                           "oneway_s8", "oneway_stay_s8"})
+                           "oneway_s8", "oneway_stay_s8", "promo_even", "promo_odd"})
     all.push_back({fmt::format("l2_fabric_{}_bytes_per_cycle", mode), UbenchParam::FootprintMib,
                    [mode = std::string(mode)](const HardwareConfig& c, std::uint32_t mib) {
                      return bytes_per_cycle(c, make_plan(c, mode, mib));

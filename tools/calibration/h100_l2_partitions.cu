@@ -53,6 +53,10 @@
 //                   oneway_cold_stay: the same without the warm-up (every line from DRAM). A mode
 //                   name ending _s8 (swap_s8, ...): the measured pass keeps 8 boxes in flight per
 //                   SM instead of 4 (is crossing a rate or a latency?).
+//   promo_even:F, promo_odd:F  rows 256 bytes apart read 128 at a time with the 256B L2 promotion:
+//                   partition 0's SMs read their slices' first halves cold (the promotion brings the
+//                   second halves), then other SMs of partition 0 read the first halves (even) or
+//                   the second (odd): does the reader's partition keep a copy of promoted lines?
 //   lag_same:L, lag_cross:L  (the GEMM's A tile) pairs as pair_same / pair_cross, each pair its
 //                   own 384 boxes (6 MiB; 66 pairs: 396 MiB, cold after a flush); the leader
 //                   streams them once, publishing how many boxes have landed, and the follower
@@ -262,7 +266,7 @@ struct Role {  // what the CTA on one SM reads: boxes first .. first + count - 1
 };
 
 __device__ __forceinline__ void read_role(const CUtensorMap* map, const Role* roles, unsigned passes, CtaTiming* out,
-                                          unsigned stages = kStages) {
+                                          unsigned stages = kStages, int x = 0) {
   extern __shared__ unsigned char smem[];
   if (threadIdx.x != 0) return;
   const unsigned sm = sm_id();
@@ -274,8 +278,9 @@ __device__ __forceinline__ void read_role(const CUtensorMap* map, const Role* ro
   const unsigned base = init_stage_ring(smem, stages, kBox), bars = base + stages * kBox;
   o->ns0 = static_cast<long long>(globaltimer());
   o->c0 = clock64();
-  tma_stream_loop(map, base, bars, kBox, kBoxRows, kBoxRows * r.first, kBoxRows * r.count, stages, r.count * passes,
-                  r.start);
+  tma_staged_loop(map, base, bars, kBox, stages, r.count * passes, [&](unsigned i) {
+    return make_int2(x, static_cast<int>(kBoxRows * r.first + ((r.start + i) * kBoxRows) % (kBoxRows * r.count)));
+  });
   o->ns1 = static_cast<long long>(globaltimer());
   o->c1 = clock64();
 }
@@ -284,8 +289,8 @@ __global__ void k_warm(const __grid_constant__ CUtensorMap map, const Role* role
   read_role(&map, roles, passes, out);
 }
 __global__ void k_measure(const __grid_constant__ CUtensorMap map, const Role* roles, unsigned passes, CtaTiming* out,
-                          unsigned stages) {
-  read_role(&map, roles, passes, out, stages);
+                          unsigned stages, int x) {
+  read_role(&map, roles, passes, out, stages, x);
 }
 
 // Lag modes: the leader (start = 1) streams its pair's `count` boxes once and publishes after each
@@ -452,6 +457,22 @@ Plan make_plan(const std::string& mode, unsigned param, const Parts& p, unsigned
     plan.boxes = k * slice;
     plan.passes = 1;
     return plan;
+  } else if (mode == "promo_even" || mode == "promo_odd") {
+    // Rows 256 bytes apart, boxes of their first 128 (L2 promotion 256B): partition 0's SMs read
+    // their slices cold, which brings each row's second 128 bytes into the L2 too; then another SM
+    // of partition 0 reads each slice's first halves again (even) or the promoted second halves
+    // (odd). Lines homed in partition 1 cross in the odd pass unless partition 0 kept a copy of
+    // what was promoted.
+    const std::vector<unsigned>& a = p.sms[0];
+    const unsigned k = static_cast<unsigned>(a.size()), slice = n / 2 / k;
+    plan.measure.assign(sms, Role{0, 0, 0, 0});
+    for (unsigned i = 0; i < k; ++i) {
+      plan.warm[a[i]] = Role{i * slice, slice, 0, i};
+      plan.measure[a[(i + k / 2) % k]] = Role{i * slice, slice, 0, i};
+    }
+    plan.boxes = k * slice;
+    plan.passes = 1;
+    return plan;
   } else if (mode == "swap" || mode == "stay" || mode == "oneway" || mode == "oneway_stay" || mode == "oneway_cold" ||
              mode == "oneway_cold_stay") {
     // The footprint's first half warmed by partition 0's SMs, its second by partition 1's, each SM
@@ -517,7 +538,10 @@ int run_sweep(const char* file, int argc, char** argv) {
     void* region;
     CHECK(cudaMalloc(&region, static_cast<size_t>(region_boxes) * kBox));
     CHECK(cudaMemset(region, 7, static_cast<size_t>(region_boxes) * kBox));
-    const CUtensorMap map = make_map(region, region_boxes * kBoxRows, kBoxRows);
+    const bool promo = mode == "promo_even" || mode == "promo_odd";  // rows of 256 bytes, promotion 256B
+    const CUtensorMap map = promo ? make_strided_map(region, 256, region_boxes * kBoxRows / 2, kBoxRows,
+                                                     CU_TENSOR_MAP_L2_PROMOTION_L2_256B)
+                                  : make_map(region, region_boxes * kBoxRows, kBoxRows);
     if (lag) {
       CHECK(cudaMemset(done, 0, 32 * sms * sizeof(unsigned)));
       CHECK(cudaMemcpy(roles, flush_roles.data(), sms * sizeof(Role), cudaMemcpyHostToDevice));
@@ -527,7 +551,7 @@ int run_sweep(const char* file, int argc, char** argv) {
       CHECK(cudaMemcpy(roles, plan.measure.data(), sms * sizeof(Role), cudaMemcpyHostToDevice));
       k_measure_lag<<<sms, 32, kSmem>>>(map, roles, param, done, timing, free_run ? 1u : 0u);
     } else {
-      if (mode == "swap" || mode == "stay" || mode.rfind("oneway", 0) == 0) {  // the memset's lines out first
+      if (mode == "swap" || mode == "stay" || mode.rfind("oneway", 0) == 0 || promo) {  // the memset's lines out first
         CHECK(cudaMemcpy(roles, flush_roles.data(), sms * sizeof(Role), cudaMemcpyHostToDevice));
         k_warm<<<sms, 32, kSmem>>>(flush_map, roles, 1, timing);
         CHECK(cudaGetLastError());
@@ -538,7 +562,7 @@ int run_sweep(const char* file, int argc, char** argv) {
       CHECK(cudaGetLastError());
       CHECK(cudaDeviceSynchronize());
       CHECK(cudaMemcpy(roles, plan.measure.data(), sms * sizeof(Role), cudaMemcpyHostToDevice));
-      k_measure<<<sms, 32, kSmem>>>(map, roles, plan.passes, timing, deep ? 8u : kStages);
+      k_measure<<<sms, 32, kSmem>>>(map, roles, plan.passes, timing, deep ? 8u : kStages, mode == "promo_odd" ? 128 : 0);
     }
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());

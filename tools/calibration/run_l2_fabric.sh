@@ -9,7 +9,8 @@
 #                            every slice is read from the other partition (swap) or from its own
 #                            (stay); oneway*: the first half only, the other partition idle;
 #                            oneway_cold*: without the warm-up, every line from DRAM; *_s8: 8 boxes
-#                            in flight per SM instead of 4), three rounds
+#                            in flight per SM instead of 4; promo_even / promo_odd: lines the 256B
+#                            L2 promotion brought, read by the partition that asked), three rounds
 #   <tag>_l2_fabric_rows.csv the same as `bwsim compare` rows (l2_fabric_<mode>_bytes_per_cycle,F:
 #                            the median of the three rounds)
 #   <tag>_l2_fabric_ncu.csv  ncu's counts of one swap and one stay launch (DRAM bytes, L2 read
@@ -29,7 +30,7 @@ csv="$out/${tag}_l2_fabric.csv"
   for round in 1 2 3; do
     for f in 8 16 24 32; do
       "$bin/h100_l2_partitions" sweep "$parts" swap:$f stay:$f oneway:$f oneway_stay:$f oneway_cold:$f oneway_cold_stay:$f \
-        swap_s8:$f stay_s8:$f oneway_s8:$f oneway_stay_s8:$f | grep -v "^#"
+        swap_s8:$f stay_s8:$f oneway_s8:$f oneway_stay_s8:$f promo_even:$f promo_odd:$f | grep -v "^#"
     done
   done
   silicon_footer

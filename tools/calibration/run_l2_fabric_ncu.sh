@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On the H100 (or H200) machine: what Nsight Compute's counts of the link between the L2's
 # partitions mean, for the fabric rows (h100_l2_partitions swap / oneway, run_l2_fabric.sh) and the
-# twin's 8192^3 GEMMs (ping-pong swizzles 1 and 2, cooperative): the fabric sectors by operation
+# twin's 8192^3 GEMMs (ping-pong swizzles 1 and 2, cooperative), and whether a partition keeps a
+# copy of lines the 256B L2 promotion brought (promo_even / promo_odd): the fabric sectors by operation
 # and lookup result, and the cycles the fabric-to-slice path was active and stalled (a busy link
 # shows there). Writes <tag>_l2_fabric_detail_ncu.csv in $OUT (default: this directory): the
 # metrics this ncu has, one row per run.
@@ -26,7 +27,7 @@ csv="$out/${tag}_l2_fabric_detail_ncu.csv"
 {
   silicon_header
   echo "run,$metrics"
-  for point in swap:16 oneway:16 oneway_cold:16; do
+  for point in swap:16 oneway:16 oneway_cold:16 promo_even:16 promo_odd:16; do
     timeout 300 ncu --replay-mode application --clock-control none --cache-control none -k regex:k_measure \
       --metrics "$metrics" --csv --page raw --print-units base "$bin/h100_l2_partitions" sweep "$parts" "$point" \
       > "$bin/ncu.txt" 2>&1

@@ -229,8 +229,28 @@ MemorySystem::Touched MemorySystem::touch(std::uint32_t die, const TensorMap& ma
   // the lookup instead of queueing after it.
   if (gpc_joins_ && fresh)
     for (std::size_t i = 0; i < count; ++i) gpc_joins_->prefetch(line_number(keys[i]), sm_gpc_[sm]);
-  halves_[die].l2->access(keys, touches);
   const bool split = halves_.size() > 1;
+  if (split && promoting) {
+    // A promotion granule's lines beside the box that are homed in the other half are fetched
+    // there: the reader's half keeps a copy of the lines it was sent (the box's), not of the rest
+    // (ours, H200: h200_l2_promotion_rows.csv, reading the promoted halves crosses for half of
+    // them, 125,683 fabric sectors in ncu against 7,408 for the requested halves).
+    near_keys_.clear();
+    near_index_.clear();
+    for (std::uint32_t i = 0; i < count; ++i) {
+      if (promoted_[i] && home(keys[i]) != die) {
+        touches[i] = L2Touch{};
+        continue;
+      }
+      near_keys_.push_back(keys[i]);
+      near_index_.push_back(i);
+    }
+    near_touches_.resize(near_keys_.size());
+    halves_[die].l2->access(near_keys_, near_touches_);
+    for (std::size_t j = 0; j < near_index_.size(); ++j) touches[near_index_[j]] = near_touches_[j];
+  } else {
+    halves_[die].l2->access(keys, touches);
+  }
   if (split) {  // near misses (every write) of blocks homed on the other die: its half, in one call
     served_by_.assign(count, static_cast<std::uint8_t>(die));
     far_keys_.clear();
@@ -247,6 +267,7 @@ MemorySystem::Touched MemorySystem::touch(std::uint32_t die, const TensorMap& ma
       L2Touch& t = touches[far_index_[j]];
       t.hit = far_touches_[j].hit;
       t.last = far_touches_[j].last;
+      if (!t.in_flight) t.in_flight = far_touches_[j].in_flight;  // a promoted line only the home holds
       if (fresh && !t.hit) {
         far_touches_[j].in_flight->fill = 1;
         fresh->push_back(far_touches_[j].in_flight);

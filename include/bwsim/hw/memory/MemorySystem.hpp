@@ -173,6 +173,9 @@ class MemorySystem {
   std::vector<std::uint64_t> far_keys_;
   std::vector<std::uint32_t> far_index_;
   std::vector<L2Touch> far_touches_;
+  std::vector<std::uint64_t> near_keys_;  // the keys the reader's half looks up when some go to the home only
+  std::vector<std::uint32_t> near_index_;
+  std::vector<L2Touch> near_touches_;
   Tracer* tracer_ = nullptr;
   int pid_ = 0;
   WindowCounter l2_counter_{"L2 -> SM GB/s"}, hbm_counter_{"HBM GB/s"}, d2d_counter_{"die-to-die GB/s"};
