@@ -89,6 +89,13 @@ ncu_rows_header() {
   echo "run,metric,value"
 }
 
+# twin_csv_headers CSV NCU_CSV: start the two files twin_timed_and_counted appends to, each with the
+# silicon header and its column names.
+twin_csv_headers() {
+  { silicon_header; echo "m,n,k,schedule,rows_per_wg,tile_n,stages,raster,swizzle,grid,cycles,clock_mhz,span_ns,event_ns,tflops,check"; } > "$1"
+  { silicon_header; echo "m,n,k,schedule,rows_per_wg,tile_n,stages,raster,swizzle,grid,dram_read_bytes,l2_read_sectors,l2_read_hit_sectors,ncu_sm_hz"; } > "$2"
+}
+
 # twin_timed_and_counted CSV NCU_CSV ARG...: gemm_sm90_twin ARG... (built by build_sm90) timed (its
 # row appended to CSV) and counted by ncu with $metrics (the third launch; appended to NCU_CSV after
 # the row's first ten columns): run_gemm_locality.sh, run_gemm_k_sweep.sh.

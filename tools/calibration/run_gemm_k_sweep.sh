@@ -15,14 +15,7 @@ build_sm90 gemm_sm90_twin
 metrics=$l2_reuse_metrics
 csv="$out/${tag}_gemm_k_sweep.csv"
 ncu_csv="$out/${tag}_gemm_k_sweep_ncu.csv"
-{
-  silicon_header
-  echo "m,n,k,schedule,rows_per_wg,tile_n,stages,raster,swizzle,grid,cycles,clock_mhz,span_ns,event_ns,tflops,check"
-} > "$csv"
-{
-  silicon_header
-  echo "m,n,k,schedule,rows_per_wg,tile_n,stages,raster,swizzle,grid,dram_read_bytes,l2_read_sectors,l2_read_hit_sectors,ncu_sm_hz"
-} > "$ncu_csv"
+twin_csv_headers "$csv" "$ncu_csv"
 for k in 2048 4096 6144 8192 12288; do
   for swizzle in 1 2; do
     twin_timed_and_counted "$csv" "$ncu_csv" --schedule pingpong --rows-per-wg 128 --tile-n 128 --stages 6 \

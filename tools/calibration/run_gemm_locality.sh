@@ -15,14 +15,7 @@ build_sm90 gemm_sm90_twin
 metrics=$l2_reuse_metrics
 csv="$out/${tag}_gemm_locality.csv"
 ncu_csv="$out/${tag}_gemm_locality_ncu.csv"
-{
-  silicon_header
-  echo "m,n,k,schedule,rows_per_wg,tile_n,stages,raster,swizzle,grid,cycles,clock_mhz,span_ns,event_ns,tflops,check"
-} > "$csv"
-{
-  silicon_header
-  echo "m,n,k,schedule,rows_per_wg,tile_n,stages,raster,swizzle,grid,dram_read_bytes,l2_read_sectors,l2_read_hit_sectors,ncu_sm_hz"
-} > "$ncu_csv"
+twin_csv_headers "$csv" "$ncu_csv"
 PP="--schedule pingpong --rows-per-wg 128 --tile-n 128 --stages 6"
 CO="--schedule cooperative --rows-per-wg 64 --tile-n 256 --stages 4"
 row() {  # row SCHEDULE_ARGS... : the timed row, then ncu's counts of the same launch shape

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # On the H100 (or H200) machine: what crossing between the two L2 partitions costs. The fabric's
-# rate is not measured (sim_configs/h*.yaml `dies.link_gbytes_per_second`, an estimate), and the
+# rate was an estimate until these rows (sim_configs/h*.yaml `dies.link_gbytes_per_second`), and the
 # ping-pong 8192^3 swizzle-1 GEMM, whose two readers of an A tile often sit in different partitions,
 # sends 6 GB across it on the H100 (h100_gemm_traffic.csv). Writes into $OUT (default: this
 # directory), each headed by date and nvidia-smi lines:
@@ -13,10 +13,8 @@
 #                            L2 promotion brought, read by the partition that asked), three rounds
 #   <tag>_l2_fabric_rows.csv the same as `bwsim compare` rows (l2_fabric_<mode>_bytes_per_cycle,F:
 #                            the median of the three rounds)
-#   <tag>_l2_fabric_ncu.csv  ncu's counts of one swap and one stay launch (DRAM bytes, L2 read
-#                            sectors, sectors over the fabric) and of the twin's ping-pong 8192^3
-#                            at swizzles 1 and 2 and the cooperative 8192^3 (the same counts and
-#                            the kernel's duration)
+# (h200_l2_fabric_ncu.csv, ncu's counts of some of these launches and of three GEMMs, came from
+# this script's first version; run_l2_fabric_ncu.sh takes those counts now, in more detail.)
 # Usage: bash tools/calibration/run_l2_fabric.sh
 set -uo pipefail
 cd "$(dirname "$0")"
@@ -51,20 +49,3 @@ for l in lines:
 for (mode, mib), x in v.items():
     print(f"l2_fabric_{mode}_bytes_per_cycle,{mib},{round(statistics.median(x))}")
 PY
-metrics=dram__bytes_read.sum,lts__t_sectors_op_read.sum,lts__t_sectors_srcunit_ltcfabric.sum,gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second
-ncu_csv="$out/${tag}_l2_fabric_ncu.csv"
-{
-  silicon_header
-  echo "run,$metrics"
-  for point in swap:16 stay:16 oneway:16 oneway_stay:16 oneway_cold:16 oneway_cold_stay:16; do
-    timeout 300 ncu --replay-mode application --clock-control none --cache-control none -k regex:k_measure --metrics "$metrics" --csv --page raw \
-      --print-units base "$bin/h100_l2_partitions" sweep "$parts" "$point" > "$bin/ncu.txt" 2>&1
-    echo "$point,$(python3 ncu_metrics.py "$bin/ncu.txt" ${metrics//,/ })"
-  done
-  PP="--schedule pingpong --rows-per-wg 128 --tile-n 128 --stages 6"
-  for run in "pp128_sw1|$PP --swizzle 1" "pp128_sw2|$PP --swizzle 2" \
-             "coop|--schedule cooperative --rows-per-wg 64 --tile-n 256 --stages 4 --swizzle 1"; do
-    echo "${run%%|*},$(ncu_values k_gemm 2 "$bin/gemm_sm90_twin" ${run#*|} --m 8192 --n 8192 --k 8192 --raster m --reps 1)"
-  done
-} > "$ncu_csv"
-cat "$ncu_csv"
