@@ -86,7 +86,7 @@ TEST(CalibrationTest, PairsReadingColdBoxesADelayApartOnTheH200) {
 // 1.5-1.7x, one direction carrying about 600 B/clk however many boxes are in flight (a rate, not a
 // latency: h200.yaml dies.link_gbytes_per_second). Every row from 16 MiB on within 10%, 7 of the
 // 8 MiB rows within 20% (l2_fabric_tolerances.csv); with the link at the crossbar's delivery rate
-// (the estimate before) the crossing rows were 66-219% fast.
+// (the estimate before) the warm crossing rows were 72-225% fast and the cold ones 20-40%.
 TEST(CalibrationTest, ReadsCrossingBetweenL2PartitionsOnTheH200) {
   const auto rows = expect_rows_within("h200", calibration("h200_l2_fabric_rows.csv"),
                                        calibration("l2_fabric_tolerances.csv"), 40);
@@ -95,7 +95,7 @@ TEST(CalibrationTest, ReadsCrossingBetweenL2PartitionsOnTheH200) {
   HardwareConfig h200 = load_config(BWSIM_SOURCE_DIR "/sim_configs/h200.yaml");
   h200.dies.link_gbytes_per_second = 21350;
   const double oneway = static_cast<double>(run_ubench(h200, *find_ubench("l2_fabric_oneway_bytes_per_cycle"), 16));
-  EXPECT_GT(oneway, 1.6 * 1138);  // silicon's 16 MiB row
+  EXPECT_GT(oneway, 1.6 * 1123);  // silicon's 16 MiB row
 }
 
 // Lines the 256B L2 promotion brings (h100_l2_partitions.cu promo_even / promo_odd, H200): a
@@ -104,7 +104,7 @@ TEST(CalibrationTest, ReadsCrossingBetweenL2PartitionsOnTheH200) {
 // partition cross the link (ncu: half of them): the reader's partition kept no copy. Within 10%;
 // with such copies (the model before 2026-11-29) promo_odd ran 37-73% fast.
 TEST(CalibrationTest, PromotedLinesStayInTheirHomePartitionOnTheH200) {
-  expect_rows_within("h200", calibration("h200_l2_promotion_rows.csv"), kTolerances, 4);
+  expect_rows_within("h200", calibration("h200_l2_promotion_rows.csv"), std::string(), 4);
 }
 
 // The spread of each SM's box landings when all stream at once (h100_box_spread.cu, H200): the

@@ -38,7 +38,7 @@ struct Plan {
   std::uint32_t boxes = 0;          // the footprint (lag modes: the leaders' boxes)
   std::uint32_t region = 0;         // boxes allocated, as the hardware program allocates them
   std::uint32_t passes = 2;         // of the measured launch
-  bool flush_first = false;         // the swap / stay modes: a flush launch before the warm-up (lag: always)
+  bool flush_first = false;         // the swap / stay / oneway* / promo modes: a flush before the warm-up (lag: always)
   std::uint32_t stages = kStages;   // boxes in flight per SM in the measured launch
   // The promo modes: rows 256 bytes apart, 256B L2 promotion, the measured launch reading the
   // boxes' second columns (x = 128) when `promoted_column`.
@@ -181,8 +181,9 @@ struct Measured {
   Cycle slowest_cta = 0;
 };
 
-// Runs a plan: a flush launch (160 MiB read once, split among the SMs) for the lag, swap and stay
-// modes, the warm-up launch (not for the lag modes), then the measured one. `lag`: the lag modes' follower distance in boxes.
+// Runs a plan: a flush launch (160 MiB read once, split among the SMs) for the lag, swap, stay,
+// oneway* and promo modes, the warm-up launch (not for the lag modes), then the measured one.
+// `lag`: the lag modes' follower distance in boxes.
 Measured run_plan(const HardwareConfig& c, const Plan& plan, std::int64_t lag = -1) {
   Simulator sim(c, SimOptions{.mode = Mode::Timing});
   const LaunchConfig launch{.grid_ctas = c.sm.count, .block_threads = 32, .dynamic_smem_bytes = kSmem};

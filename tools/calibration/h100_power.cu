@@ -48,6 +48,7 @@
 #include "calibration_nvml.cuh"
 #include "calibration_ptx.cuh"
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>

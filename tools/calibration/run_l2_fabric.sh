@@ -4,13 +4,13 @@
 # ping-pong 8192^3 swizzle-1 GEMM, whose two readers of an A tile often sit in different partitions,
 # sends 6 GB across it on the H100 (h100_gemm_traffic.csv). Writes into $OUT (default: this
 # directory), each headed by date and nvidia-smi lines:
-#   <tag>_l2_fabric.csv      h100_l2_partitions' swap / stay / oneway / oneway_stay rows (the L2
+#   <tag>_l2_fabric.csv      h100_l2_partitions' swap / stay / oneway* rows (the L2
 #                            flushed, each partition warms half of F MiB, then one pass in which
 #                            every slice is read from the other partition (swap) or from its own
 #                            (stay); oneway*: the first half only, the other partition idle;
 #                            oneway_cold*: without the warm-up, every line from DRAM; *_s8: 8 boxes
-#                            in flight per SM instead of 4; promo_even / promo_odd: lines the 256B
-#                            L2 promotion brought, read by the partition that asked), three rounds
+#                            in flight per SM instead of 4), three rounds (the promo_even /
+#                            promo_odd modes' rows are h200_l2_promotion_rows.csv, another run)
 #   <tag>_l2_fabric_rows.csv the same as `bwsim compare` rows (l2_fabric_<mode>_bytes_per_cycle,F:
 #                            the median of the three rounds)
 # (h200_l2_fabric_ncu.csv, ncu's counts of some of these launches and of three GEMMs, came from
@@ -19,7 +19,7 @@
 set -uo pipefail
 cd "$(dirname "$0")"
 . ./device_common.sh
-build_sm90 h100_l2_partitions gemm_sm90_twin
+build_sm90 h100_l2_partitions
 parts="$bin/partitions.txt"
 "$bin/h100_l2_partitions" map "$parts" > "$out/${tag}_l2_fabric_map.txt"
 csv="$out/${tag}_l2_fabric.csv"
@@ -28,7 +28,7 @@ csv="$out/${tag}_l2_fabric.csv"
   for round in 1 2 3; do
     for f in 8 16 24 32; do
       "$bin/h100_l2_partitions" sweep "$parts" swap:$f stay:$f oneway:$f oneway_stay:$f oneway_cold:$f oneway_cold_stay:$f \
-        swap_s8:$f stay_s8:$f oneway_s8:$f oneway_stay_s8:$f promo_even:$f promo_odd:$f | grep -v "^#"
+        swap_s8:$f stay_s8:$f oneway_s8:$f oneway_stay_s8:$f | grep -v "^#"
     done
   done
   silicon_footer
