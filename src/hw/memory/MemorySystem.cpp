@@ -267,7 +267,10 @@ MemorySystem::Touched MemorySystem::touch(std::uint32_t die, const TensorMap& ma
       L2Touch& t = touches[far_index_[j]];
       t.hit = far_touches_[j].hit;
       t.last = far_touches_[j].last;
-      if (!t.in_flight) t.in_flight = far_touches_[j].in_flight;  // a promoted line only the home holds
+      if (!t.in_flight) {  // a promoted line only the home holds: the promotion's own branch below records it
+        t.in_flight = far_touches_[j].in_flight;
+        continue;
+      }
       if (fresh && !t.hit) {
         far_touches_[j].in_flight->fill = 1;
         fresh->push_back(far_touches_[j].in_flight);
