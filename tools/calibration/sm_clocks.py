@@ -14,26 +14,12 @@ MAP is a GPC map ("# gpc,G,SMS,smid ..." lines, h200_gpc_map_loads.csv); its GPC
 loose TPCs on the H200 map) count as GPC 0, as the model's layout has them.
 """
 import collections
-import csv
 import glob
 import os
 import statistics
 import sys
 
-
-def gpc_map(path):
-    m = {}
-    for line in open(path):
-        if line.startswith("# gpc,"):
-            _, g, _, sms = line.strip().split(",", 3)
-            for s in sms.split():
-                m[int(s)] = int(g) if int(g) < 8 else 0
-    return m
-
-
-def rows(path):
-    with open(path) as f:
-        return list(csv.DictReader(line for line in f if not line.startswith("#")))
+from tile_drift import read_csv, read_gpc_map
 
 
 def reduce(folder):
@@ -43,9 +29,9 @@ def reduce(folder):
         config = base.split("_sm_clocks_gemm_")[1][: -len(".csv")]
         tile_log = clock_log.replace("_sm_clocks_gemm_", "_sm_clocks_tiles_")
         starts = collections.defaultdict(list)
-        for r in rows(tile_log):
+        for r in read_csv(tile_log):
             starts[int(r["cta"])].append(int(r["start_ns"]))
-        for r in rows(clock_log):
+        for r in read_csv(clock_log):
             s = sorted(starts[int(r["cta"])])
             pace = (s[-1] - s[1]) / (len(s) - 2) if len(s) > 2 else 0
             print(f"{config},{launch},{r['cta']},{r['smid']},{r['mhz']},{pace:.0f}")
@@ -60,9 +46,9 @@ def by_gpc(values):  # [(gpc, value)] -> each GPC's mean over the median of all
 
 
 def summary(paces, map_path, units=None):
-    m = gpc_map(map_path)
+    m = read_gpc_map(map_path)
     launches = collections.defaultdict(list)
-    for r in rows(paces):
+    for r in read_csv(paces):
         launches[(r["config"], int(r["launch"]))].append(r)
     print("per launch, GPCs 0..7 over the launch's median: clock | pace in ns | pace in cycles")
     for (config, launch), rs in sorted(launches.items()):
@@ -73,7 +59,7 @@ def summary(paces, map_path, units=None):
     if units:
         print("sustained loads, GPCs 0..7 clock over the load's median (median MHz)")
         loads = collections.defaultdict(list)
-        for r in rows(units):
+        for r in read_csv(units):
             loads[(r["load"], int(r["sms"]))].append((m[int(r["smid"])], int(r["cycles"]) * 1000 / int(r["ns"])))
         for (load, sms), v in loads.items():
             print(f"{load} {sms}: {by_gpc(v)} ({statistics.median(x for _, x in v):.0f})")
