@@ -253,13 +253,13 @@ __device__ __forceinline__ void tma_staged_loop(const CUtensorMap* map, unsigned
 }
 // The all-SM stream program's loop (h100_units2.cu's k_tma_stream_grid, h100_loaded.cu's streaming
 // CTAs, h100_l2_footprint.cu): load i reads rows first_row + ((first_box + i) * box_rows) %
-// region_rows (box_rows rows per box).
+// region_rows (box_rows rows per box), at column x (h100_l2_partitions.cu's promo_odd: 128).
 __device__ __forceinline__ void tma_stream_loop(const CUtensorMap* map, unsigned base, unsigned bars,
                                                 unsigned box_bytes, unsigned box_rows, unsigned first_row,
                                                 unsigned region_rows, unsigned stages, unsigned loads,
-                                                unsigned first_box = 0) {
+                                                unsigned first_box = 0, int x = 0) {
   tma_staged_loop(map, base, bars, box_bytes, stages, loads, [&](unsigned i) {
-    return make_int2(0, static_cast<int>(first_row + ((first_box + i) * box_rows) % region_rows));
+    return make_int2(x, static_cast<int>(first_row + ((first_box + i) * box_rows) % region_rows));
   });
 }
 // cp.async.bulk.tensor.2d.global.shared::cta.bulk_group: store SMEM src to the box at (x, y) of *map.

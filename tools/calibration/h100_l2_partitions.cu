@@ -278,9 +278,8 @@ __device__ __forceinline__ void read_role(const CUtensorMap* map, const Role* ro
   const unsigned base = init_stage_ring(smem, stages, kBox), bars = base + stages * kBox;
   o->ns0 = static_cast<long long>(globaltimer());
   o->c0 = clock64();
-  tma_staged_loop(map, base, bars, kBox, stages, r.count * passes, [&](unsigned i) {
-    return make_int2(x, static_cast<int>(kBoxRows * r.first + ((r.start + i) * kBoxRows) % (kBoxRows * r.count)));
-  });
+  tma_stream_loop(map, base, bars, kBox, kBoxRows, kBoxRows * r.first, kBoxRows * r.count, stages, r.count * passes,
+                  r.start, x);
   o->ns1 = static_cast<long long>(globaltimer());
   o->c1 = clock64();
 }
