@@ -233,25 +233,25 @@ struct GemmBurst {
     tmA = make_map(A, mnk, mnk, C::BM, 64);
     tmB = make_map(B, mnk, mnk, C::BN, 64);
     tmD = make_map(D, mnk, mnk, 64, 64);
-    CHECK(cudaMalloc(&tim, static_cast<size_t>(grid) * 6 * sizeof(long long)));
-    CHECK(cudaFuncSetAttribute(k_gemm<true, 64, 256>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    CHECK(cudaMalloc(&tim, static_cast<size_t>(grid) * kTimSlots * sizeof(long long)));
+    CHECK(cudaFuncSetAttribute(k_gemm<true, 64, 256, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                static_cast<int>(smem)));
     CHECK(cudaDeviceSynchronize());
   }
   void enqueue(int launches) {
     for (int i = 0; i < launches; ++i) {
-      k_gemm<true, 64, 256><<<grid, 384, smem>>>(tmA, tmB, tmD, p, tim, nullptr);
+      k_gemm<true, 64, 256, false><<<grid, 384, smem>>>(tmA, tmB, tmD, p, tim, nullptr, nullptr);
       CHECK(cudaGetLastError());
     }
   }
   // The last launch's clock (the longest-lived CTA's clock64 / globaltimer, in MHz) and span.
   void last(double& mhz, double& span_ns) const {
-    std::vector<long long> ht(static_cast<size_t>(grid) * 6);
+    std::vector<long long> ht(static_cast<size_t>(grid) * kTimSlots);
     CHECK(cudaMemcpy(ht.data(), tim, ht.size() * sizeof(long long), cudaMemcpyDeviceToHost));
     long long t_start = ht[0], t_end = 0, life = -1;
     mhz = 0;
     for (int c = 0; c < grid; ++c) {
-      const long long* v = &ht[static_cast<size_t>(c) * 6];
+      const long long* v = &ht[static_cast<size_t>(c) * kTimSlots];
       t_start = std::min(t_start, v[0]);
       const int w = v[4] > v[2] ? 1 : 0;
       const long long end_ns = v[2 + 2 * w], end_clk = v[3 + 2 * w];
