@@ -522,6 +522,26 @@ TEST(CalibrationTest, TheL2LosesStreamedLinesGraduallyOnSiliconAllAtOnceInTheMod
   EXPECT_EQ(run_ubench(rrip, *find_ubench(half), 32), silicon.at({half, 32}));
 }
 
+// A slice read twice and then left goes before a slice read once after it (h200_l2_reref.csv,
+// H200 silicon): the L2 replaces by recency, as h200.yaml's LRU does, not by re-reference as
+// clock's second chance does (which keeps X and drops Y: 81 and 97 points off at Z = 20).
+TEST(CalibrationTest, TheH200L2DropsAnOlderTwiceReadSliceBeforeANewerOnceReadOne) {
+  const HardwareConfig h200 = load_config(BWSIM_SOURCE_DIR "/sim_configs/h200.yaml");
+  const HardwareConfig clock = load_config(BWSIM_SOURCE_DIR "/sim_configs/h200.yaml", {"l2.policy=clock"});
+  std::map<std::pair<std::string, std::uint32_t>, std::int64_t> silicon;
+  for (const auto& row : read_csv_rows(calibration("h200_l2_reref.csv"), 3))
+    silicon[{row[0], static_cast<std::uint32_t>(std::stoul(row[1]))}] = std::stoll(row[2]);
+  const std::string x = "l2_partitions_reref_x_hbm_per_pass_x100", y = "l2_partitions_reref_y_hbm_per_pass_x100";
+  ASSERT_EQ(silicon.at({x, 20}), 81);
+  ASSERT_EQ(silicon.at({y, 20}), 3);
+  for (const std::uint32_t z : {20u, 24u}) {
+    EXPECT_NEAR(run_ubench(h200, *find_ubench(x), z), silicon.at({x, z}), 20) << z;  // 100: X lost
+    EXPECT_NEAR(run_ubench(h200, *find_ubench(y), z), silicon.at({y, z}), 20) << z;  // 0: Y kept
+  }
+  EXPECT_EQ(run_ubench(clock, *find_ubench(x), 20), 0);
+  EXPECT_EQ(run_ubench(clock, *find_ubench(y), 20), 100);
+}
+
 // CUDA-core units and the softmax twin (h100_cudacore.csv): chains and streams of one opcode, the
 // issue limit, and the twin's compiled row tile (from softmax_sass.txt) at 1 and 2 warps per
 // sub-partition, all within the 10% target.
@@ -608,7 +628,9 @@ void expect_gemm_rows(const char* chip, double mean_bound, const std::string& cs
   EXPECT_LE(mean_absolute_error(rows), mean_bound) << chip;
 }
 
-// Mean errors 3.9% (H100) and 4.5% (H200) since the link between the L2's partitions is measured and a
+// Mean errors 4.1% (H100) and 4.0% (H200) since the L2 replaces by recency (l2.policy lru,
+// h200_l2_reref.csv: the H200's ping-pong 64x256 4096^3 -11.9% -> -3.5%, its ping-pong 8192^3
+// -9.8% -> -10.8%, the H100's -18.3% -> -18.6%); 3.9% and 4.5% since the link between the L2's partitions is measured and a
 // partition keeps no copy of the lines the 256B promotion brought from the other (2026-11-29: the
 // H200's ping-pong 8192^3 -17.1% -> -9.8%, its ping-pong 64x256 4096^3 -5.4% -> -11.9%, the
 // H100's ping-pong 8192^3 -18.8% -> -18.3%); 4.0% and 4.6% since the CPCs take every third TPC of a GPC (sm.tpc_cpcs:
@@ -624,42 +646,65 @@ void expect_gemm_rows(const char* chip, double mean_bound, const std::string& cs
 // the chaotic ping-pong 8192^3 row's one deterministic draw (gemm_sm90_tolerances.csv gives its
 // perturbed means).
 TEST(KernelValidationTest, GemmSm90OnTheH100StaysWithinItsStatedBounds) { expect_gemm_rows("h100", 0.041); }
-TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.047); }
-// The same program on two more H100s, measured 2026-11-26: mean errors 4.0% and 4.0% since the
-// promoted lines stay in their home partition (ping-pong 8192^3 -17.1% / -19.7%); 3.9% and 3.6% since the
+TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.041); }
+// The same program on two more H100s, measured 2026-11-26: mean errors 4.1% and 3.9% since the L2
+// replaces by recency (l2.policy lru, h200_l2_reref.csv; ping-pong 8192^3 -18.0% / -18.4%); 4.0%
+// and 4.0% since the promoted lines stay in their home partition (ping-pong 8192^3 -17.1% / -19.7%); 3.9% and 3.6% since the
 // CPCs take every third TPC (ping-pong 8192^3 -14.6% / -15.3%); 4.2% and 3.9% with reads
 // joined within a GPC and a window (ping-pong 8192^3 -19.6% / -18.6%); 5.0% and 4.6% before (5.2% and
 // 4.9% before the epilogue's parts, 5.2% and 6.0% before the SMEM port); the ping-pong 128x128
 // rows vary most from machine to machine (4096^3: 336,388 / 329,927 / 309,881 cycles on the three).
 TEST(KernelValidationTest, GemmSm90OnTwoMoreH100sStaysWithinItsStatedBounds) {
-  expect_gemm_rows("h100", 0.041, "h100_gemm_sm90_rerun.csv");
+  expect_gemm_rows("h100", 0.042, "h100_gemm_sm90_rerun.csv");
   expect_gemm_rows("h100", 0.041, "h100_gemm_sm90_rerun2.csv");
+}
+
+// The model's HBM bytes read by a 4096^3 gemm_sm90 row after one warm-up launch (as the twin's
+// ncu counts its timed launch after warm-ups).
+double model_hbm_read_4096(const HardwareConfig& cfg, const std::string& schedule, const std::string& rows_per_wg,
+                           const std::string& tile_n, const std::string& stages) {
+  const GemmSm90Params p{.m = 4096, .n = 4096, .k = 4096,
+                         .schedule = schedule == "pingpong" ? Sm90Schedule::Pingpong : Sm90Schedule::Cooperative,
+                         .rows_per_wg = static_cast<std::uint32_t>(std::stoul(rows_per_wg)),
+                         .tile_n = static_cast<std::uint32_t>(std::stoul(tile_n)),
+                         .stages = static_cast<std::uint32_t>(std::stoul(stages)),
+                         .warmup = 1};
+  return static_cast<double>(
+      run_gemm_sm90(cfg, SimOptions{.mode = Mode::Timing, .check_races = false}, p, false).run.memory.hbm_read_bytes);
 }
 
 // The twin's DRAM traffic on its timed launch (ncu, h100_gemm_traffic.csv) against the model's HBM
 // reads after one warm-up launch, for the 4096^3 rows: four of six within 10% (they were 42-89% short
 // while the L2 was one 50 MiB cache; the ping-pong rows read ~10x their operands on silicon); the
-// two with 128-row warpgroup tiles within 22%: ping-pong 128x128 1.05, cooperative 256x128 1.21.
+// two with 128-row warpgroup tiles within 26%: ping-pong 128x128 1.06, cooperative 256x128 1.25.
 TEST(KernelValidationTest, TheH100GemmsReadFromHbmWhatSiliconReadsAt4096Cubed) {
   const HardwareConfig h100 = load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml");
   std::size_t checked = 0;
   for (const auto& row : read_csv_rows(BWSIM_SOURCE_DIR "/tools/calibration/h100_gemm_traffic.csv", 17)) {
     if (row[0] != "4096" || row[8] != "1" || row[7] != "m") continue;  // the six gemm_sm90 4096^3 rows
-    const GemmSm90Params p{.m = 4096, .n = 4096, .k = 4096,
-                           .schedule = row[3] == "pingpong" ? Sm90Schedule::Pingpong : Sm90Schedule::Cooperative,
-                           .rows_per_wg = static_cast<std::uint32_t>(std::stoul(row[4])),
-                           .tile_n = static_cast<std::uint32_t>(std::stoul(row[5])),
-                           .stages = static_cast<std::uint32_t>(std::stoul(row[6])),
-                           .warmup = 1};
     const double silicon = std::stod(row[10]);
-    const auto model = static_cast<double>(
-        run_gemm_sm90(h100, SimOptions{.mode = Mode::Timing, .check_races = false}, p, false).run.memory.hbm_read_bytes);
+    const double model = model_hbm_read_4096(h100, row[3], row[4], row[5], row[6]);
     // Ping-pong 128x128: 1.15 with l2.cpc_load_bytes_in_flight (its CTAs drift apart more than
     // silicon's; 0.99 before), 1.05 since the CPCs take every third TPC (sm.tpc_cpcs); cooperative
     // 256x128 1.115 since reads join only within a GPC (1.03 before), 1.21 with every third TPC in
-    // a CPC; the others within 10%.
-    const double bound = row[4] == "128" ? 0.22 : 0.10;
+    // a CPC, 1.25 with the L2 replacing by recency (l2.policy lru); the others within 10%.
+    const double bound = row[4] == "128" ? 0.26 : 0.10;
     EXPECT_NEAR(model / silicon, 1.0, bound) << row[3] << " " << row[4] << "/" << row[5] << " " << row[6] << " stages";
+    ++checked;
+  }
+  EXPECT_EQ(checked, 6u);
+}
+
+// The same on the H200 (ncu, h200_gemm_traffic_4096.csv): all six within 10% since the L2 replaces
+// by recency (l2.policy lru: 0.99-1.08). With clock's second chance the ping-pong rows kept part
+// of A from wave to wave, which silicon does not: 64x256 read 0.55 of silicon's bytes, 128x128 0.83.
+TEST(KernelValidationTest, TheH200GemmsReadFromHbmWhatSiliconReadsAt4096Cubed) {
+  const HardwareConfig h200 = load_config(BWSIM_SOURCE_DIR "/sim_configs/h200.yaml");
+  std::size_t checked = 0;
+  for (const auto& row : read_csv_rows(BWSIM_SOURCE_DIR "/tools/calibration/h200_gemm_traffic_4096.csv", 12)) {
+    const double silicon = std::stod(row[7]);
+    EXPECT_NEAR(model_hbm_read_4096(h200, row[3], row[4], row[5], row[6]) / silicon, 1.0, 0.10)
+        << row[3] << " " << row[4] << "/" << row[5] << " " << row[6] << " stages";
     ++checked;
   }
   EXPECT_EQ(checked, 6u);

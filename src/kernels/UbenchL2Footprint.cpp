@@ -23,6 +23,7 @@ namespace {
 constexpr std::uint32_t kBox = 16384, kBoxRows = 128, kStages = 4, kSmem = 133120;
 constexpr std::uint32_t kLagBoxes = 384;   // boxes per pair in the lag modes (6 MiB), as on silicon
 constexpr std::uint32_t kFlushBoxes = 160 * 64;  // the lag modes' flush: 160 MiB read once
+constexpr std::uint32_t kRerefMib = 16;          // the reref modes' X and Y, each
 // A follower's poll of its leader's count: silicon reads a flag in GMEM (ld.acquire.gpu, an L2
 // round trip) and sleeps 64 ns between reads (E).
 constexpr Cycle kPollCycles = 400;
@@ -33,7 +34,14 @@ struct Role {
   std::uint32_t first = 0, count = 0, start = 0, pair = 0;
 };
 
+// A launch before the warm-up: every SM's role and the passes it makes.
+struct Phase {
+  std::vector<Role> roles;
+  std::uint32_t passes = 1;
+};
+
 struct Plan {
+  std::vector<Phase> before;        // launches after the flush, before the warm-up (the reref modes)
   std::vector<Role> warm, measure;  // by SM
   std::uint32_t boxes = 0;          // the footprint (lag modes: the leaders' boxes)
   std::uint32_t region = 0;         // boxes allocated, as the hardware program allocates them
@@ -159,6 +167,50 @@ Plan make_plan(const HardwareConfig& c, std::string mode, std::uint32_t param) {
     plan.flush_first = true;
     plan.stages = deep ? 8 : kStages;
     return plan;
+  } else if (mode.starts_with("reref")) {
+    // Does a line read twice outlast one read once? After a flush every SM reads its slice of X
+    // (kRerefMib) twice (rerefp: the second time another SM of its die reads it, rerefc: an SM of
+    // the other die), then its slice
+    // of Y (as large) once, then of Z (param MiB, new lines) once; the measured launch reads X
+    // (reref_x) or Y (reref_y) once more. Recency alone (LRU) loses X first; a policy that keeps
+    // re-read lines (clock's second chance) loses Y first. rerefj: X read once by pairs of SMs of
+    // one die at the same time (each pair a slice, both from its start: the second reader joins
+    // the first's transfers in flight, as a GEMM's A tile is read).
+    // partner: SM s's slice read by another SM of its die ('p') or of the other ('c').
+    auto slices = [&](std::uint32_t first, std::uint32_t boxes, char partner) {
+      std::vector<Role> roles(sms);
+      for (std::uint32_t s = 0; s < sms; ++s) {
+        const std::uint32_t d = std::min<std::uint32_t>(layout.die[s], 1);
+        const std::vector<std::uint32_t>& side = die[d];
+        const std::vector<std::uint32_t>& other = die[1 - d];
+        const auto i = static_cast<std::size_t>(std::find(side.begin(), side.end(), s) - side.begin());
+        const std::uint32_t reader = partner == 'p'   ? side[(i + side.size() / 2) % side.size()]
+                                     : partner == 'c' ? other[i % other.size()]
+                                                      : s;
+        roles[reader] = Role{first + s * (boxes / sms), boxes / sms, 0, s};
+      }
+      return roles;
+    };
+    const char partner = mode[5];  // reref_*, rerefp_*, rerefc_*, rerefj_*
+    const std::uint32_t side = kRerefMib * 64;
+    if (partner == 'j') {
+      const auto pairs = sm_pairs(die, false);
+      const auto m = static_cast<std::uint32_t>(pairs.size()), slice = side / m;
+      std::vector<Role> joined(sms);
+      for (std::uint32_t i = 0; i < m; ++i) joined[pairs[i].first] = joined[pairs[i].second] = Role{i * slice, slice, 0, i};
+      plan.before = {Phase{joined, 1}, Phase{slices(side, side, '_'), 1}};
+    } else if (partner != '_') {
+      plan.before = {Phase{slices(0, side, '_'), 1}, Phase{slices(0, side, partner), 1}, Phase{slices(side, side, '_'), 1}};
+    } else {
+      plan.before = {Phase{slices(0, side, '_'), 2}, Phase{slices(side, side, '_'), 1}};
+    }
+    plan.warm = slices(2 * side, n, '_');
+    plan.measure = slices(mode.back() == 'x' ? 0 : side, side, '_');
+    plan.boxes = sms * (side / sms);
+    plan.region = 2 * side + n;
+    plan.passes = 1;
+    plan.flush_first = true;
+    return plan;
   } else if (mode == "lag_same" || mode == "lag_cross") {
     const auto pairs = sm_pairs(die, mode == "lag_cross");
     plan.measure.assign(sms, Role{});
@@ -243,6 +295,7 @@ Measured run_plan(const HardwareConfig& c, const Plan& plan, std::int64_t lag = 
   if (lag >= 0) {
     r = sim.launch("ubench", launch, follow);
   } else {
+    for (const Phase& p : plan.before) sim.launch("ubench", launch, stream(map, p.roles, p.passes));
     sim.launch("ubench", launch, stream(map, plan.warm, 1));
     slowest = 0;
     r = sim.launch("ubench", launch, stream(map, plan.measure, plan.passes, plan.stages, plan.promoted_column ? 128 : 0));
@@ -281,7 +334,8 @@ std::vector<UbenchScenario> l2_footprint_scenarios() {
        }}};
   // h100_l2_partitions.csv's rows (shared and split again, measured on that GPU).
   for (const char* mode : {"shared", "split", "pair_same", "pair_cross", "half0", "half1", "shared_half0", "check_same",
-                           "check_cross"})
+                           "check_cross", "reref_x", "reref_y", "rerefp_x", "rerefp_y",
+                           "rerefc_x", "rerefc_y", "rerefj_x", "rerefj_y"})
     all.push_back({fmt::format("l2_partitions_{}_hbm_per_pass_x100", mode), UbenchParam::FootprintMib,
                    [mode = std::string(mode)](const HardwareConfig& c, std::uint32_t mib) {
                      return hbm_per_pass_x100(c, make_plan(c, mode, mib));

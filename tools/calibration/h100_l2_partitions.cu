@@ -57,6 +57,13 @@
 //                   partition 0's SMs read their slices' first halves cold (the promotion brings the
 //                   second halves), then other SMs of partition 0 read the first halves (even) or
 //                   the second (odd): does the reader's partition keep a copy of promoted lines?
+//   reref_x:Z, reref_y:Z, rerefp_*, rerefj_*  (does a line read twice outlast one read once?)
+//                   after a flush every SM reads its slice of X (16 MiB) twice (rerefp: the second
+//                   time another SM of its partition reads it, rerefc: an SM of the other
+//                   partition; rerefj: pairs of SMs of one
+//                   partition read it at once, once), then its slice of Y (16 MiB) once,
+//                   then of Z (Z MiB, new lines) once; the measured launch reads X or Y once more.
+//                   LRU loses X first, clock (second chance) Y first.
 //   lag_same:L, lag_cross:L  (the GEMM's A tile) pairs as pair_same / pair_cross, each pair its
 //                   own 384 boxes (6 MiB; 66 pairs: 396 MiB, cold after a flush); the leader
 //                   streams them once, publishing how many boxes have landed, and the follower
@@ -393,11 +400,21 @@ std::vector<std::pair<unsigned, unsigned>> make_pairs(const Parts& p, bool cross
 bool streamed_pairs(const std::string& mode) { return mode.rfind("lag_", 0) == 0 || mode.rfind("free_", 0) == 0; }
 bool cross_pairs(const std::string& mode) { return mode.size() > 6 && mode.compare(mode.size() - 6, 6, "_cross") == 0; }
 
-struct Plan {
-  std::vector<Role> warm, measure;
-  unsigned boxes = 0;  // footprint in boxes (the lag modes: the leaders' boxes)
-  unsigned passes = 2;
+struct Phase {  // a launch before the warm-up (the reref modes): every SM's role, its passes
+  std::vector<Role> roles;
+  unsigned passes = 1;
 };
+
+struct Plan {
+  std::vector<Phase> before;  // after the flush, before the warm-up
+  std::vector<Role> warm, measure;
+  unsigned boxes = 0;   // footprint in boxes (the lag modes: the leaders' boxes)
+  unsigned region = 0;  // boxes allocated when not the footprint's (the reref modes)
+  unsigned passes = 2;
+  bool flush = false;   // a flush before everything (the lag modes always)
+};
+
+constexpr unsigned kRerefMib = 16;  // the reref modes' X and Y, each
 
 Plan make_plan(const std::string& mode, unsigned param, const Parts& p, unsigned sms) {
   Plan plan;
@@ -472,6 +489,47 @@ Plan make_plan(const std::string& mode, unsigned param, const Parts& p, unsigned
     plan.boxes = k * slice;
     plan.passes = 1;
     return plan;
+  } else if (mode.rfind("reref", 0) == 0) {
+    // Does a line read twice outlast one read once? After a flush every SM reads its slice of X
+    // (16 MiB) twice (rerefp: the second time another SM of its partition reads it), then its
+    // slice of Y (16 MiB) once, then of Z (PARAM MiB of new lines) once; the measured launch
+    // reads X (reref_x) or Y (reref_y) once more. Recency alone (LRU) loses X first; a policy
+    // that keeps re-read lines (clock's second chance) loses Y first. rerefj: X read once by
+    // pairs of SMs of one partition at the same time (each pair a slice, both from its start: the
+    // second reader's requests join the first's in flight, as a GEMM's A tile is read).
+    // partner: SM s's slice read by another SM of its partition ('p') or of the other ('c').
+    auto slices = [&](unsigned first, unsigned boxes, char partner) {
+      std::vector<Role> roles(sms, Role{0, 0, 0, 0});
+      for (unsigned s = 0; s < sms; ++s) {
+        const std::vector<unsigned>& side = p.sms[p.of[s]];
+        const size_t i = std::find(side.begin(), side.end(), s) - side.begin();
+        const std::vector<unsigned>& other = p.sms[1 - p.of[s]];
+        const unsigned reader = partner == 'p' ? side[(i + side.size() / 2) % side.size()]
+                                : partner == 'c' ? other[i % other.size()] : s;
+        roles[reader] = Role{first + s * (boxes / sms), boxes / sms, 0, s};
+      }
+      return roles;
+    };
+    const char partner = mode[5];  // reref_*, rerefp_*, rerefc_*, rerefj_*
+    const unsigned side = kRerefMib * 64;
+    if (partner == 'j') {
+      const auto pairs = make_pairs(p, false);
+      const unsigned m = static_cast<unsigned>(pairs.size()), slice = side / m;
+      std::vector<Role> joined(sms, Role{0, 0, 0, 0});
+      for (unsigned i = 0; i < m; ++i) joined[pairs[i].first] = joined[pairs[i].second] = Role{i * slice, slice, 0, i};
+      plan.before = {Phase{joined, 1}, Phase{slices(side, side, '_'), 1}};
+    } else if (partner != '_') {
+      plan.before = {Phase{slices(0, side, '_'), 1}, Phase{slices(0, side, partner), 1}, Phase{slices(side, side, '_'), 1}};
+    } else {
+      plan.before = {Phase{slices(0, side, '_'), 2}, Phase{slices(side, side, '_'), 1}};
+    }
+    plan.warm = slices(2 * side, n, '_');
+    plan.measure = slices(mode.back() == 'x' ? 0 : side, side, '_');
+    plan.boxes = sms * (side / sms);
+    plan.region = 2 * side + n;
+    plan.passes = 1;
+    plan.flush = true;
+    return plan;
   } else if (mode == "swap" || mode == "stay" || mode == "oneway" || mode == "oneway_stay" || mode == "oneway_cold" ||
              mode == "oneway_cold_stay") {
     // The footprint's first half warmed by partition 0's SMs, its second by partition 1's, each SM
@@ -533,7 +591,7 @@ int run_sweep(const char* file, int argc, char** argv) {
     const unsigned param = static_cast<unsigned>(std::stoul(point.substr(colon + 1)));
     const bool lag = streamed_pairs(mode), free_run = mode.rfind("free_", 0) == 0;
     const Plan plan = make_plan(mode, param, parts, sms);
-    const unsigned region_boxes = lag ? plan.boxes : param * 64;
+    const unsigned region_boxes = plan.region ? plan.region : lag ? plan.boxes : param * 64;
     void* region;
     CHECK(cudaMalloc(&region, static_cast<size_t>(region_boxes) * kBox));
     CHECK(cudaMemset(region, 7, static_cast<size_t>(region_boxes) * kBox));
@@ -550,9 +608,15 @@ int run_sweep(const char* file, int argc, char** argv) {
       CHECK(cudaMemcpy(roles, plan.measure.data(), sms * sizeof(Role), cudaMemcpyHostToDevice));
       k_measure_lag<<<sms, 32, kSmem>>>(map, roles, param, done, timing, free_run ? 1u : 0u);
     } else {
-      if (mode == "swap" || mode == "stay" || mode.rfind("oneway", 0) == 0 || promo) {  // the memset's lines out first
+      if (plan.flush || mode == "swap" || mode == "stay" || mode.rfind("oneway", 0) == 0 || promo) {  // the memset's lines out first
         CHECK(cudaMemcpy(roles, flush_roles.data(), sms * sizeof(Role), cudaMemcpyHostToDevice));
         k_warm<<<sms, 32, kSmem>>>(flush_map, roles, 1, timing);
+        CHECK(cudaGetLastError());
+        CHECK(cudaDeviceSynchronize());
+      }
+      for (const Phase& ph : plan.before) {
+        CHECK(cudaMemcpy(roles, ph.roles.data(), sms * sizeof(Role), cudaMemcpyHostToDevice));
+        k_warm<<<sms, 32, kSmem>>>(map, roles, ph.passes, timing);
         CHECK(cudaGetLastError());
         CHECK(cudaDeviceSynchronize());
       }

@@ -20,7 +20,7 @@ HERE = Path(__file__).resolve().parent
 
 
 def silicon_rows(chip):
-    for name in (f"{chip}_l2_partitions.csv", f"{chip}_l2_footprint.csv"):
+    for name in (f"{chip}_l2_partitions.csv", f"{chip}_l2_footprint.csv", f"{chip}_l2_reref.csv"):
         if not (HERE / name).exists():
             continue
         with open(HERE / name) as f:

@@ -29,7 +29,7 @@ nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a h100_l2_partitions.cu 
 prog="$bin/h100_l2_partitions"
 cuobjdump -sass "$prog" 2>/dev/null | awk '/Function : .*k_map_probe/{f=1} /Function : .*k_where/{f=0} f' > "$raw/map_probe.sass"
 metrics=dram__bytes_read.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_read_lookup_hit.sum,lts__t_sectors_srcunit_ltcfabric.sum
-csv="$out/h100_l2_partitions.csv"
+csv="$out/${L2P_CSV:-h100_l2_partitions.csv}"  # L2P_CSV: another name (h200_l2_reref.csv)
 {
   silicon_header
   echo "# ncu,$(ncu --version | tail -n 1),--replay-mode application --clock-control none --cache-control none"
@@ -54,18 +54,17 @@ points() {  # points MODE VALUE...: MODE:VALUE for each
 # L2P_FOOTPRINTS: the footprint modes' MiB (default the H100 run's; the H200 run, 60 MiB of L2, added 52 60 64 72).
 fps="${L2P_FOOTPRINTS:-8 12 16 20 24 28 32 36 40 44 48 56}"
 lags="0 2 4 6 8 10 12 14 16 20 24 28 32 40 48 64 96"
-sweep check check_same:8 check_cross:8 check_same:24 check_cross:24
-for mode in pair_same pair_cross half0; do
-  sweep "$mode" $(points "$mode" $fps)
-done
-for mode in lag_same lag_cross; do
-  sweep "$mode" $(points "$mode" $lags)
-done
-for mode in half1 shared_half0 shared split; do  # the last two: h100_l2_footprint.csv's modes, again on this GPU
-  sweep "$mode" $(points "$mode" $fps)
+# L2P_MODES: the modes to sweep (default all of the H100 run's; reref modes take the footprints as Z).
+modes="${L2P_MODES:-check pair_same pair_cross half0 lag_same lag_cross half1 shared_half0 shared split}"
+for mode in $modes; do
+  case $mode in
+    check) sweep check check_same:8 check_cross:8 check_same:24 check_cross:24 ;;
+    lag_*) sweep "$mode" $(points "$mode" $lags) ;;
+    *) sweep "$mode" $(points "$mode" $fps) ;;
+  esac
 done
 silicon_footer >> "$raw/header.txt"
-python3 - "$raw" check pair_same pair_cross half0 lag_same lag_cross half1 shared_half0 shared split > "$csv" <<'EOF'
+python3 - "$raw" $modes > "$csv" <<'EOF'
 import csv, os, re, sys
 raw, names = sys.argv[1], sys.argv[2:]
 print(open(os.path.join(raw, "header.txt")).read().rstrip())
