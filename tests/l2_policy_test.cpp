@@ -132,34 +132,52 @@ TEST(L2PolicyTest, SetRripEvictsTheFirstWayPredictedDistantAgingTheSetUntilOneIs
   EXPECT_EQ(l2->resident_blocks(), 4u);
 }
 
-// set_rrip's sets: 4096 blocks of 16 ways are 256 sets, indexed by the line address folded onto
+// set_lru with one set of 4 ways, the pattern of h200_l2_reref.csv: X = {A, B} read twice, then
+// Y = {C, D} once, then two new blocks E F. Least recently used goes first: E evicts A (last read
+// at t3), F evicts B (t4), and Y stays [C D E F]. set_rrip keeps the re-read X (A B predicted 0)
+// and ages C, D to 3: E evicts C, F evicts D, so Y is gone [A B E F]; the H200 does as set_lru.
+TEST(L2PolicyTest, SetLruDropsATwiceReadBlockBeforeANewerOnceReadOne) {
+  const auto lru = policy("set_lru", 4, 4);
+  const auto rrip = policy("set_rrip", 4, 4);
+  for (L2Policy* l2 : {lru.get(), rrip.get()}) {
+    EXPECT_EQ(hits(*l2, {'A', 'B', 'A', 'B'}), 2u);
+    EXPECT_EQ(hits(*l2, {'C', 'D', 'E', 'F'}), 0u);
+    EXPECT_EQ(l2->resident_blocks(), 4u);
+  }
+  EXPECT_EQ(hits(*lru, {'C', 'D', 'E', 'F'}), 4u);
+  EXPECT_EQ(hits(*rrip, {'A', 'B', 'E', 'F'}), 4u);
+}
+
+// The set policies' sets: 4096 blocks of 16 ways are 256 sets, indexed by the line address folded onto
 // 8 bits by XOR. A run of 4096 consecutive lines puts exactly 16 in each set, and so do 4096
 // lines 1 MiB apart (line k << 13: bits 3..10 of k land on the set bits unchanged, bits 0..2 and
 // 11 XOR onto them, a bijection for each of their 16 values), so a second pass over either hits
 // every line; a hashed index would overfill some sets and miss there. Two lines of one set far
 // apart keep apart (the tags are the bits above the set, exact).
-TEST(L2PolicyTest, SetRripSpreadsRunsOfLinesAndPowerOfTwoStridesEvenlyOverItsSets) {
-  for (const std::uint64_t stride : {std::uint64_t{128}, std::uint64_t{1} << 20}) {
-    const auto l2 = policy("set_rrip", 4096, 16);
-    for (std::uint64_t k = 0; k < 4096; ++k) EXPECT_FALSE(l2->access_one(k * stride).hit);
-    std::uint32_t second = 0;
-    for (std::uint64_t k = 0; k < 4096; ++k) second += l2->access_one(k * stride).hit ? 1 : 0;
-    EXPECT_EQ(second, 4096u) << stride;
-    EXPECT_EQ(l2->resident_blocks(), 4096u);
+TEST(L2PolicyTest, TheSetPoliciesSpreadRunsOfLinesAndPowerOfTwoStridesEvenlyOverTheirSets) {
+  for (const char* name : {"set_lru", "set_rrip"}) {
+    for (const std::uint64_t stride : {std::uint64_t{128}, std::uint64_t{1} << 20}) {
+      const auto l2 = policy(name, 4096, 16);
+      for (std::uint64_t k = 0; k < 4096; ++k) EXPECT_FALSE(l2->access_one(k * stride).hit);
+      std::uint32_t second = 0;
+      for (std::uint64_t k = 0; k < 4096; ++k) second += l2->access_one(k * stride).hit ? 1 : 0;
+      EXPECT_EQ(second, 4096u) << name << " " << stride;
+      EXPECT_EQ(l2->resident_blocks(), 4096u);
+    }
+    const auto l2 = policy(name, 4096, 16);
+    // Lines 0 and 2^33 + 2 (bit 33 folds onto bit 1, cancelling it): both in set 0.
+    const std::uint64_t a = 0, b = ((std::uint64_t{1} << 33) + 2) * 128;
+    EXPECT_FALSE(l2->access_one(a).hit);
+    EXPECT_FALSE(l2->access_one(b).hit);
+    EXPECT_TRUE(l2->access_one(a).hit);
+    EXPECT_TRUE(l2->access_one(b).hit);
+    // With 64-byte lines, neighbouring lines are different blocks (the index's unit is the config's line).
+    const auto l2_64 = policy(name, 4096, 16, 64);
+    EXPECT_FALSE(l2_64->access_one(0).hit);
+    EXPECT_FALSE(l2_64->access_one(64).hit);
+    EXPECT_TRUE(l2_64->access_one(0).hit);
+    EXPECT_EQ(l2_64->resident_blocks(), 2u);
   }
-  const auto l2 = policy("set_rrip", 4096, 16);
-  // Lines 0 and 2^33 + 2 (bit 33 folds onto bit 1, cancelling it): both in set 0.
-  const std::uint64_t a = 0, b = ((std::uint64_t{1} << 33) + 2) * 128;
-  EXPECT_FALSE(l2->access_one(a).hit);
-  EXPECT_FALSE(l2->access_one(b).hit);
-  EXPECT_TRUE(l2->access_one(a).hit);
-  EXPECT_TRUE(l2->access_one(b).hit);
-  // With 64-byte lines, neighbouring lines are different blocks (the index's unit is the config's line).
-  const auto l2_64 = policy("set_rrip", 4096, 16, 64);
-  EXPECT_FALSE(l2_64->access_one(0).hit);
-  EXPECT_FALSE(l2_64->access_one(64).hit);
-  EXPECT_TRUE(l2_64->access_one(0).hit);
-  EXPECT_EQ(l2_64->resident_blocks(), 2u);
 }
 
 TEST(L2PolicyTest, TheConfigChoosesThePolicyTheMemorySystemUses) {
@@ -192,7 +210,7 @@ TEST(L2PolicyTest, AnUnknownPolicyIsAConfigErrorListingTheValidOnes) {
     Simulator sim(cfg, SimOptions{});
     FAIL() << "a simulator with an unknown L2 policy";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("unit_test.yaml: l2.policy: unknown model 'mru'; the valid names are lru, clock, set_rrip"),
+    EXPECT_NE(std::string(e.what()).find("unit_test.yaml: l2.policy: unknown model 'mru'; the valid names are lru, clock, set_lru, set_rrip"),
               std::string::npos)
         << e.what();
   }
@@ -200,13 +218,13 @@ TEST(L2PolicyTest, AnUnknownPolicyIsAConfigErrorListingTheValidOnes) {
   test::expect_bad_input("run tma_copy --config " BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml --set hbm.model=banked",
                          "hbm.model: unknown model 'banked'; the valid names are fifo_link, loaded_link");
   test::expect_bad_input("describe-config " BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml --set l2.policy=mru",
-                         "the valid names are lru, clock, set_rrip");
+                         "the valid names are lru, clock, set_lru, set_rrip");
 }
 
 TEST(L2PolicyTest, DescribeConfigShowsTheChosenModelsAndTheAlternatives) {
   const test::Outcome o = test::bwsim("describe-config " BWSIM_SOURCE_DIR "/sim_configs/b200.yaml --set l2.policy=clock");
   ASSERT_EQ(o.exit_code, 0) << o.output;
-  EXPECT_NE(o.output.find("clock  (--set)  (models: lru, clock, set_rrip)"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("clock  (--set)  (models: lru, clock, set_lru, set_rrip)"), std::string::npos) << o.output;
   EXPECT_NE(o.output.find("fifo_link  (models: fifo_link, loaded_link)"), std::string::npos) << o.output;
 }
 

@@ -327,7 +327,8 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   l2.read<std::uint32_t>("line_bytes", c.l2.line_bytes, 16, 4096);
   l2.read<std::uint32_t>("block_rows", c.l2.block_rows, 1, 256);
   if (l2.has("ways")) l2.read<std::uint32_t>("ways", c.l2.ways, 1, 1024);
-  if (c.l2.policy == "set_rrip" && c.l2.ways == 0) l2.fail("l2.ways", "the set-associative policy (set_rrip) needs its ways per set");
+  if (c.l2.policy.starts_with("set_") && c.l2.ways == 0)
+    l2.fail("l2.ways", fmt::format("the set-associative policy ({}) needs its ways per set", c.l2.policy));
   l2.read("gbytes_per_second", c.l2.gbytes_per_second, 1.0, 1e9);
   l2.read("delivery_gbytes_per_second", c.l2.delivery_gbytes_per_second, 1.0, 1e9);
   l2.read("coalesce_in_flight", c.l2.coalesce_in_flight, false, true);

@@ -69,13 +69,13 @@ struct HardwareConfig {
   } pipes;
 
   struct L2 {
-    std::string policy;            // the replacement policy, by name (hw/memory/L2Policy: lru, clock, set_rrip)
+    std::string policy;            // the replacement policy, by name (hw/memory/L2Policy: lru, clock, set_lru, set_rrip)
     std::uint64_t bytes = 0;       // capacity
     std::uint32_t line_bytes = 0;  // line size
     // Rows of a tensor per residency block (hw/memory/L2Policy): the granularity at which the
     // model tracks what the L2 holds, a simulation choice, not a hardware figure.
     std::uint32_t block_rows = 8;
-    std::uint32_t ways = 0;        // blocks per set of the set-associative policy (set_rrip); 0: not given
+    std::uint32_t ways = 0;        // blocks per set of the set-associative policies (set_lru, set_rrip); 0: not given
     // Aggregate bandwidth of the L2's data arrays to the SMs (all SMs together), in bytes per ns:
     // the L2 runs on its own clock, so in SM cycles it grows as the SM clock falls.
     double gbytes_per_second = 0;

@@ -2,6 +2,7 @@
 
 #include "bwsim/hw/memory/L2Clock.hpp"
 #include "bwsim/hw/memory/L2Lru.hpp"
+#include "bwsim/hw/memory/L2SetLru.hpp"
 #include "bwsim/hw/memory/L2SetRrip.hpp"
 
 namespace bwsim {
@@ -11,8 +12,9 @@ std::unique_ptr<L2Policy> make(std::uint64_t capacity_blocks, std::uint32_t /*wa
                                std::uint32_t /*line bytes: keyed by address*/) {
   return std::make_unique<Policy>(capacity_blocks);
 }
-std::unique_ptr<L2Policy> make_set_rrip(std::uint64_t capacity_blocks, std::uint32_t ways, std::uint32_t line_bytes) {
-  return std::make_unique<L2SetRrip>(capacity_blocks, ways, line_bytes);
+template <class Policy>
+std::unique_ptr<L2Policy> make_sets(std::uint64_t capacity_blocks, std::uint32_t ways, std::uint32_t line_bytes) {
+  return std::make_unique<Policy>(capacity_blocks, ways, line_bytes);
 }
 }  // namespace
 
@@ -21,7 +23,8 @@ const L2PolicyRegistry& l2_policies() {
       "l2.policy",
       {{"lru", "exact least-recently-used over the whole capacity", &make<L2Lru>},
        {"clock", "second chance: FIFO ring, a hit's reference bit spares a block once", &make<L2Clock>},
-       {"set_rrip", "set-associative (l2.ways), re-reference prediction: blocks read once go first", &make_set_rrip}}};
+       {"set_lru", "set-associative (l2.ways), least-recently-used within each set", &make_sets<L2SetLru>},
+       {"set_rrip", "set-associative (l2.ways), re-reference prediction: blocks read once go first", &make_sets<L2SetRrip>}}};
   return registry;
 }
 

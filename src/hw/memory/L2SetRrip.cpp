@@ -1,99 +1,36 @@
 #include "bwsim/hw/memory/L2SetRrip.hpp"
 
 #include <algorithm>
-#include <bit>
-#include <cmath>
-#include <cstring>
 
 namespace bwsim {
 
-namespace {
-std::uint32_t set_bits_for(std::uint64_t capacity_blocks, std::uint32_t ways) {
-  const double sets = static_cast<double>(capacity_blocks) / std::max(1u, ways);
-  return static_cast<std::uint32_t>(std::max(0.0, std::round(std::log2(std::max(1.0, sets)))));
-}
-}  // namespace
-
 L2SetRrip::L2SetRrip(std::uint64_t capacity_blocks, std::uint32_t ways, std::uint32_t line_bytes)
-    : line_bytes_(std::max(1u, line_bytes)), set_bits_(set_bits_for(capacity_blocks, ways)), sets_(std::uint64_t{1} << set_bits_),
-      ways_(static_cast<std::uint32_t>(std::max<std::uint64_t>(1, capacity_blocks / sets_))),
-      stride_((ways_ + kTagsPerWord - 1) / kTagsPerWord * kTagsPerWord), tags_(sets_ * stride_, kEmpty),
-      rrpv_(sets_ * stride_, kDistant), in_flight_(sets_ * stride_) {
-  for (std::uint64_t set = 0; set < sets_; ++set)
-    std::fill(tags_.begin() + static_cast<std::ptrdiff_t>(set * stride_ + ways_),
-              tags_.begin() + static_cast<std::ptrdiff_t>((set + 1) * stride_), kPadding);
-}
-
-// The line address folded onto the set bits by XOR: a run of consecutive lines fills every set
-// evenly (within each aligned run of `sets_` lines the fold only permutes the low bits), and lines
-// a power of two apart (the rows of a tile) still spread over the sets.
-std::uint64_t L2SetRrip::set_of(std::uint64_t key) const {
-  if (set_bits_ == 0) return 0;
-  std::uint64_t h = 0;
-  for (std::uint64_t x = key / line_bytes_; x != 0; x >>= set_bits_) h ^= x;
-  return h & (sets_ - 1);
-}
-
-// The line's bits above the set's, modulo 2^32 - 2, plus one (0 and 2^32 - 1 mark no block). With
-// the set they name the line (the set is its low bits XOR a function of these), so the tag is exact
-// for lines less than 2^(32 + set bits) lines apart (512 GiB and more at 128-byte lines):
-// GlobalMemory hands out one contiguous range, far smaller.
-std::uint32_t L2SetRrip::tag_of(std::uint64_t key) const {
-  return static_cast<std::uint32_t>(((key / line_bytes_) >> set_bits_) % (kPadding - 1) + 1);
-}
-
-namespace {
-// The 32-bit lanes of `x` that are zero, as their top bits (exact: no borrow crosses lanes).
-std::uint64_t zero_lanes(std::uint64_t x) {
-  constexpr std::uint64_t kLow = 0x7fffffff7fffffffull;
-  return ~(((x & kLow) + kLow) | x | kLow);
-}
-}  // namespace
-
-// The way holding `tag` in the set at `first`, else its first empty way, else `first + ways_`:
-// two tags a step, compared without a branch per way (a set's empty ways follow its valid ones).
-std::size_t L2SetRrip::find_way(std::size_t first, std::uint32_t tag) const {
-  const std::uint64_t pattern = 0x0000000100000001ull * tag;
-  for (std::size_t word = first; word < first + stride_; word += kTagsPerWord) {
-    std::uint64_t lanes;
-    std::memcpy(&lanes, &tags_[word], sizeof lanes);
-    const std::uint64_t found = zero_lanes(lanes ^ pattern) | zero_lanes(lanes);
-    if (found != 0) return word + static_cast<std::size_t>(std::countr_zero(found)) / 32;
-  }
-  return first + ways_;
-}
+    : L2SetAssociative(capacity_blocks, ways, line_bytes), rrpv_(way_slots(), kDistant) {}
 
 void L2SetRrip::access(std::span<const std::uint64_t> keys, std::span<L2Touch> out) {
   // Host-cache prefetches only: a box's sets, so that their misses overlap.
   for (const std::uint64_t key : keys) {
-    __builtin_prefetch(&tags_[set_of(key) * stride_]);
-    __builtin_prefetch(&rrpv_[set_of(key) * stride_]);
+    prefetch_set(key);
+    __builtin_prefetch(&rrpv_[set_first(key)]);
   }
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    const std::size_t first = set_of(keys[i]) * stride_, last = first + ways_;
-    const std::uint32_t tag = tag_of(keys[i]);
-    std::size_t way = find_way(first, tag);
-    const bool hit = way != last && tags_[way] == tag;
-    if (hit) {
+    const Slot s = find(keys[i]);
+    std::size_t way = s.way;
+    if (s.hit) {
       rrpv_[way] = 0;
     } else {
-      if (way == last) {
+      if (way == s.first + ways_) {
         // The first way predicted distant, aging the set until one is.
         std::uint8_t* const r = rrpv_.data();
-        const std::uint8_t oldest = *std::max_element(r + first, r + last);
-        for (std::size_t w = first; w != last; ++w) r[w] = static_cast<std::uint8_t>(r[w] + (kDistant - oldest));
-        way = static_cast<std::size_t>(std::find(r + first, r + last, kDistant) - r);
-      } else {
-        ++resident_;
+        const std::uint8_t oldest = *std::max_element(r + s.first, r + s.first + ways_);
+        for (std::size_t w = s.first; w != s.first + ways_; ++w) r[w] = static_cast<std::uint8_t>(r[w] + (kDistant - oldest));
+        way = static_cast<std::size_t>(std::find(r + s.first, r + s.first + ways_, kDistant) - r);
       }
-      tags_[way] = tag;
+      fill(s, way);
       rrpv_[way] = kInserted;
-      in_flight_[way] = {};
     }
-    out[i] = L2Touch{hit, in_flight_[way], &in_flight_[way]};
+    out[i] = touch(way, s.hit);
   }
 }
-
-void L2SetRrip::clear_in_flight() { std::fill(in_flight_.begin(), in_flight_.end(), L2InFlight{}); }
 
 }  // namespace bwsim

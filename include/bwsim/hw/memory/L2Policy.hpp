@@ -50,9 +50,9 @@ class L2Policy {
   }
 };
 
-// "lru" (exact least-recently-used, the default), "clock" (second chance) and "set_rrip"
-// (set-associative); the factory takes the capacity in blocks, then l2.ways and l2.line_bytes (the
-// unit of the keys: set_rrip's set index and tags).
+// "lru" (exact least-recently-used, the default), "clock" (second chance), "set_lru" and
+// "set_rrip" (set-associative); the factory takes the capacity in blocks, then l2.ways and
+// l2.line_bytes (the unit of the keys: the set-associative policies' set index and tags).
 using L2PolicyRegistry = ModelRegistry<ConfigError, std::unique_ptr<L2Policy>, std::uint64_t, std::uint32_t, std::uint32_t>;
 const L2PolicyRegistry& l2_policies();
 

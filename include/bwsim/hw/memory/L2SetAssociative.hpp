@@ -1,0 +1,59 @@
+#pragma once
+// What the set-associative L2 policies (set_lru, set_rrip) share: the sets and their tags. The
+// sets are 2^round(log2(capacity / l2.ways)), indexed by the line address folded onto the set bits
+// by XOR (the L2's hash is not published; an even one is what silicon's sharp knee for a cyclic
+// footprint asks for, h100_l2_partitions.csv's half0 rows, where a random hash loses lines to
+// overfull sets well below capacity). Lines that many small runs scattered over GMEM bring in (a
+// lag row's 66 streams, the reref rows' 132 slices) fill the sets unevenly, so their loss grows
+// gradually with the reuse distance where a fully associative policy (lru, clock) keeps every
+// block up to the capacity and none past it (README, "silicon's L2 loses lines gradually").
+// A policy keeps its own per-way state beside the tags and decides which way a miss takes.
+#include <vector>
+
+#include "bwsim/hw/memory/L2Policy.hpp"
+
+namespace bwsim {
+
+class L2SetAssociative : public L2Policy {
+ public:
+  std::uint64_t resident_blocks() const override { return resident_; }
+  void clear_in_flight() override;
+
+ protected:
+  // Keys are GMEM addresses of `line_bytes`-aligned lines.
+  L2SetAssociative(std::uint64_t capacity_blocks, std::uint32_t ways, std::uint32_t line_bytes);
+
+  // Where `key` lives: its set's first way (sets_ x stride_ ways, a set's ways together), its tag,
+  // and the way holding it, else the set's first empty way, else `first + ways_` (the set is full).
+  struct Slot {
+    std::size_t first, way;
+    std::uint32_t tag;
+    bool hit;
+  };
+  Slot find(std::uint64_t key) const;
+  // A miss's block comes into `way` (an empty one counts as resident from now on).
+  void fill(const Slot& s, std::size_t way);
+  void prefetch_set(std::uint64_t key) const { __builtin_prefetch(&tags_[set_of(key) * stride_]); }
+  std::size_t set_first(std::uint64_t key) const { return set_of(key) * stride_; }
+  L2Touch touch(std::size_t way, bool hit) { return L2Touch{hit, in_flight_[way], &in_flight_[way]}; }
+  std::size_t way_slots() const { return tags_.size(); }  // sets_ x stride_: the size of per-way state
+
+  std::uint32_t ways_;    // capacity / sets_, so l2.ways is honoured within a factor of sqrt(2)
+  std::uint32_t stride_;  // ways_ rounded up to whole words of tags (the rest kPadding)
+
+ private:
+  static constexpr std::uint32_t kEmpty = 0, kPadding = 0xffffffff;  // tags of a way without a block, of no way
+  static constexpr std::uint32_t kTagsPerWord = 2;
+  std::uint64_t set_of(std::uint64_t key) const;
+  std::uint32_t tag_of(std::uint64_t key) const;
+  std::size_t find_way(std::size_t first, std::uint32_t tag) const;
+
+  std::uint64_t line_bytes_;  // the keys' unit
+  std::uint32_t set_bits_;
+  std::uint64_t sets_;  // a power of two: 2^round(log2(capacity / l2.ways))
+  std::vector<std::uint32_t> tags_;
+  std::vector<L2InFlight> in_flight_;
+  std::uint64_t resident_ = 0;
+};
+
+}  // namespace bwsim
