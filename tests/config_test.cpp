@@ -106,6 +106,7 @@ TEST(ConfigTest, H100LoadsWithoutTensorMemoryAndRejectsTcgen05NamingIt) {
 
 TEST(ConfigTest, TheSetAssociativeL2NeedsItsWays) {
   expect_config_error(replace(b200_text(), "  policy: clock", "  policy: set_rrip"), {"cfg.yaml: l2.ways", "needs its ways"});
+  expect_config_error(replace(b200_text(), "  policy: clock", "  policy: set_lru"), {"cfg.yaml: l2.ways", "(set_lru) needs its ways"});
   const HardwareConfig c = parse_config(replace(b200_text(), "  policy: clock", "  policy: set_rrip\n  ways: 16"), "cfg.yaml");
   EXPECT_EQ(c.l2.ways, 16u);
 }

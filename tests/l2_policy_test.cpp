@@ -148,6 +148,15 @@ TEST(L2PolicyTest, SetLruDropsATwiceReadBlockBeforeANewerOnceReadOne) {
   EXPECT_EQ(hits(*rrip, {'A', 'B', 'E', 'F'}), 4u);
 }
 
+// A hit makes a block the most recent: A B C D, then A hits, so E evicts B (not A, as a FIFO
+// within the set would), and C D A E all hit after it; B then misses.
+TEST(L2PolicyTest, SetLruCountsAHitAsAUse) {
+  const auto l2 = policy("set_lru", 4, 4);
+  EXPECT_EQ(hits(*l2, {'A', 'B', 'C', 'D', 'A', 'E'}), 1u);
+  EXPECT_EQ(hits(*l2, {'C', 'D', 'A', 'E'}), 4u);
+  EXPECT_EQ(hits(*l2, {'B'}), 0u);
+}
+
 // The set policies' sets: 4096 blocks of 16 ways are 256 sets, indexed by the line address folded onto
 // 8 bits by XOR. A run of 4096 consecutive lines puts exactly 16 in each set, and so do 4096
 // lines 1 MiB apart (line k << 13: bits 3..10 of k land on the set bits unchanged, bits 0..2 and

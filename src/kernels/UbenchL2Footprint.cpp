@@ -6,7 +6,10 @@
 // value is the measured launch's HBM bytes read per pass as a share of the footprint (x 100): 0
 // while the L2 holds what the SMs read, 100 or more once it does not. The lag modes: pairs of SMs
 // read a cold stream, the follower a set number of boxes behind its leader (the GEMM's A tile read
-// by two CTAs that drift apart): 100 while the follower hits, 200 once it misses.
+// by two CTAs that drift apart): 100 while the follower hits, 200 once it misses. The reref modes:
+// after a flush, launches before the warm-up (a slice X read twice, then Y once), the warm-up over
+// new lines Z, and one measured pass over X or Y: which the L2 keeps, a line read twice or a newer
+// one read once.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -46,7 +49,7 @@ struct Plan {
   std::uint32_t boxes = 0;          // the footprint (lag modes: the leaders' boxes)
   std::uint32_t region = 0;         // boxes allocated, as the hardware program allocates them
   std::uint32_t passes = 2;         // of the measured launch
-  bool flush_first = false;         // the swap / stay / oneway* / promo modes: a flush before the warm-up (lag: always)
+  bool flush_first = false;         // the swap / stay / oneway* / promo / reref modes: a flush before the warm-up (lag: always)
   std::uint32_t stages = kStages;   // boxes in flight per SM in the measured launch
   // The promo modes: rows 256 bytes apart, 256B L2 promotion, the measured launch reading the
   // boxes' second columns (x = 128) when `promoted_column`.
@@ -192,6 +195,9 @@ Plan make_plan(const HardwareConfig& c, std::string mode, std::uint32_t param) {
       return roles;
     };
     const char partner = mode[5];  // reref_*, rerefp_*, rerefc_*, rerefj_*
+    if (partner == 'c' && die[0].size() != die[1].size())
+      throw InputError(fmt::format("l2_partitions_{}: needs two L2 halves of as many SMs (has {} and {})", mode,
+                                   die[0].size(), die[1].size()));
     const std::uint32_t side = kRerefMib * 64;
     if (partner == 'j') {
       const auto pairs = sm_pairs(die, false);
@@ -234,7 +240,8 @@ struct Measured {
 };
 
 // Runs a plan: a flush launch (160 MiB read once, split among the SMs) for the lag, swap, stay,
-// oneway* and promo modes, the warm-up launch (not for the lag modes), then the measured one.
+// oneway*, promo and reref modes, the launches before the warm-up (reref), the warm-up launch (not
+// for the lag modes), then the measured one.
 // `lag`: the lag modes' follower distance in boxes.
 Measured run_plan(const HardwareConfig& c, const Plan& plan, std::int64_t lag = -1) {
   Simulator sim(c, SimOptions{.mode = Mode::Timing});

@@ -511,6 +511,10 @@ Plan make_plan(const std::string& mode, unsigned param, const Parts& p, unsigned
       return roles;
     };
     const char partner = mode[5];  // reref_*, rerefp_*, rerefc_*, rerefj_*
+    if (partner == 'c' && p.sms[0].size() != p.sms[1].size()) {
+      std::fprintf(stderr, "%s needs partitions of as many SMs (%zu and %zu)\n", mode.c_str(), p.sms[0].size(), p.sms[1].size());
+      std::exit(1);
+    }
     const unsigned side = kRerefMib * 64;
     if (partner == 'j') {
       const auto pairs = make_pairs(p, false);

@@ -3,11 +3,12 @@
 // sets are 2^round(log2(capacity / l2.ways)), indexed by the line address folded onto the set bits
 // by XOR (the L2's hash is not published; an even one is what silicon's sharp knee for a cyclic
 // footprint asks for, h100_l2_partitions.csv's half0 rows, where a random hash loses lines to
-// overfull sets well below capacity). Lines that many small runs scattered over GMEM bring in (a
-// lag row's 66 streams, the reref rows' 132 slices) fill the sets unevenly, so their loss grows
-// gradually with the reuse distance where a fully associative policy (lru, clock) keeps every
-// block up to the capacity and none past it (README, "silicon's L2 loses lines gradually").
-// A policy keeps its own per-way state beside the tags and decides which way a miss takes.
+// overfull sets well below capacity). Lines that many small runs scattered over GMEM bring in fill
+// the sets a little unevenly, so some sets overflow before the capacity is reached and others
+// after; the knees stay sharp where silicon's are gradual (README, "silicon's L2 loses lines
+// gradually"; with set_lru the lag_same and reref_x rows are still a cliff, the pair and lag_cross
+// rows closer to silicon than a fully associative policy's). A policy keeps its own per-way state
+// beside the tags and decides which way a miss takes.
 #include <vector>
 
 #include "bwsim/hw/memory/L2Policy.hpp"

@@ -15,8 +15,9 @@ class L2SetLru final : public L2SetAssociative {
   void access(std::span<const std::uint64_t> keys, std::span<L2Touch> out) override;
 
  private:
-  // Per way, as the tags: the access count at its last touch. 32 bits keep a set's stamps in
-  // 4 host cache lines; at 2^32 accesses every stamp is halved (consecutive ones may then tie).
+  // Per way, as the tags: the access count at its last touch. 32 bits keep a set's stamps in 4-5
+  // host cache lines; when the count reaches 2^32 - 1 every stamp is halved (consecutive ones may
+  // then tie), and again every 2^31 accesses.
   std::vector<std::uint32_t> last_use_;
   std::uint32_t accesses_ = 0;
   std::size_t least_recent(std::size_t first) const;
