@@ -5,7 +5,8 @@ with the mean difference in points: how close an L2 replacement policy comes to 
     python3 tools/calibration/l2_policy_rows.py [--chip h100|h200] [--bwsim build/bwsim]
                                                 [--set l2.policy=set_rrip ...]
 
-Rows: every *_hbm_per_pass_x100 row of <chip>_l2_partitions.csv and (H100) h100_l2_footprint.csv,
+Rows: every *_hbm_per_pass_x100 row of <chip>_l2_partitions.csv, (H100) h100_l2_footprint.csv and
+(H200) h200_l2_reref.csv,
 against sim_configs/<chip>.yaml. Each is one `bwsim run ubench` (0.3-1 s).
 """
 import argparse
