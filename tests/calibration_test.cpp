@@ -497,6 +497,14 @@ TEST(CalibrationTest, TheH100L2HoldsDataEverySmReadsOnlyUpToOnePartition) {
   EXPECT_EQ(run_ubench(unified, shared, 32), 0);
 }
 
+// A measured CSV's rows (scenario,param,value) by scenario and param.
+std::map<std::pair<std::string, std::uint32_t>, std::int64_t> scenario_values(const std::string& csv) {
+  std::map<std::pair<std::string, std::uint32_t>, std::int64_t> values;
+  for (const auto& row : read_csv_rows(csv, 3))
+    values[{row[0], static_cast<std::uint32_t>(std::stoul(row[1]))}] = std::stoll(row[2]);
+  return values;
+}
+
 // Pairs of SMs reading one cold stream, the follower L boxes of 16 KiB behind its leader
 // (h100_l2_partitions.csv's lag rows: DRAM bytes over the leaders' x 100, 100 while the follower
 // hits): silicon's follower loses lines gradually from L = 2 on (133 at 8, 176 at 16), the shipped
@@ -510,9 +518,7 @@ TEST(CalibrationTest, TheH100L2HoldsDataEverySmReadsOnlyUpToOnePartition) {
 TEST(CalibrationTest, TheL2LosesStreamedLinesGraduallyOnSiliconAllAtOnceInTheModel) {
   const HardwareConfig h100 = load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml");
   const HardwareConfig rrip = load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml", {"l2.policy=set_rrip"});
-  std::map<std::pair<std::string, std::uint32_t>, std::int64_t> silicon;
-  for (const auto& row : read_csv_rows(calibration("h100_l2_partitions.csv"), 3))
-    silicon[{row[0], static_cast<std::uint32_t>(std::stoul(row[1]))}] = std::stoll(row[2]);
+  const auto silicon = scenario_values(calibration("h100_l2_partitions.csv"));
   const std::string lag = "l2_partitions_lag_same_hbm_per_pass_x100", half = "l2_partitions_half0_hbm_per_pass_x100";
   ASSERT_EQ(silicon.at({lag, 8}), 133);
   ASSERT_EQ(silicon.at({lag, 16}), 176);
@@ -531,9 +537,7 @@ TEST(CalibrationTest, TheL2LosesStreamedLinesGraduallyOnSiliconAllAtOnceInTheMod
 TEST(CalibrationTest, TheH200L2DropsAnOlderTwiceReadSliceBeforeANewerOnceReadOne) {
   const HardwareConfig h200 = load_config(BWSIM_SOURCE_DIR "/sim_configs/h200.yaml");
   const HardwareConfig clock = load_config(BWSIM_SOURCE_DIR "/sim_configs/h200.yaml", {"l2.policy=clock"});
-  std::map<std::pair<std::string, std::uint32_t>, std::int64_t> silicon;
-  for (const auto& row : read_csv_rows(calibration("h200_l2_reref.csv"), 3))
-    silicon[{row[0], static_cast<std::uint32_t>(std::stoul(row[1]))}] = std::stoll(row[2]);
+  const auto silicon = scenario_values(calibration("h200_l2_reref.csv"));
   const std::string x = "l2_partitions_reref_x_hbm_per_pass_x100", y = "l2_partitions_reref_y_hbm_per_pass_x100";
   ASSERT_EQ(silicon.at({x, 20}), 81);
   ASSERT_EQ(silicon.at({y, 20}), 3);

@@ -20,11 +20,7 @@ std::size_t L2SetLru::least_recent(std::size_t first) const {
 }
 
 void L2SetLru::access(std::span<const std::uint64_t> keys, std::span<L2Touch> out) {
-  // Host-cache prefetches only: a box's sets, so that their misses overlap.
-  for (const std::uint64_t key : keys) {
-    prefetch_set(key);
-    __builtin_prefetch(&last_use_[set_first(key)]);
-  }
+  prefetch_sets(keys, last_use_);
   for (std::size_t i = 0; i < keys.size(); ++i) {
     const Slot s = find(keys[i]);
     std::size_t way = s.way;

@@ -8,11 +8,7 @@ L2SetRrip::L2SetRrip(std::uint64_t capacity_blocks, std::uint32_t ways, std::uin
     : L2SetAssociative(capacity_blocks, ways, line_bytes), rrpv_(way_slots(), kDistant) {}
 
 void L2SetRrip::access(std::span<const std::uint64_t> keys, std::span<L2Touch> out) {
-  // Host-cache prefetches only: a box's sets, so that their misses overlap.
-  for (const std::uint64_t key : keys) {
-    prefetch_set(key);
-    __builtin_prefetch(&rrpv_[set_first(key)]);
-  }
+  prefetch_sets(keys, rrpv_);
   for (std::size_t i = 0; i < keys.size(); ++i) {
     const Slot s = find(keys[i]);
     std::size_t way = s.way;

@@ -34,8 +34,16 @@ class L2SetAssociative : public L2Policy {
   Slot find(std::uint64_t key) const;
   // A miss's block comes into `way` (an empty one counts as resident from now on).
   void fill(const Slot& s, std::size_t way);
-  void prefetch_set(std::uint64_t key) const { __builtin_prefetch(&tags_[set_of(key) * stride_]); }
-  std::size_t set_first(std::uint64_t key) const { return set_of(key) * stride_; }
+  // Host-cache prefetches only (results do not depend on them): each key's set, its tags and the
+  // policy's per-way `state`, so that a box's misses overlap.
+  template <class T>
+  void prefetch_sets(std::span<const std::uint64_t> keys, const std::vector<T>& state) const {
+    for (const std::uint64_t key : keys) {
+      const std::size_t first = set_of(key) * stride_;
+      __builtin_prefetch(&tags_[first]);
+      __builtin_prefetch(&state[first]);
+    }
+  }
   L2Touch touch(std::size_t way, bool hit) { return L2Touch{hit, in_flight_[way], &in_flight_[way]}; }
   std::size_t way_slots() const { return tags_.size(); }  // sets_ x stride_: the size of per-way state
 
