@@ -283,12 +283,13 @@ TEST(CalibrationTest, SmsReadingOneRingApartStreamAtTheDistinctRate) {
 // All-SM streams with one box of every PERIOD from HBM (<chip>_hit_miss_mix.csv): up to 1 of 3
 // (H100) or 1 of 2 (H200) silicon keeps the all-hit rate (a miss is one request at the L2, like a
 // hit) until HBM binds. With l2.fill_link_cost 1.0 (a fill costs the arrays what a read does) every
-// row is within 4.5% on the H100 (4.0% at 1 of 2 since l2.policy set_lru, 3.4% before) and 10% on
+// row is within 5% on the H100 (4.8% at 1 of 2 since l2.page_bytes, 4.0% since l2.policy set_lru,
+// 3.4% before) and 10% on
 // the H200 (8.9% at 1 of 2), the HBM-bound
 // ones included; at the store rows' cost (1.85 / 1.83, the configs' value until 2026-11-28) the
 // model fell 15-21% short of the mixed rows, which the loop's second half shows.
 TEST(CalibrationTest, AMissCostsTheL2OneRequestLikeAHit) {
-  for (const auto& [chip, bound] : {std::pair{"h100", 0.045}, std::pair{"h200", 0.10}}) {
+  for (const auto& [chip, bound] : {std::pair{"h100", 0.05}, std::pair{"h200", 0.10}}) {
     const std::string csv = calibration((std::string(chip) + "_hit_miss_mix.csv").c_str());
     for (const UbenchComparison& r : expect_rows_within(chip, csv, "", 6))
       EXPECT_LE(std::abs(r.error), bound) << chip << " " << r.scenario;
@@ -506,34 +507,63 @@ std::map<std::pair<std::string, std::uint32_t>, std::int64_t> scenario_values(co
 }
 
 // Pairs of SMs reading one cold stream, the follower L boxes of 16 KiB behind its leader
-// (h100_l2_partitions.csv's lag rows: DRAM bytes over the leaders' x 100, 100 while the follower
-// hits): silicon's follower loses lines gradually from L = 2 on (133 at 8, 176 at 16), the shipped
-// policy keeps all of them and then, from 12-14, almost none (clock and exact LRU until 2026-11-29,
-// set_lru since: 100 up to L = 12, 144 at 14, 187 at 16). One partition's data alone (half0)
-// agrees. set_rrip (re-reference prediction in XOR-indexed sets) follows the H100's silicon within
-// 15 points at every lag and keeps half0's knee (not the H200's, and it keeps a twice-read line
-// that silicon drops: h200_l2_reref.csv; README, "silicon's L2 loses lines gradually"). The first
-// half fails once the shipped policy loses streamed lines gradually, so the README's finding gets
-// revisited with it.
-TEST(CalibrationTest, TheL2LosesStreamedLinesGraduallyOnSiliconAllAtOnceInTheModel) {
-  const HardwareConfig h100 = load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml");
-  const HardwareConfig rrip = load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml", {"l2.policy=set_rrip"});
-  const auto silicon = scenario_values(calibration("h100_l2_partitions.csv"));
+// (<chip>_l2_partitions.csv's lag rows: DRAM bytes over the leaders' x 100, 100 while the follower
+// hits): silicon's follower loses lines gradually (H200: 104 / 119 / 145 / 171 / 187 at L = 8 /
+// 12 / 16 / 20 / 24, the same within a point on a fourth H200), while one footprint of whole pages
+// read in turn (half0) has a sharp knee (4 / 55 / 96 at 28 / 32 / 36 MiB). Sets whose pages sit in
+// scattered frames (l2.page_bytes, hw/memory/L2SetIndex) give both within 10 and 25 points; the
+// XOR-folded sets of 60 ways the H200 had before (2026-11-29) kept every line up to L = 16 and then
+// almost none (100 at 16, 185 at 20). The H100's silicon loses from L = 2 on (133 at 8, 155 at 12),
+// the model's 25-way sets from 10 (100 at 8, 117 at 12): within 40 points.
+TEST(CalibrationTest, TheL2LosesALaggingReadersLinesGraduallyAndAFootprintOfWholePagesSharply) {
+  const HardwareConfig h200 = load_config(BWSIM_SOURCE_DIR "/sim_configs/h200.yaml");
+  const HardwareConfig folded = load_config(BWSIM_SOURCE_DIR "/sim_configs/h200.yaml", {"l2.page_bytes=0", "l2.ways=64"});
+  const auto silicon = scenario_values(calibration("h200_l2_partitions.csv"));
   const std::string lag = "l2_partitions_lag_same_hbm_per_pass_x100", half = "l2_partitions_half0_hbm_per_pass_x100";
-  ASSERT_EQ(silicon.at({lag, 8}), 133);
-  ASSERT_EQ(silicon.at({lag, 16}), 176);
-  EXPECT_LE(run_ubench(h100, *find_ubench(lag), 8), 105);
-  EXPECT_GE(run_ubench(h100, *find_ubench(lag), 16), 185);
-  EXPECT_EQ(run_ubench(h100, *find_ubench(half), 32), silicon.at({half, 32}));  // 100: the first reader misses
-  for (const std::uint32_t l : {4u, 8u, 12u, 16u})
-    EXPECT_NEAR(run_ubench(rrip, *find_ubench(lag), l), silicon.at({lag, l}), 15) << l;
-  EXPECT_EQ(run_ubench(rrip, *find_ubench(half), 24), silicon.at({half, 24}) - 1);  // 0: kept below capacity
-  EXPECT_EQ(run_ubench(rrip, *find_ubench(half), 32), silicon.at({half, 32}));
+  ASSERT_EQ(silicon.at({lag, 16}), 145);
+  for (const std::uint32_t l : {8u, 12u, 16u, 20u, 24u})
+    EXPECT_NEAR(run_ubench(h200, *find_ubench(lag), l), silicon.at({lag, l}), 10) << l;
+  for (const std::uint32_t f : {28u, 32u, 36u, 40u})
+    EXPECT_NEAR(run_ubench(h200, *find_ubench(half), f), silicon.at({half, f}), 25) << f;
+  EXPECT_EQ(run_ubench(folded, *find_ubench(lag), 16), 100);
+  EXPECT_GE(run_ubench(folded, *find_ubench(lag), 20), 180);
+  const HardwareConfig h100 = load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml");
+  const auto h100_silicon = scenario_values(calibration("h100_l2_partitions.csv"));
+  ASSERT_EQ(h100_silicon.at({lag, 8}), 133);
+  for (const std::uint32_t l : {4u, 8u, 12u, 16u, 20u})
+    EXPECT_NEAR(run_ubench(h100, *find_ubench(lag), l), h100_silicon.at({lag, l}), 40) << l;
+}
+
+// The same lag rows with the pairs' streams interleaved box by box in one region
+// (h200_l2_lag_interleaved.csv, a fifth H200, measured after the model's pages were chosen and
+// not fitted to): the lines read between a leader and its follower are then whole pages, which
+// fill the sets evenly, and silicon loses them later and more sharply (100 / 101 / 105 / 125 / 183 at
+// L = 10 / 12 / 14 / 16 / 20, against 107 / 120 / 128 / 145 / 170 six MiB apart in the same run).
+// The model predicted it: 100 / 100 / 101 / 106 / 186, and the pairs across partitions within 7
+// points. XOR-folded sets lose both layouts alike (100 at 16, 185-190 at 20).
+TEST(CalibrationTest, InterleavedStreamsKeepTheirLinesLongerOnSiliconAndInTheModel) {
+  const HardwareConfig h200 = load_config(BWSIM_SOURCE_DIR "/sim_configs/h200.yaml");
+  const HardwareConfig folded = load_config(BWSIM_SOURCE_DIR "/sim_configs/h200.yaml", {"l2.page_bytes=0", "l2.ways=64"});
+  const auto silicon = scenario_values(calibration("h200_l2_lag_interleaved.csv"));
+  const std::string lag = "l2_partitions_lag_same_hbm_per_pass_x100";
+  for (const std::string mode : {"lagi_same", "lagi_cross"}) {
+    const std::string scenario = "l2_partitions_" + mode + "_hbm_per_pass_x100";
+    for (const std::uint32_t l : {8u, 12u, 14u, 16u, 20u, 24u})
+      EXPECT_NEAR(run_ubench(h200, *find_ubench(scenario), l), silicon.at({scenario, l}), 20) << mode << " " << l;
+  }
+  const std::string interleaved = "l2_partitions_lagi_same_hbm_per_pass_x100";
+  for (const std::uint32_t l : {12u, 16u}) {
+    ASSERT_GE(silicon.at({lag, l}), silicon.at({interleaved, l}) + 15) << l;
+    EXPECT_GE(run_ubench(h200, *find_ubench(lag), l), run_ubench(h200, *find_ubench(interleaved), l) + 8) << l;
+    EXPECT_EQ(run_ubench(folded, *find_ubench(lag), l), run_ubench(folded, *find_ubench(interleaved), l)) << l;
+  }
 }
 
 // A slice read twice and then left goes before a slice read once after it (h200_l2_reref.csv,
 // H200 silicon): the L2 replaces by recency, as h200.yaml's set_lru does, not by re-reference as
-// clock's second chance does (which keeps X and drops Y: 81 and 97 points off at Z = 20).
+// clock's second chance does (which keeps X and drops Y: 81 and 97 points off at Z = 20). Since
+// pages scatter over the sets (l2.page_bytes) the model loses X gradually as silicon does; with
+// XOR-folded sets of 60 ways it lost all of X at Z = 20 and 24 and none of Y.
 TEST(CalibrationTest, TheH200L2DropsAnOlderTwiceReadSliceBeforeANewerOnceReadOne) {
   const HardwareConfig h200 = load_config(BWSIM_SOURCE_DIR "/sim_configs/h200.yaml");
   const HardwareConfig clock = load_config(BWSIM_SOURCE_DIR "/sim_configs/h200.yaml", {"l2.policy=clock"});
@@ -541,9 +571,11 @@ TEST(CalibrationTest, TheH200L2DropsAnOlderTwiceReadSliceBeforeANewerOnceReadOne
   const std::string x = "l2_partitions_reref_x_hbm_per_pass_x100", y = "l2_partitions_reref_y_hbm_per_pass_x100";
   ASSERT_EQ(silicon.at({x, 20}), 81);
   ASSERT_EQ(silicon.at({y, 20}), 3);
-  for (const std::uint32_t z : {20u, 24u}) {
-    EXPECT_NEAR(run_ubench(h200, *find_ubench(x), z), silicon.at({x, z}), 22) << z;  // 100: X lost
-    EXPECT_NEAR(run_ubench(h200, *find_ubench(y), z), silicon.at({y, z}), 22) << z;  // 0: Y kept
+  for (const std::uint32_t z : {16u, 20u, 24u}) {
+    const std::int64_t lost_x = run_ubench(h200, *find_ubench(x), z), lost_y = run_ubench(h200, *find_ubench(y), z);
+    EXPECT_NEAR(lost_x, silicon.at({x, z}), 25) << z;  // 34 / 58 / 97 (silicon 53 / 81 / 89)
+    EXPECT_NEAR(lost_y, silicon.at({y, z}), 25) << z;  // 0 / 2 / 3 (silicon 0 / 3 / 19)
+    EXPECT_GT(lost_x, lost_y + 30) << z;
   }
   EXPECT_EQ(run_ubench(clock, *find_ubench(x), 20), 0);
   EXPECT_EQ(run_ubench(clock, *find_ubench(y), 20), 100);
@@ -635,8 +667,10 @@ void expect_gemm_rows(const char* chip, double mean_bound, const std::string& cs
   EXPECT_LE(mean_absolute_error(rows), mean_bound) << chip;
 }
 
-// Mean errors 3.4% (H100) and 4.5% (H200) since the L2 replaces by recency within XOR-indexed
-// sets (l2.policy set_lru, h200_l2_reref.csv: the H100's ping-pong 8192^3 -18.3% -> -11.8%, the
+// Mean errors 3.3% (H100) and 4.3% (H200) since GMEM's pages scatter over the L2's sets
+// (l2.page_bytes, h200_l2_lag_relaxed.csv; the H100's ping-pong 64x256 4096^3 -5.0% -> +0.1%, its
+// ping-pong 8192^3 -11.8% -> -12.1%, the H200's -15.0% -> -13.5%); 3.4% and 4.5% since the L2
+// replaces by recency within XOR-indexed sets (l2.policy set_lru, h200_l2_reref.csv: the H100's ping-pong 8192^3 -18.3% -> -11.8%, the
 // H200's -9.8% -> -15.0%, its ping-pong 64x256 4096^3 -11.9% -> -6.1%; with exact LRU 4.1% and
 // 4.0%, -18.6% / -10.8% / -3.5%); 3.9% and 4.5% since the link between the L2's partitions is measured and a
 // partition keeps no copy of the lines the 256B promotion brought from the other (2026-11-29: the
@@ -654,8 +688,9 @@ void expect_gemm_rows(const char* chip, double mean_bound, const std::string& cs
 // the chaotic ping-pong 8192^3 row's one deterministic draw (gemm_sm90_tolerances.csv gives its
 // perturbed means).
 TEST(KernelValidationTest, GemmSm90OnTheH100StaysWithinItsStatedBounds) { expect_gemm_rows("h100", 0.035); }
-TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.045); }
-// The same program on two more H100s, measured 2026-11-26: mean errors 3.8% and 3.8% since the L2
+TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.044); }
+// The same program on two more H100s, measured 2026-11-26: mean errors 4.0% and 3.5% since pages
+// scatter over the L2's sets (ping-pong 8192^3 -18.5% / -15.9%); 3.8% and 3.8% since the L2
 // replaces by recency within sets (l2.policy set_lru, h200_l2_reref.csv; ping-pong 8192^3 -14.3% /
 // -18.5%); 4.0% and 4.0% since the promoted lines stay in their home partition (ping-pong 8192^3 -17.1% / -19.7%); 3.9% and 3.6% since the
 // CPCs take every third TPC (ping-pong 8192^3 -14.6% / -15.3%); 4.2% and 3.9% with reads
@@ -664,14 +699,15 @@ TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect
 // rows vary most from machine to machine (4096^3: 336,388 / 329,927 / 309,881 cycles on the three).
 // The same program on a second H200, measured 2026-11-29 after the model's last change (l2.policy
 // set_lru): mean error 4.3%, the ping-pong 8192^3 draw -12.0% (3,019,620 cycles against the first
-// H200's 3,162,910) and the 2-stage 4096^3 row -10.2% (449,648 against 443,511) outside 10%.
+// H200's 3,162,910) and the 2-stage 4096^3 row -10.2% (449,648 against 443,511) outside 10%; 4.0%
+// since pages scatter over the L2's sets (ping-pong 8192^3 -10.2%, 2-stage -10.2%).
 TEST(KernelValidationTest, GemmSm90OnASecondH200StaysWithinItsStatedBounds) {
-  expect_gemm_rows("h200", 0.044, "h200_gemm_sm90_rerun.csv");
+  expect_gemm_rows("h200", 0.041, "h200_gemm_sm90_rerun.csv");
 }
 
 TEST(KernelValidationTest, GemmSm90OnTwoMoreH100sStaysWithinItsStatedBounds) {
-  expect_gemm_rows("h100", 0.038, "h100_gemm_sm90_rerun.csv");
-  expect_gemm_rows("h100", 0.038, "h100_gemm_sm90_rerun2.csv");
+  expect_gemm_rows("h100", 0.041, "h100_gemm_sm90_rerun.csv");
+  expect_gemm_rows("h100", 0.041, "h100_gemm_sm90_rerun2.csv");
 }
 
 // The model's HBM bytes read by a 4096^3 gemm_sm90 row after one warm-up launch (as the twin's
@@ -711,17 +747,18 @@ TEST(KernelValidationTest, TheH100GemmsReadFromHbmWhatSiliconReadsAt4096Cubed) {
   EXPECT_EQ(checked, 6u);
 }
 
-// The same on the H200 (ncu, h200_gemm_traffic_4096.csv): the four cooperative rows within 7%; the
-// ping-pong rows, whose A silicon re-reads from HBM every wave, 0.88 (128x128) and 0.86 (64x256)
-// since the L2 replaces by recency within sets (l2.policy set_lru): sets that overflow unevenly
-// keep part of A from wave to wave, where silicon keeps none. With exact LRU 0.99 and 1.08; with
-// clock's second chance, which keeps re-read lines, 0.83 and 0.55.
+// The same on the H200 (ncu, h200_gemm_traffic_4096.csv): the four cooperative rows within 7%
+// (1.03-1.05); the ping-pong rows, whose A silicon re-reads from HBM every wave, 0.93 (128x128) and
+// 0.99 (64x256) since GMEM's pages scatter over the L2's sets (l2.page_bytes); 0.88 and 0.86 with
+// XOR-folded sets of 60 ways (l2.policy set_lru), whose sets overflowed unevenly and kept part of A
+// from wave to wave. With exact LRU 0.99 and 1.08; with clock's second chance, which keeps re-read
+// lines, 0.83 and 0.55.
 TEST(KernelValidationTest, TheH200GemmsReadFromHbmWhatSiliconReadsAt4096Cubed) {
   const HardwareConfig h200 = load_config(BWSIM_SOURCE_DIR "/sim_configs/h200.yaml");
   std::size_t checked = 0;
   for (const auto& row : read_csv_rows(BWSIM_SOURCE_DIR "/tools/calibration/h200_gemm_traffic_4096.csv", 12)) {
     const double silicon = std::stod(row[7]);
-    EXPECT_NEAR(model_hbm_read_4096(h200, row[3], row[4], row[5], row[6]) / silicon, 1.0, row[3] == "pingpong" ? 0.15 : 0.07)
+    EXPECT_NEAR(model_hbm_read_4096(h200, row[3], row[4], row[5], row[6]) / silicon, 1.0, row[3] == "pingpong" ? 0.10 : 0.07)
         << row[3] << " " << row[4] << "/" << row[5] << " " << row[6] << " stages";
     ++checked;
   }

@@ -3,14 +3,18 @@
 #include <gtest/gtest.h>
 
 #include "TestSupport.hpp"
+#include <algorithm>
+
 #include "bwsim/hw/memory/L2Policy.hpp"
+#include "bwsim/hw/memory/L2SetIndex.hpp"
 #include "bwsim/kernel/ModelChoices.hpp"
 
 namespace bwsim {
 namespace {
 
-std::unique_ptr<L2Policy> policy(const char* name, std::uint64_t blocks, std::uint32_t ways = 0, std::uint32_t line_bytes = 128) {
-  return l2_policies().at(name).make(blocks, ways, line_bytes);
+std::unique_ptr<L2Policy> policy(const char* name, std::uint64_t blocks, std::uint32_t ways = 0, std::uint32_t line_bytes = 128,
+                                 std::uint64_t page_bytes = 0) {
+  return l2_policies().at(name).make(blocks, L2SetGeometry{ways, line_bytes, 8, page_bytes});
 }
 
 // Hits of `keys` (block numbers, 1 KiB apart) touched one by one.
@@ -187,6 +191,31 @@ TEST(L2PolicyTest, TheSetPoliciesSpreadRunsOfLinesAndPowerOfTwoStridesEvenlyOver
     EXPECT_TRUE(l2_64->access_one(0).hit);
     EXPECT_EQ(l2_64->resident_blocks(), 2u);
   }
+}
+
+// Pages whose frames scatter (l2.page_bytes): 2048 sets (11 bits), a 2 MiB page 16384 lines (14
+// bits). The blocks of two whole pages of a tensor whose rows are 2^p lines apart (block keys: rows
+// a multiple of 8, so 3 zero bits from bit p) fill every set equally whatever p is, two a set (one
+// a page) up to p = 11, where a page holds one row of 2^p lines, 2^p blocks: the in-page hash sends
+// the 11 remaining bits onto the 11 set bits. XOR-folding the in-page bits alone would not (p = 6,
+// 8 KiB rows: the set bits 6..8 stay zero, 256 of the 2048 sets). A contiguous run of 2^11 lines
+// within a page takes every set once.
+TEST(L2PolicyTest, ScatteredPagesFillEverySetEquallyWhateverTheRowPitch) {
+  const L2SetIndex index(11, 128, 8, 2097152);
+  for (std::uint32_t p = 0; p < 14; ++p) {
+    std::vector<std::uint32_t> load(2048, 0);
+    const std::uint64_t pitch = std::uint64_t{1} << p;  // lines
+    for (std::uint64_t page = 5; page < 7; ++page)
+      for (std::uint64_t row = 0; row * pitch < 16384; row += 8)
+        for (std::uint64_t col = 0; col < std::min<std::uint64_t>(pitch, 16384); ++col)
+          ++load[index((page * 16384 + row * pitch + col) * 128)];
+    const std::uint32_t each = p <= 11 ? 2 : 2 << (p - 11);
+    EXPECT_EQ(*std::min_element(load.begin(), load.end()), each) << "rows 2^" << p << " lines apart";
+    EXPECT_EQ(*std::max_element(load.begin(), load.end()), each) << "rows 2^" << p << " lines apart";
+  }
+  std::vector<bool> seen(2048, false);
+  for (std::uint64_t line = 3 * 16384 + 2048; line < 3 * 16384 + 4096; ++line) seen[index(line * 128)] = true;
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), true), 2048);
 }
 
 TEST(L2PolicyTest, TheConfigChoosesThePolicyTheMemorySystemUses) {

@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <bit>
 #include <fstream>
 #include <limits>
 #include <numeric>
@@ -329,6 +330,11 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   if (l2.has("ways")) l2.read<std::uint32_t>("ways", c.l2.ways, 1, 1024);
   if (c.l2.policy.starts_with("set_") && c.l2.ways == 0)
     l2.fail("l2.ways", fmt::format("the set-associative policy ({}) needs its ways per set", c.l2.policy));
+  if (l2.has("page_bytes")) {
+    l2.read<std::uint64_t>("page_bytes", c.l2.page_bytes, 0, 1ull << 30);
+    if (c.l2.page_bytes != 0 && (!std::has_single_bit(c.l2.page_bytes) || !std::has_single_bit(c.l2.line_bytes)))
+      l2.fail("l2.page_bytes", fmt::format("{} and l2.line_bytes {} must be powers of two", c.l2.page_bytes, c.l2.line_bytes));
+  }
   l2.read("gbytes_per_second", c.l2.gbytes_per_second, 1.0, 1e9);
   l2.read("delivery_gbytes_per_second", c.l2.delivery_gbytes_per_second, 1.0, 1e9);
   l2.read("coalesce_in_flight", c.l2.coalesce_in_flight, false, true);

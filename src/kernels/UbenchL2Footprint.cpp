@@ -6,7 +6,8 @@
 // value is the measured launch's HBM bytes read per pass as a share of the footprint (x 100): 0
 // while the L2 holds what the SMs read, 100 or more once it does not. The lag modes: pairs of SMs
 // read a cold stream, the follower a set number of boxes behind its leader (the GEMM's A tile read
-// by two CTAs that drift apart): 100 while the follower hits, 200 once it misses. The reref modes:
+// by two CTAs that drift apart): 100 while the follower hits, 200 once it misses; lagi: the pairs'
+// streams interleaved box by box in one region instead of 6 MiB apart. The reref modes:
 // after a flush, launches before the warm-up (a slice X read twice, then Y once), the warm-up over
 // new lines Z, and one measured pass over X or Y: which the L2 keeps, a line read twice or a newer
 // one read once.
@@ -51,6 +52,7 @@ struct Plan {
   std::uint32_t passes = 2;         // of the measured launch
   bool flush_first = false;         // the swap / stay / oneway* / promo / reref modes: a flush before the warm-up (lag: always)
   std::uint32_t stages = kStages;   // boxes in flight per SM in the measured launch
+  std::uint32_t box_stride = 1;     // the lag modes: boxes between a pair's consecutive boxes
   // The promo modes: rows 256 bytes apart, 256B L2 promotion, the measured launch reading the
   // boxes' second columns (x = 128) when `promoted_column`.
   bool promo = false, promoted_column = false;
@@ -217,14 +219,18 @@ Plan make_plan(const HardwareConfig& c, std::string mode, std::uint32_t param) {
     plan.passes = 1;
     plan.flush_first = true;
     return plan;
-  } else if (mode == "lag_same" || mode == "lag_cross") {
-    const auto pairs = sm_pairs(die, mode == "lag_cross");
+  } else if (mode.starts_with("lag_") || mode.starts_with("lagi_")) {
+    const auto pairs = sm_pairs(die, mode.ends_with("_cross"));
+    const auto count = static_cast<std::uint32_t>(pairs.size());
     plan.measure.assign(sms, Role{});
-    for (std::uint32_t i = 0; i < pairs.size(); ++i) {
-      plan.measure[pairs[i].first] = Role{i * kLagBoxes, kLagBoxes, 1, i};
-      plan.measure[pairs[i].second] = Role{i * kLagBoxes, kLagBoxes, 0, i};
+    // lagi: box j of pair i is box j x pairs + i (the pairs' streams interleaved in one region).
+    if (mode.starts_with("lagi_")) plan.box_stride = count;
+    for (std::uint32_t i = 0; i < count; ++i) {
+      const std::uint32_t first = plan.box_stride == 1 ? i * kLagBoxes : i;
+      plan.measure[pairs[i].first] = Role{first, kLagBoxes, 1, i};
+      plan.measure[pairs[i].second] = Role{first, kLagBoxes, 0, i};
     }
-    plan.boxes = plan.region = static_cast<std::uint32_t>(pairs.size()) * kLagBoxes;
+    plan.boxes = plan.region = count * kLagBoxes;
     plan.passes = 1;
     return plan;
   }
@@ -292,7 +298,7 @@ Measured run_plan(const HardwareConfig& c, const Plan& plan, std::int64_t lag = 
       while (!leader && landed[r.pair] < need) co_await w.sleep(kPollCycles);
       w.mbarrier_arrive_expect_tx(staged.barrier(s), kBox);
       w.tma_load(map, SmemAddr{1024 + s * kBox}, staged.barrier(s),
-                 TensorCoords{0, static_cast<std::int32_t>(kBoxRows * (r.first + i))});
+                 TensorCoords{0, static_cast<std::int32_t>(kBoxRows * (r.first + i * plan.box_stride))});
     }
   };
   std::vector<Role> flush_roles(c.sm.count);
@@ -354,7 +360,7 @@ std::vector<UbenchScenario> l2_footprint_scenarios() {
                    [mode = std::string(mode)](const HardwareConfig& c, std::uint32_t mib) {
                      return bytes_per_cycle(c, make_plan(c, mode, mib));
                    }});
-  for (const char* mode : {"lag_same", "lag_cross"})
+  for (const char* mode : {"lag_same", "lag_cross", "lagi_same", "lagi_cross"})
     all.push_back({fmt::format("l2_partitions_{}_hbm_per_pass_x100", mode), UbenchParam::LagBoxes,
                    [mode = std::string(mode)](const HardwareConfig& c, std::uint32_t lag) {
                      return hbm_per_pass_x100(c, make_plan(c, mode, 0), lag);

@@ -64,6 +64,15 @@
 //                   partition read it at once, once), then its slice of Y (16 MiB) once,
 //                   then of Z (Z MiB, new lines) once; the measured launch reads X or Y once more.
 //                   LRU loses X first, clock (second chance) Y first.
+//   lagi_same:L, lagi_cross:L  the lag modes with the pairs' boxes interleaved (box j of pair i is
+//                   box j x pairs + i of one region): the lines all pairs read between a leader and
+//                   its follower are one contiguous run, whole 2 MiB pages of it, where the lag
+//                   modes' are a window of a few boxes in each of 66 regions 6 MiB apart (do pages
+//                   whose frames scatter over the L2's sets make the lag rows' loss gradual?).
+//   lagr_same:L, lagr_cross:L  the lag modes with the leader's count published by a relaxed store
+//                   (st.relaxed.gpu) instead of a release: the leaders stream at their own pace, not
+//                   at a release's (does the gradual loss come from the L2 or from uneven leaders?).
+//                   The lag modes print "spans,..." lines: the leaders' and followers' span spread.
 //   lag_same:L, lag_cross:L  (the GEMM's A tile) pairs as pair_same / pair_cross, each pair its
 //                   own 384 boxes (6 MiB; 66 pairs: 396 MiB, cold after a flush); the leader
 //                   streams them once, publishing how many boxes have landed, and the follower
@@ -179,6 +188,16 @@ std::vector<int> gpc_of_sm(int sms) {
 int run_map(const char* file) {
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
+  // The driver's page for device memory (what L2SetIndex's l2.page_bytes stands for): the
+  // granularity of cuMemCreate, the unit in which physical frames back virtual addresses.
+  CUmemAllocationProp alloc{};
+  alloc.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  alloc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  alloc.location.id = 0;
+  size_t least = 0, recommended = 0;
+  if (cuMemGetAllocationGranularity(&least, &alloc, CU_MEM_ALLOC_GRANULARITY_MINIMUM) == CUDA_SUCCESS &&
+      cuMemGetAllocationGranularity(&recommended, &alloc, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED) == CUDA_SUCCESS)
+    std::printf("# map,allocation_granularity_bytes,minimum,%zu,recommended,%zu\n", least, recommended);
   const unsigned sms = static_cast<unsigned>(prop.multiProcessorCount);
   // Each region: a cycle through its lines in one random order (the same for every SM), line 0 first.
   std::vector<unsigned> order(kMapLines);
@@ -305,7 +324,7 @@ __global__ void k_measure(const __grid_constant__ CUtensorMap map, const Role* r
 // Free modes (`free_run`): the follower waits so only for box 0, then streams unpaced, and its
 // timing starts at its first issue: does a follower that hits its leader's lines catch up?
 __global__ void k_measure_lag(const __grid_constant__ CUtensorMap map, const Role* roles, unsigned lag, unsigned* done,
-                              CtaTiming* out, unsigned free_run) {
+                              CtaTiming* out, unsigned free_run, unsigned relaxed, unsigned stride) {
   extern __shared__ unsigned char smem[];
   if (threadIdx.x != 0) return;
   const unsigned sm = sm_id();
@@ -325,7 +344,9 @@ __global__ void k_measure_lag(const __grid_constant__ CUtensorMap map, const Rol
       mbar_wait(bars + 8 * s, ((i - kStages) / kStages) & 1);
       // (A release store per box costs the leader about half a microsecond on an H200: in the free
       // modes it publishes only until its follower has started.)
-      if (leader && (!free_run || i - kStages + 1 <= lag + 1))
+      if (leader && relaxed)  // lagr modes: no release, so no wait for the leader's earlier accesses
+        asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(flag), "r"(i - kStages + 1) : "memory");
+      else if (leader && (!free_run || i - kStages + 1 <= lag + 1))
         asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(flag), "r"(i - kStages + 1) : "memory");
     }
     if (i < r.count) {
@@ -343,7 +364,7 @@ __global__ void k_measure_lag(const __grid_constant__ CUtensorMap map, const Rol
         }
       }
       mbar_arrive_expect_tx(bars + 8 * s, kBox);
-      tma_load_2d(base + s * kBox, &map, 0, static_cast<int>((r.first + i) * kBoxRows), bars + 8 * s);
+      tma_load_2d(base + s * kBox, &map, 0, static_cast<int>((r.first + i * stride) * kBoxRows), bars + 8 * s);
     }
   }
   o->ns1 = static_cast<long long>(globaltimer());
@@ -397,7 +418,10 @@ std::vector<std::pair<unsigned, unsigned>> make_pairs(const Parts& p, bool cross
 
 // The modes whose pairs stream one cold region once: lag_* (the follower paced L boxes behind) and
 // free_* (the follower unpaced once it has started); *_cross pairs SMs of both partitions.
-bool streamed_pairs(const std::string& mode) { return mode.rfind("lag_", 0) == 0 || mode.rfind("free_", 0) == 0; }
+bool streamed_pairs(const std::string& mode) {
+  return mode.rfind("lag_", 0) == 0 || mode.rfind("lagr_", 0) == 0 || mode.rfind("lagi_", 0) == 0 ||
+         mode.rfind("free_", 0) == 0;
+}
 bool cross_pairs(const std::string& mode) { return mode.size() > 6 && mode.compare(mode.size() - 6, 6, "_cross") == 0; }
 
 struct Phase {  // a launch before the warm-up (the reref modes): every SM's role, its passes
@@ -438,9 +462,11 @@ Plan make_plan(const std::string& mode, unsigned param, const Parts& p, unsigned
   if (streamed_pairs(mode)) {  // each pair its own kLagBoxes boxes; the first of a pair leads
     const auto pairs = make_pairs(p, cross_pairs(mode));
     plan.measure.assign(sms, Role{0, 0, 0, 0});
+    const bool interleaved = mode.rfind("lagi_", 0) == 0;  // box j of pair i at j x pairs + i
     for (unsigned i = 0; i < pairs.size(); ++i) {
-      plan.measure[pairs[i].first] = Role{i * kLagBoxes, kLagBoxes, 1, i};
-      plan.measure[pairs[i].second] = Role{i * kLagBoxes, kLagBoxes, 0, i};
+      const unsigned first = interleaved ? i : i * kLagBoxes;
+      plan.measure[pairs[i].first] = Role{first, kLagBoxes, 1, i};
+      plan.measure[pairs[i].second] = Role{first, kLagBoxes, 0, i};
     }
     plan.boxes = static_cast<unsigned>(pairs.size()) * kLagBoxes;
     plan.passes = 1;
@@ -610,7 +636,9 @@ int run_sweep(const char* file, int argc, char** argv) {
       CHECK(cudaGetLastError());
       CHECK(cudaDeviceSynchronize());
       CHECK(cudaMemcpy(roles, plan.measure.data(), sms * sizeof(Role), cudaMemcpyHostToDevice));
-      k_measure_lag<<<sms, 32, kSmem>>>(map, roles, param, done, timing, free_run ? 1u : 0u);
+      k_measure_lag<<<sms, 32, kSmem>>>(map, roles, param, done, timing, free_run ? 1u : 0u,
+                                        mode.rfind("lagr_", 0) == 0 ? 1u : 0u,
+                                        mode.rfind("lagi_", 0) == 0 ? plan.boxes / kLagBoxes : 1u);
     } else {
       if (plan.flush || mode == "swap" || mode == "stay" || mode.rfind("oneway", 0) == 0 || promo) {  // the memset's lines out first
         CHECK(cudaMemcpy(roles, flush_roles.data(), sms * sizeof(Role), cudaMemcpyHostToDevice));
@@ -651,6 +679,17 @@ int run_sweep(const char* file, int argc, char** argv) {
       loaded += static_cast<double>(r.count) * (lag ? 1 : plan.passes) * kBox;
     }
     mhz /= std::max(active, 1u);
+    if (lag && !free_run) {  // the spread of the leaders' and the followers' spans (globaltimer, ns)
+      std::vector<long long> spans[2];
+      for (const CtaTiming& c : t)
+        if (c.c1 != 0) spans[plan.measure[c.smid].start == 1 ? 0 : 1].push_back(c.ns1 - c.ns0);
+      for (auto& v : spans) std::sort(v.begin(), v.end());
+      const size_t n = spans[0].size();
+      if (n && spans[1].size() == n)
+        std::printf("spans,%d,%s,%u,leader_ns p10 %lld p50 %lld p90 %lld max %lld,follower_ns p10 %lld p50 %lld p90 %lld max %lld\n",
+                    a, mode.c_str(), param, spans[0][n / 10], spans[0][n / 2], spans[0][9 * n / 10], spans[0][n - 1],
+                    spans[1][n / 10], spans[1][n / 2], spans[1][9 * n / 10], spans[1][n - 1]);
+    }
     if (free_run) {  // per pair: the follower's start and end behind its leader's (globaltimer, ns)
       std::vector<long long> lead_ns0(sms, -1), lead_ns1(sms, -1), start_gap, end_gap;
       for (const CtaTiming& c : t)

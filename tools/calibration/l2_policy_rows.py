@@ -6,7 +6,7 @@ with the mean difference in points: how close an L2 replacement policy comes to 
                                                 [--set l2.policy=set_rrip ...]
 
 Rows: every *_hbm_per_pass_x100 row of <chip>_l2_partitions.csv, (H100) h100_l2_footprint.csv and
-(H200) h200_l2_reref.csv,
+(H200) h200_l2_reref.csv and h200_l2_lag_interleaved.csv (its lagi rows),
 against sim_configs/<chip>.yaml. Each is one `bwsim run ubench` (0.3-1 s).
 """
 import argparse
@@ -21,13 +21,17 @@ HERE = Path(__file__).resolve().parent
 
 
 def silicon_rows(chip):
-    for name in (f"{chip}_l2_partitions.csv", f"{chip}_l2_footprint.csv", f"{chip}_l2_reref.csv"):
+    seen = set()  # a scenario's rows come from the first file that has it (the interleaved run repeats lag_same)
+    for name in (f"{chip}_l2_partitions.csv", f"{chip}_l2_footprint.csv", f"{chip}_l2_reref.csv",
+                 f"{chip}_l2_lag_interleaved.csv"):
         if not (HERE / name).exists():
             continue
         with open(HERE / name) as f:
-            for row in csv.reader(line for line in f if not line.startswith("#")):
-                if row and row[0].endswith("_hbm_per_pass_x100"):
-                    yield row[0], int(row[1]), int(row[2])
+            rows = [r for r in csv.reader(line for line in f if not line.startswith("#"))
+                    if r and r[0].endswith("_hbm_per_pass_x100") and r[0] not in seen]
+        seen.update(r[0] for r in rows)
+        for row in rows:
+            yield row[0], int(row[1]), int(row[2])
 
 
 def model(bwsim, config, sets, scenario, param):

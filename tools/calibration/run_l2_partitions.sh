@@ -59,7 +59,7 @@ modes="${L2P_MODES:-check pair_same pair_cross half0 lag_same lag_cross half1 sh
 for mode in $modes; do
   case $mode in
     check) sweep check check_same:8 check_cross:8 check_same:24 check_cross:24 ;;
-    lag_*) sweep "$mode" $(points "$mode" $lags) ;;
+    lag_* | lagr_* | lagi_*) sweep "$mode" $(points "$mode" $lags) ;;
     *) sweep "$mode" $(points "$mode" $fps) ;;
   esac
 done
@@ -76,9 +76,13 @@ comments, rows = [], []
 for name in names:
     log = os.path.join(raw, name + ".log")
     passes = {}  # index -> the row as each replay pass printed it (each pass runs the whole program)
+    spans_seen = set()
     for l in (open(log) if os.path.exists(log) else []):
         if l.startswith("row,"):
             passes.setdefault(l.split(",")[1], []).append(l.strip().split(","))
+        elif l.startswith("spans,") and l.split(",")[1] not in spans_seen:  # the lag modes' span spread, first pass
+            spans_seen.add(l.split(",")[1])
+            comments.append("# " + l.strip())
     prog = [v[-1] + ["/".join(r[8] for r in v)] for v in passes.values()]  # the last pass's row
     if first and os.path.exists(log):
         print(next((l.rstrip() for l in open(log) if l.startswith("# cta_partition")), "# cta_partition,?"))

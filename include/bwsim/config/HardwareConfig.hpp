@@ -76,6 +76,9 @@ struct HardwareConfig {
     // model tracks what the L2 holds, a simulation choice, not a hardware figure.
     std::uint32_t block_rows = 8;
     std::uint32_t ways = 0;        // blocks per set of the set-associative policies (set_lru, set_rrip); 0: not given
+    // GMEM pages whose physical frames scatter over the sets of the set-associative policies
+    // (hw/memory/L2SetIndex; the others have no sets); 0: addresses are physical, folded onto the sets.
+    std::uint64_t page_bytes = 0;
     // Aggregate bandwidth of the L2's data arrays to the SMs (all SMs together), in bytes per ns:
     // the L2 runs on its own clock, so in SM cycles it grows as the SM clock falls.
     double gbytes_per_second = 0;

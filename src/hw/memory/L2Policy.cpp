@@ -8,13 +8,12 @@
 namespace bwsim {
 namespace {
 template <class Policy>
-std::unique_ptr<L2Policy> make(std::uint64_t capacity_blocks, std::uint32_t /*ways: fully associative*/,
-                               std::uint32_t /*line bytes: keyed by address*/) {
+std::unique_ptr<L2Policy> make(std::uint64_t capacity_blocks, L2SetGeometry /*fully associative: no sets*/) {
   return std::make_unique<Policy>(capacity_blocks);
 }
 template <class Policy>
-std::unique_ptr<L2Policy> make_sets(std::uint64_t capacity_blocks, std::uint32_t ways, std::uint32_t line_bytes) {
-  return std::make_unique<Policy>(capacity_blocks, ways, line_bytes);
+std::unique_ptr<L2Policy> make_sets(std::uint64_t capacity_blocks, L2SetGeometry geometry) {
+  return std::make_unique<Policy>(capacity_blocks, geometry);
 }
 }  // namespace
 

@@ -20,9 +20,10 @@ std::uint64_t zero_lanes(std::uint64_t x) {
 }
 }  // namespace
 
-L2SetAssociative::L2SetAssociative(std::uint64_t capacity_blocks, std::uint32_t ways, std::uint32_t line_bytes)
-    : line_bytes_(std::max(1u, line_bytes)), set_bits_(set_bits_for(capacity_blocks, ways)),
-      sets_(std::uint64_t{1} << set_bits_) {
+L2SetAssociative::L2SetAssociative(std::uint64_t capacity_blocks, const L2SetGeometry& geometry)
+    : line_bytes_(std::max(1u, geometry.line_bytes)), set_bits_(set_bits_for(capacity_blocks, geometry.ways)),
+      sets_(std::uint64_t{1} << set_bits_),
+      set_of_(set_bits_, geometry.line_bytes, geometry.block_rows, geometry.page_bytes) {
   ways_ = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, capacity_blocks / sets_));
   stride_ = (ways_ + kTagsPerWord - 1) / kTagsPerWord * kTagsPerWord;
   tags_.assign(sets_ * stride_, kEmpty);
@@ -32,18 +33,9 @@ L2SetAssociative::L2SetAssociative(std::uint64_t capacity_blocks, std::uint32_t 
               tags_.begin() + static_cast<std::ptrdiff_t>((set + 1) * stride_), kPadding);
 }
 
-// The line address folded onto the set bits by XOR: a run of consecutive lines fills every set
-// evenly (within each aligned run of `sets_` lines the fold only permutes the low bits), and lines
-// a power of two apart (the rows of a tile) still spread over the sets.
-std::uint64_t L2SetAssociative::set_of(std::uint64_t key) const {
-  if (set_bits_ == 0) return 0;
-  std::uint64_t h = 0;
-  for (std::uint64_t x = key / line_bytes_; x != 0; x >>= set_bits_) h ^= x;
-  return h & (sets_ - 1);
-}
-
 // The line's bits above the set's, modulo 2^32 - 2, plus one (0 and 2^32 - 1 mark no block). With
-// the set they name the line (the set is its low bits XOR a function of these), so the tag is exact
+// the set they name the line (either set index is the line's low bits XOR a function of these, the
+// page's number and in-page bits above the set bits among them), so the tag is exact
 // for lines less than 2^(32 + set bits) lines apart (512 GiB and more at 128-byte lines):
 // GlobalMemory hands out one contiguous range, far smaller.
 std::uint32_t L2SetAssociative::tag_of(std::uint64_t key) const {
@@ -64,7 +56,7 @@ std::size_t L2SetAssociative::find_way(std::size_t first, std::uint32_t tag) con
 }
 
 L2SetAssociative::Slot L2SetAssociative::find(std::uint64_t key) const {
-  const std::size_t first = set_of(key) * stride_;
+  const std::size_t first = set_of_(key) * stride_;
   const std::uint32_t tag = tag_of(key);
   const std::size_t way = find_way(first, tag);
   return Slot{first, way, tag, way != first + ways_ && tags_[way] == tag};

@@ -5,8 +5,8 @@
 
 namespace bwsim {
 
-L2SetLru::L2SetLru(std::uint64_t capacity_blocks, std::uint32_t ways, std::uint32_t line_bytes)
-    : L2SetAssociative(capacity_blocks, ways, line_bytes), last_use_(way_slots(), 0) {}
+L2SetLru::L2SetLru(std::uint64_t capacity_blocks, const L2SetGeometry& geometry)
+    : L2SetAssociative(capacity_blocks, geometry), last_use_(way_slots(), 0) {}
 
 // The set's least recently used way: the smallest stamp, found in two passes the compiler
 // vectorizes (the minimum, then where it is).

@@ -4,8 +4,8 @@
 
 namespace bwsim {
 
-L2SetRrip::L2SetRrip(std::uint64_t capacity_blocks, std::uint32_t ways, std::uint32_t line_bytes)
-    : L2SetAssociative(capacity_blocks, ways, line_bytes), rrpv_(way_slots(), kDistant) {}
+L2SetRrip::L2SetRrip(std::uint64_t capacity_blocks, const L2SetGeometry& geometry)
+    : L2SetAssociative(capacity_blocks, geometry), rrpv_(way_slots(), kDistant) {}
 
 void L2SetRrip::access(std::span<const std::uint64_t> keys, std::span<L2Touch> out) {
   prefetch_sets(keys, rrpv_);

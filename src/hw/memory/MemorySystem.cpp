@@ -77,8 +77,9 @@ MemorySystem::MemorySystem(const HardwareConfig& config, const ChipLayout& layou
   const double share = 1.0 / dies, clock = config.clock_ghz;
   const std::uint64_t blocks = std::max<std::uint64_t>(1, config.l2.bytes / (config.l2.line_bytes * config.l2.block_rows));
   for (std::uint32_t d = 0; d < dies; ++d) {
-    halves_.push_back(Half{l2_policies().at(config.l2.policy, config.source).make(std::max<std::uint64_t>(1, blocks / dies), config.l2.ways,
-                                                                                      config.l2.line_bytes),
+    halves_.push_back(Half{l2_policies().at(config.l2.policy, config.source).make(std::max<std::uint64_t>(1, blocks / dies),
+                                                                                      L2SetGeometry{config.l2.ways, config.l2.line_bytes,
+                                                                                                    config.l2.block_rows, config.l2.page_bytes}),
                            hbm_models().at(config.hbm.model, config.source).make(config, share),
                            BandwidthLink(config.l2.gbytes_per_second * share / clock),
                            BandwidthLink(config.l2.delivery_gbytes_per_second * share / clock)});

@@ -50,10 +50,18 @@ class L2Policy {
   }
 };
 
+// What the set-associative policies build their sets from (the others ignore it): l2.ways,
+// l2.line_bytes (the unit of the keys), l2.block_rows and l2.page_bytes (hw/memory/L2SetIndex).
+struct L2SetGeometry {
+  std::uint32_t ways = 0;
+  std::uint32_t line_bytes = 128;
+  std::uint32_t block_rows = 8;
+  std::uint64_t page_bytes = 0;
+};
+
 // "lru" (exact least-recently-used, the default), "clock" (second chance), "set_lru" and
-// "set_rrip" (set-associative); the factory takes the capacity in blocks, then l2.ways and
-// l2.line_bytes (the unit of the keys: the set-associative policies' set index and tags).
-using L2PolicyRegistry = ModelRegistry<ConfigError, std::unique_ptr<L2Policy>, std::uint64_t, std::uint32_t, std::uint32_t>;
+// "set_rrip" (set-associative); the factory takes the capacity in blocks and the set geometry.
+using L2PolicyRegistry = ModelRegistry<ConfigError, std::unique_ptr<L2Policy>, std::uint64_t, L2SetGeometry>;
 const L2PolicyRegistry& l2_policies();
 
 }  // namespace bwsim

@@ -1,17 +1,12 @@
 #pragma once
 // What the set-associative L2 policies (set_lru, set_rrip) share: the sets and their tags. The
-// sets are 2^round(log2(capacity / l2.ways)), indexed by the line address folded onto the set bits
-// by XOR (the L2's hash is not published; an even one is what silicon's sharp knee for a cyclic
-// footprint asks for, h100_l2_partitions.csv's half0 rows, where a random hash loses lines to
-// overfull sets well below capacity). Lines that many small runs scattered over GMEM bring in fill
-// the sets a little unevenly, so some sets overflow before the capacity is reached and others
-// after; the knees stay sharp where silicon's are gradual (README, "silicon's L2 loses lines
-// gradually"; with set_lru the lag_same and reref_x rows are still a cliff, the pair and lag_cross
-// rows closer to silicon than a fully associative policy's). A policy keeps its own per-way state
-// beside the tags and decides which way a miss takes.
+// sets are 2^round(log2(capacity / l2.ways)); which set a block lives in is hw/memory/L2SetIndex's
+// (its address folded by XOR, or, with l2.page_bytes, hashed within pages whose frames scatter). A
+// policy keeps its own per-way state beside the tags and decides which way a miss takes.
 #include <vector>
 
 #include "bwsim/hw/memory/L2Policy.hpp"
+#include "bwsim/hw/memory/L2SetIndex.hpp"
 
 namespace bwsim {
 
@@ -22,7 +17,7 @@ class L2SetAssociative : public L2Policy {
 
  protected:
   // Keys are GMEM addresses of `line_bytes`-aligned lines.
-  L2SetAssociative(std::uint64_t capacity_blocks, std::uint32_t ways, std::uint32_t line_bytes);
+  L2SetAssociative(std::uint64_t capacity_blocks, const L2SetGeometry& geometry);
 
   // Where `key` lives: its set's first way (sets_ x stride_ ways, a set's ways together), its tag,
   // and the way holding it, else the set's first empty way, else `first + ways_` (the set is full).
@@ -39,7 +34,7 @@ class L2SetAssociative : public L2Policy {
   template <class T>
   void prefetch_sets(std::span<const std::uint64_t> keys, const std::vector<T>& state) const {
     for (const std::uint64_t key : keys) {
-      const std::size_t first = set_of(key) * stride_;
+      const std::size_t first = set_of_(key) * stride_;
       __builtin_prefetch(&tags_[first]);
       __builtin_prefetch(&state[first]);
     }
@@ -53,13 +48,13 @@ class L2SetAssociative : public L2Policy {
  private:
   static constexpr std::uint32_t kEmpty = 0, kPadding = 0xffffffff;  // tags of a way without a block, of no way
   static constexpr std::uint32_t kTagsPerWord = 2;
-  std::uint64_t set_of(std::uint64_t key) const;
   std::uint32_t tag_of(std::uint64_t key) const;
   std::size_t find_way(std::size_t first, std::uint32_t tag) const;
 
   std::uint64_t line_bytes_;  // the keys' unit
   std::uint32_t set_bits_;
   std::uint64_t sets_;  // a power of two: 2^round(log2(capacity / l2.ways))
+  L2SetIndex set_of_;
   std::vector<std::uint32_t> tags_;
   std::vector<L2InFlight> in_flight_;
   std::uint64_t resident_ = 0;

@@ -11,7 +11,7 @@ namespace bwsim {
 
 class L2SetLru final : public L2SetAssociative {
  public:
-  L2SetLru(std::uint64_t capacity_blocks, std::uint32_t ways, std::uint32_t line_bytes);
+  L2SetLru(std::uint64_t capacity_blocks, const L2SetGeometry& geometry);
   void access(std::span<const std::uint64_t> keys, std::span<L2Touch> out) override;
 
  private:
