@@ -539,7 +539,7 @@ TEST(CalibrationTest, TheL2LosesALaggingReadersLinesGraduallyAndAFootprintOfWhol
 // not fitted to): the lines read between a leader and its follower are then whole pages, which
 // fill the sets evenly, and silicon loses them later and more sharply (100 / 101 / 105 / 125 / 183 at
 // L = 10 / 12 / 14 / 16 / 20, against 107 / 120 / 128 / 145 / 170 six MiB apart in the same run).
-// The model predicted it: 100 / 100 / 101 / 106 / 186, and the pairs across partitions within 7
+// The model, its config fixed before the run, gives 100 / 100 / 101 / 106 / 186, the pairs across partitions within 7
 // points. XOR-folded sets lose both layouts alike (100 at 16, 185-190 at 20).
 TEST(CalibrationTest, InterleavedStreamsKeepTheirLinesLongerOnSiliconAndInTheModel) {
   const HardwareConfig h200 = load_config(BWSIM_SOURCE_DIR "/sim_configs/h200.yaml");
