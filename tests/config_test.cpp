@@ -114,6 +114,8 @@ TEST(ConfigTest, TheSetAssociativeL2NeedsItsWays) {
 TEST(ConfigTest, PagesArePowersOfTwoWithRoomForTheSets) {
   expect_config_error(replace(b200_text(), "  policy: clock", "  policy: set_lru\n  ways: 16\n  page_bytes: 3000000"),
                       {"cfg.yaml: l2.page_bytes", "3000000", "powers of two"});
+  expect_config_error(replace(b200_text(), "  policy: clock", "  policy: set_lru\n  ways: 16\n  page_bytes: 64"),
+                      {"cfg.yaml: l2.page_bytes", "a page (64 bytes) holds at least one line (128)"});
   const HardwareConfig c =
       parse_config(replace(b200_text(), "  policy: clock", "  policy: set_lru\n  ways: 16\n  page_bytes: 2097152"), "cfg.yaml");
   EXPECT_EQ(c.l2.page_bytes, 2097152u);

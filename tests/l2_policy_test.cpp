@@ -2,9 +2,9 @@
 // hits are worked out by hand.
 #include <gtest/gtest.h>
 
-#include "TestSupport.hpp"
 #include <algorithm>
 
+#include "TestSupport.hpp"
 #include "bwsim/hw/memory/L2Policy.hpp"
 #include "bwsim/hw/memory/L2SetIndex.hpp"
 #include "bwsim/kernel/ModelChoices.hpp"
@@ -216,6 +216,33 @@ TEST(L2PolicyTest, ScatteredPagesFillEverySetEquallyWhateverTheRowPitch) {
   std::vector<bool> seen(2048, false);
   for (std::uint64_t line = 3 * 16384 + 2048; line < 3 * 16384 + 4096; ++line) seen[index(line * 128)] = true;
   EXPECT_EQ(std::count(seen.begin(), seen.end(), true), 2048);
+}
+
+// The same through a set policy (4096 blocks of 16 ways: 256 sets, 8 bits; 2 MiB pages): 4096
+// consecutive lines of one page fill every set with 16 and a second pass hits every one, as with
+// folded sets. 64-line windows at the start of 64 pages (4096 lines again) are where the two part:
+// folded, page p's window takes the 64 sets of group p mod 4 (bits 6..7 of the page bits' fold), 16
+// windows a group, and every line hits again; scattered, each page's frame picks the group, 64
+// draws of 4 groups overfill some (a set of more than 16 lines read in turn misses every time) and
+// leave others room: some lines miss, and the second pass is not all hits.
+TEST(L2PolicyTest, ScatteredPagesKeepWholePagesAndLoseSomeWindowsOfManyPages) {
+  auto second_pass_hits = [](std::uint64_t page_bytes, const std::vector<std::uint64_t>& lines) {
+    const auto l2 = policy("set_lru", 4096, 16, 128, page_bytes);
+    for (const std::uint64_t line : lines) l2->access_one(line * 128);
+    std::uint32_t hits = 0;
+    for (const std::uint64_t line : lines) hits += l2->access_one(line * 128).hit ? 1 : 0;
+    return hits;
+  };
+  std::vector<std::uint64_t> page, windows;
+  for (std::uint64_t l = 0; l < 4096; ++l) page.push_back(3 * 16384 + l);
+  for (std::uint64_t p = 0; p < 64; ++p)
+    for (std::uint64_t l = 0; l < 64; ++l) windows.push_back(p * 16384 + l);
+  EXPECT_EQ(second_pass_hits(0, page), 4096u);
+  EXPECT_EQ(second_pass_hits(2097152, page), 4096u);
+  EXPECT_EQ(second_pass_hits(0, windows), 4096u);
+  const std::uint32_t scattered = second_pass_hits(2097152, windows);
+  EXPECT_LT(scattered, 4096u);
+  EXPECT_GT(scattered, 0u);  // 576: one group drew 9 pages, the others more than 16
 }
 
 TEST(L2PolicyTest, TheConfigChoosesThePolicyTheMemorySystemUses) {

@@ -218,9 +218,11 @@ TEST(PowerModelTest, TheSustainedH100GemmsClockAndTimeMatchSilicon) {
   const auto errors = sustained_errors(h100(), BWSIM_SOURCE_DIR "/tools/calibration/h100_gemm_sustained.csv");
   ASSERT_EQ(errors.size(), 3u);
   for (const SustainedError& e : errors) {
-    // Predicted: clock -4.0% / -1.9% / +3.7%, time +1.7% / -0.1% / +23.3% (+20.7% until GMEM's pages
-    // scattered over the L2's sets, l2.page_bytes: at 16384^3 the model reads 37.2 GB from HBM, 35.9
-    // with XOR-folded sets, silicon 34.5). 16384^3 was -6.9% (clock)
+    // Predicted: clock -4.0% / -1.9% / +0.5%, time +2.7% / +0.5% / +12.7% since buffers of a page or
+    // more start on a page as cudaMalloc's do (GlobalMemory, h200_alloc_alignment.csv: at 16384^3 the
+    // model reads 35.0 GB from HBM, silicon 34.5); +23.3% with GMEM's pages scattering over the L2's
+    // sets but buffers packed 256 bytes apart (37.2 GB), +20.7% with XOR-folded sets (35.9 GB).
+    // 16384^3 was -6.9% (clock)
     // while the HBM was a FIFO link: silicon reads as many DRAM bytes as the model did
     // (h100_gemm_traffic.csv, 34.5 / 34.4 GB) but moves them at 2.75 TB/s, and without the load
     // term (hbm.loaded) the model moved them at 3.15: 9% too few cycles, so too much power per
@@ -229,7 +231,7 @@ TEST(PowerModelTest, TheSustainedH100GemmsClockAndTimeMatchSilicon) {
     // KiB of loads in flight, 1.5 of the cooperative GEMM's 48 KiB stages, its CTAs drift apart and
     // the model reads 39.5 GB from HBM where silicon reads 34.5 (README, "the CPC load gate").
     EXPECT_LT(std::abs(e.clock), 0.05) << e.size;
-    EXPECT_LT(std::abs(e.time), e.size == 16384 ? 0.24 : 0.10) << e.size;
+    EXPECT_LT(std::abs(e.time), e.size == 16384 ? 0.14 : 0.10) << e.size;
   }
 }
 

@@ -334,6 +334,8 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
     l2.read<std::uint64_t>("page_bytes", c.l2.page_bytes, 0, 1ull << 30);
     if (c.l2.page_bytes != 0 && (!std::has_single_bit(c.l2.page_bytes) || !std::has_single_bit(c.l2.line_bytes)))
       l2.fail("l2.page_bytes", fmt::format("{} and l2.line_bytes {} must be powers of two", c.l2.page_bytes, c.l2.line_bytes));
+    if (c.l2.page_bytes != 0 && c.l2.page_bytes < c.l2.line_bytes)
+      l2.fail("l2.page_bytes", fmt::format("a page ({} bytes) holds at least one line ({})", c.l2.page_bytes, c.l2.line_bytes));
   }
   l2.read("gbytes_per_second", c.l2.gbytes_per_second, 1.0, 1e9);
   l2.read("delivery_gbytes_per_second", c.l2.delivery_gbytes_per_second, 1.0, 1e9);

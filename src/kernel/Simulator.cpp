@@ -266,7 +266,7 @@ struct Simulator::Launch {
 Simulator::Simulator(const HardwareConfig& config, SimOptions options)
     : config_(config),
       options_(std::move(options)),
-      gmem_(options_.mode == Mode::Functional),
+      gmem_(options_.mode == Mode::Functional, config.l2.page_bytes),
       memory_(std::make_unique<MemorySystem>(config)) {}
 
 Simulator::~Simulator() = default;

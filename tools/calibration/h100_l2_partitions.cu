@@ -198,6 +198,18 @@ int run_map(const char* file) {
   if (cuMemGetAllocationGranularity(&least, &alloc, CU_MEM_ALLOC_GRANULARITY_MINIMUM) == CUDA_SUCCESS &&
       cuMemGetAllocationGranularity(&recommended, &alloc, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED) == CUDA_SUCCESS)
     std::printf("# map,allocation_granularity_bytes,minimum,%zu,recommended,%zu\n", least, recommended);
+  // Where cudaMalloc puts buffers of a few sizes, as offsets within a 2 MiB page (does a large
+  // buffer start on a page? GlobalMemory::alloc assumes so).
+  std::printf("# map,cudamalloc_offset_in_2mib_page");
+  std::vector<void*> probes;
+  for (const size_t bytes : {size_t{4096}, size_t{1} << 20, size_t{3} << 20, size_t{6} << 20, size_t{396} << 20, size_t{5000}}) {
+    void* p = nullptr;
+    CHECK(cudaMalloc(&p, bytes));
+    probes.push_back(p);
+    std::printf(",%zu:%zu", bytes, static_cast<size_t>(reinterpret_cast<uintptr_t>(p) % (size_t{2} << 20)));
+  }
+  std::printf("\n");
+  for (void* p : probes) CHECK(cudaFree(p));
   const unsigned sms = static_cast<unsigned>(prop.multiProcessorCount);
   // Each region: a cycle through its lines in one random order (the same for every SM), line 0 first.
   std::vector<unsigned> order(kMapLines);

@@ -8,7 +8,8 @@
 # memory the kernel can reach before its first pass: with this program's 160 MiB flush buffer
 # allocated, that evicted the warm-up's lines, and every point's first pass read its whole
 # footprint from HBM; a first run here, 2026-11-27, showed it.) The program's rows come once per
-# pass; the first pass's are kept. Writes h100_l2_partitions.csv (or $L2P_CSV) in
+# pass; the last pass's are kept, with every pass's cycles; the lag modes' "# spans" lines (the
+# leaders' and followers' span spread) are the first pass's. Writes h100_l2_partitions.csv (or $L2P_CSV) in
 # $OUT (default: this directory), headed by date, nvidia-smi, GPU and ncu comment lines, the
 # partition map and the profiler's passes per kernel; then per point a comment with the program's
 # row and the measured launch's DRAM bytes read, L2 read sectors and hits (32 B) and sectors that

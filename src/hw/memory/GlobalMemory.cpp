@@ -16,6 +16,7 @@ GmemAddr GlobalMemory::alloc(std::uint64_t bytes) {
                                    "GiB; run full-size problems in timing mode (without --functional)",
                                    static_cast<double>(held_) / (1ull << 30), kMaxHeldBytes >> 30));
   }
+  if (page_bytes_ != 0 && bytes >= page_bytes_) next_ = (next_ + page_bytes_ - 1) / page_bytes_ * page_bytes_;
   buffers_.push_back(Buffer{next_, bytes, ZeroedArray<std::byte>(holds_data_ ? bytes : 0)});
   next_ += (bytes + 255) / 256 * 256 + 256;  // a gap keeps overruns out of the next buffer
   return GmemAddr{buffers_.back().base};

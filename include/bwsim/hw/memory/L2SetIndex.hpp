@@ -23,7 +23,7 @@ class L2SetIndex {
  public:
   // 2^set_bits sets; keys are addresses of line_bytes-aligned lines; blocks of block_rows rows.
   // Throws ConfigError when page_bytes leaves too few in-page bits above the set bits for blocks
-  // to reach every set.
+  // to reach every set, or when no in-page map found reaches every set.
   L2SetIndex(std::uint32_t set_bits, std::uint32_t line_bytes, std::uint32_t block_rows, std::uint64_t page_bytes);
 
   std::uint64_t operator()(std::uint64_t key) const;
