@@ -694,9 +694,9 @@ void expect_gemm_rows(const char* chip, double mean_bound, const std::string& cs
 // perturbed means).
 TEST(KernelValidationTest, GemmSm90OnTheH100StaysWithinItsStatedBounds) { expect_gemm_rows("h100", 0.035); }
 TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.044); }
-// The same program on two more H100s, measured 2026-11-26: mean errors 3.6% and 2.8% since pages
-// scatter over the L2's sets and large buffers start on a page (ping-pong 8192^3 -11.8% / -7.2%);
-// 3.8% and 3.8% since the L2
+// The same program on two more H100s, measured 2026-11-26: mean errors 3.6% and 2.8% since large
+// buffers start on a page (ping-pong 8192^3 -11.8% / -7.2%), 4.0% and 3.5% with pages scattered
+// over the L2's sets and buffers packed (-18.5% / -15.9%); 3.8% and 3.8% since the L2
 // replaces by recency within sets (l2.policy set_lru, h200_l2_reref.csv; ping-pong 8192^3 -14.3% /
 // -18.5%); 4.0% and 4.0% since the promoted lines stay in their home partition (ping-pong 8192^3 -17.1% / -19.7%); 3.9% and 3.6% since the
 // CPCs take every third TPC (ping-pong 8192^3 -14.6% / -15.3%); 4.2% and 3.9% with reads
@@ -705,9 +705,9 @@ TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect
 // rows vary most from machine to machine (4096^3: 336,388 / 329,927 / 309,881 cycles on the three).
 // The same program on a second H200, measured 2026-11-29 after the model's last change (l2.policy
 // set_lru): mean error 4.3%, the ping-pong 8192^3 draw -12.0% (3,019,620 cycles against the first
-// H200's 3,162,910) and the 2-stage 4096^3 row -10.2% (449,648 against 443,511) outside 10%; 4.3%
-// since pages scatter over the L2's sets and large buffers start on a page (ping-pong 8192^3
-// -13.9%, 2-stage -10.2%).
+// H200's 3,162,910) and the 2-stage 4096^3 row -10.2% (449,648 against 443,511) outside 10%; 4.0%
+// with pages scattered over the L2's sets (ping-pong 8192^3 -10.2%), 4.3% since large buffers
+// start on a page (-13.9%; the bound 0.041 -> 0.044).
 TEST(KernelValidationTest, GemmSm90OnASecondH200StaysWithinItsStatedBounds) {
   expect_gemm_rows("h200", 0.044, "h200_gemm_sm90_rerun.csv");
 }
@@ -732,9 +732,10 @@ double model_hbm_read_4096(const HardwareConfig& cfg, const std::string& schedul
 }
 
 // The twin's DRAM traffic on its timed launch (ncu, h100_gemm_traffic.csv) against the model's HBM
-// reads after one warm-up launch, for the 4096^3 rows: four of six within 10% (they were 42-89% short
-// while the L2 was one 50 MiB cache; the ping-pong rows read ~10x their operands on silicon); the
-// two with 128-row warpgroup tiles within 26%: ping-pong 128x128 1.09, cooperative 256x128 1.25.
+// reads after one warm-up launch, for the 4096^3 rows: five of six within 10% since GMEM's pages
+// scatter over the L2's sets and large buffers start on a page (ping-pong 128x128 1.09 -> 1.01,
+// ping-pong 64x256 0.94; they were 42-89% short while the L2 was one 50 MiB cache; the ping-pong
+// rows read ~10x their operands on silicon); cooperative 256x128 within 26% (1.25).
 TEST(KernelValidationTest, TheH100GemmsReadFromHbmWhatSiliconReadsAt4096Cubed) {
   const HardwareConfig h100 = load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml");
   std::size_t checked = 0;
@@ -744,10 +745,10 @@ TEST(KernelValidationTest, TheH100GemmsReadFromHbmWhatSiliconReadsAt4096Cubed) {
     const double model = model_hbm_read_4096(h100, row[3], row[4], row[5], row[6]);
     // Ping-pong 128x128: 1.15 with l2.cpc_load_bytes_in_flight (its CTAs drift apart more than
     // silicon's; 0.99 before), 1.05 since the CPCs take every third TPC (sm.tpc_cpcs), 1.09 with
-    // set_lru; cooperative
+    // set_lru, 1.01 with scattered pages; cooperative
     // 256x128 1.115 since reads join only within a GPC (1.03 before), 1.21 with every third TPC in
     // a CPC, 1.25 with the L2 replacing by recency (l2.policy set_lru); the others within 10%.
-    const double bound = row[4] == "128" ? 0.26 : 0.10;
+    const double bound = row[4] == "128" && row[3] == "cooperative" ? 0.26 : 0.10;
     EXPECT_NEAR(model / silicon, 1.0, bound) << row[3] << " " << row[4] << "/" << row[5] << " " << row[6] << " stages";
     ++checked;
   }
@@ -757,7 +758,8 @@ TEST(KernelValidationTest, TheH100GemmsReadFromHbmWhatSiliconReadsAt4096Cubed) {
 // The same on the H200 (ncu, h200_gemm_traffic_4096.csv): the four cooperative rows within 7%
 // (1.04-1.05); the ping-pong rows, whose A silicon re-reads from HBM every wave, 0.89 (128x128) and
 // 1.00 (64x256) since GMEM's pages scatter over the L2's sets (l2.page_bytes) and buffers of a page
-// or more start on one (0.93 and 0.99 with the pages and packed buffers); 0.88 and 0.86 with
+// or more start on one (0.93 and 0.99 with the pages and packed buffers, when the bound was 0.10;
+// 0.12 since); 0.88 and 0.86 with
 // XOR-folded sets of 60 ways (l2.policy set_lru), whose sets overflowed unevenly and kept part of A
 // from wave to wave. With exact LRU 0.99 and 1.08; with clock's second chance, which keeps re-read
 // lines, 0.83 and 0.55.

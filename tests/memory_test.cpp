@@ -41,6 +41,25 @@ TEST(TileSchedulerTest, AnUnknownSchedulerIsBadInputListingTheValidOnes) {
 
 // One warp loads a 4 KiB box twice, one after the other, on the unit-test machine with a 500-cycle
 // HBM latency: the first load misses in the L2, the second hits.
+// GMEM buffers as cudaMalloc places them (h200_alloc_alignment.csv): with 2 MiB pages a buffer of
+// a page or more starts on one, a smaller one follows the last buffer 256 bytes on; without pages
+// (the B200's config) every buffer follows the last. The gap between buffers is no buffer's.
+TEST(GlobalMemoryTest, BuffersOfAPageOrMoreStartOnAPage) {
+  constexpr std::uint64_t kPage = 2097152;
+  GlobalMemory paged(false, kPage), packed(false);
+  const GmemAddr small = paged.alloc(5000), big = paged.alloc(3 * kPage), almost = paged.alloc(kPage - 1),
+                 exact = paged.alloc(kPage);
+  EXPECT_EQ(small.value % kPage, 0u);  // the first buffer, at the base
+  EXPECT_EQ(big.value % kPage, 0u);
+  EXPECT_EQ(big.value, small.value + kPage);
+  EXPECT_EQ(almost.value, big.value + 3 * kPage + 256);  // under a page: packed
+  EXPECT_EQ(exact.value % kPage, 0u);
+  EXPECT_EQ(exact.value, almost.value + 2 * kPage - 256);
+  EXPECT_FALSE(paged.contains(GmemAddr{small.value + 5120}, 1));
+  const GmemAddr a = packed.alloc(5000), b = packed.alloc(3 * kPage);
+  EXPECT_EQ(b.value, a.value + 5120 + 256);
+}
+
 TEST(MemorySystemTest, AMissPaysTheHbmLatencyAndTheSameBoxThenHits) {
   const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml", {"hbm.latency=500"});
   Simulator sim(cfg, SimOptions{.mode = Mode::Timing});

@@ -23,9 +23,11 @@ class GlobalMemory {
 
   bool holds_data() const { return holds_data_; }
   // Allocates `bytes` at a 256-byte aligned address, or a page-aligned one for a buffer of a page
-  // or more, as cudaMalloc does (h200_alloc_alignment.csv: buffers of 3, 6 and 396 MiB start at
-  // offset 0 of a 2 MiB page, ones of 4 KiB, 1 MiB and 5000 B share one). In functional mode more
-  // than 16 GiB in all is an InputError.
+  // or more, as cudaMalloc does (h200_alloc_alignment.csv: buffers of 3, 6 and 396 MiB at offset 0
+  // of a 2 MiB page; ones of 4 KiB, 1 MiB and 5000 B at offsets 0, 4096 and 1052672, so not on
+  // pages of their own; between 1 and 3 MiB not measured). Smaller buffers are packed 256 bytes
+  // apart after the last, where the driver may put them elsewhere. In functional mode more than
+  // 16 GiB in all is an InputError.
   GmemAddr alloc(std::uint64_t bytes);
   // True if [addr, addr+len) lies inside one allocation.
   bool contains(GmemAddr addr, std::uint64_t len) const;
