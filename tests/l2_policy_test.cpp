@@ -208,13 +208,13 @@ TEST(L2PolicyTest, ScatteredPagesFillEverySetEquallyWhateverTheRowPitch) {
     for (std::uint64_t page = 5; page < 7; ++page)
       for (std::uint64_t row = 0; row * pitch < 16384; row += 8)
         for (std::uint64_t col = 0; col < std::min<std::uint64_t>(pitch, 16384); ++col)
-          ++load[index((page * 16384 + row * pitch + col) * 128)];
+          ++load[index(page * 16384 + row * pitch + col)];
     const std::uint32_t each = p <= 11 ? 2 : 2 << (p - 11);
     EXPECT_EQ(*std::min_element(load.begin(), load.end()), each) << "rows 2^" << p << " lines apart";
     EXPECT_EQ(*std::max_element(load.begin(), load.end()), each) << "rows 2^" << p << " lines apart";
   }
   std::vector<bool> seen(2048, false);
-  for (std::uint64_t line = 3 * 16384 + 2048; line < 3 * 16384 + 4096; ++line) seen[index(line * 128)] = true;
+  for (std::uint64_t line = 3 * 16384 + 2048; line < 3 * 16384 + 4096; ++line) seen[index(line)] = true;
   EXPECT_EQ(std::count(seen.begin(), seen.end(), true), 2048);
 }
 

@@ -448,6 +448,7 @@ struct Plan {
   unsigned region = 0;  // boxes allocated when not the footprint's (the reref modes)
   unsigned passes = 2;
   bool flush = false;   // a flush before everything (the lag modes always)
+  unsigned box_stride = 1;  // the lag modes: boxes between a pair's consecutive boxes
 };
 
 constexpr unsigned kRerefMib = 16;  // the reref modes' X and Y, each
@@ -474,9 +475,9 @@ Plan make_plan(const std::string& mode, unsigned param, const Parts& p, unsigned
   if (streamed_pairs(mode)) {  // each pair its own kLagBoxes boxes; the first of a pair leads
     const auto pairs = make_pairs(p, cross_pairs(mode));
     plan.measure.assign(sms, Role{0, 0, 0, 0});
-    const bool interleaved = mode.rfind("lagi_", 0) == 0;  // box j of pair i at j x pairs + i
+    if (mode.rfind("lagi_", 0) == 0) plan.box_stride = static_cast<unsigned>(pairs.size());  // box j of pair i at j x pairs + i
     for (unsigned i = 0; i < pairs.size(); ++i) {
-      const unsigned first = interleaved ? i : i * kLagBoxes;
+      const unsigned first = plan.box_stride == 1 ? i * kLagBoxes : i;
       plan.measure[pairs[i].first] = Role{first, kLagBoxes, 1, i};
       plan.measure[pairs[i].second] = Role{first, kLagBoxes, 0, i};
     }
@@ -650,7 +651,7 @@ int run_sweep(const char* file, int argc, char** argv) {
       CHECK(cudaMemcpy(roles, plan.measure.data(), sms * sizeof(Role), cudaMemcpyHostToDevice));
       k_measure_lag<<<sms, 32, kSmem>>>(map, roles, param, done, timing, free_run ? 1u : 0u,
                                         mode.rfind("lagr_", 0) == 0 ? 1u : 0u,
-                                        mode.rfind("lagi_", 0) == 0 ? plan.boxes / kLagBoxes : 1u);
+                                        plan.box_stride);
     } else {
       if (plan.flush || mode == "swap" || mode == "stay" || mode.rfind("oneway", 0) == 0 || promo) {  // the memset's lines out first
         CHECK(cudaMemcpy(roles, flush_roles.data(), sms * sizeof(Role), cudaMemcpyHostToDevice));

@@ -38,8 +38,8 @@ L2SetAssociative::L2SetAssociative(std::uint64_t capacity_blocks, const L2SetGeo
 // page's number and in-page bits above the set bits among them), so the tag is exact
 // for lines less than 2^(32 + set bits) lines apart (512 GiB and more at 128-byte lines):
 // GlobalMemory hands out one contiguous range, far smaller.
-std::uint32_t L2SetAssociative::tag_of(std::uint64_t key) const {
-  return static_cast<std::uint32_t>(((key / line_bytes_) >> set_bits_) % (kPadding - 1) + 1);
+std::uint32_t L2SetAssociative::tag_of(std::uint64_t line) const {
+  return static_cast<std::uint32_t>((line >> set_bits_) % (kPadding - 1) + 1);
 }
 
 // The way holding `tag` in the set at `first`, else its first empty way, else `first + ways_`:
@@ -56,8 +56,9 @@ std::size_t L2SetAssociative::find_way(std::size_t first, std::uint32_t tag) con
 }
 
 L2SetAssociative::Slot L2SetAssociative::find(std::uint64_t key) const {
-  const std::size_t first = set_of_(key) * stride_;
-  const std::uint32_t tag = tag_of(key);
+  const std::uint64_t line = line_of(key);
+  const std::size_t first = set_of_(line) * stride_;
+  const std::uint32_t tag = tag_of(line);
   const std::size_t way = find_way(first, tag);
   return Slot{first, way, tag, way != first + ways_ && tags_[way] == tag};
 }

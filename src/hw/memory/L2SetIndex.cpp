@@ -55,19 +55,20 @@ bool reaches_every_set(std::uint32_t set_bits, std::uint32_t page_line_bits, std
 }  // namespace
 
 L2SetIndex::L2SetIndex(std::uint32_t set_bits, std::uint32_t line_bytes, std::uint32_t block_rows, std::uint64_t page_bytes)
-    : set_bits_(set_bits), line_bytes_(std::max(1u, line_bytes)) {
+    : set_bits_(set_bits) {
   if (page_bytes == 0 || set_bits == 0) return;
-  if (page_bytes < line_bytes_ || !std::has_single_bit(page_bytes / line_bytes_) || set_bits > 31)
+  const std::uint64_t page_lines = page_bytes / std::max(1u, line_bytes);
+  if (page_lines == 0 || !std::has_single_bit(page_lines) || set_bits > 31)
     throw ConfigError(fmt::format("l2.page_bytes: {} bytes is not a power-of-two number of {}-byte lines, or 2^{} sets "
                                   "are more than the index handles (2^31)",
-                                  page_bytes, line_bytes_, set_bits));
-  page_line_bits_ = static_cast<std::uint32_t>(std::countr_zero(page_bytes / line_bytes_));
+                                  page_bytes, line_bytes, set_bits));
+  page_line_bits_ = static_cast<std::uint32_t>(std::countr_zero(page_lines));
   const std::uint32_t zero_bits = static_cast<std::uint32_t>(std::countr_zero(std::max(1u, block_rows)));
   if (page_line_bits_ < set_bits + zero_bits)
     throw ConfigError(fmt::format(
         "l2.page_bytes: a page of {} lines has too few bits above the {} set bits for blocks of {} rows to reach "
         "every set (ask for more l2.ways or larger pages)",
-        page_bytes / line_bytes_, set_bits, block_rows));
+        page_lines, set_bits, block_rows));
   // The first of a fixed sequence of pseudo-random maps that passes (51 tries for the H100's 10
   // set bits, 959 for the H200's 11, each a few dozen rank checks of at most 14 vectors).
   columns_.resize(page_line_bits_ - set_bits);
@@ -100,9 +101,8 @@ std::uint64_t L2SetIndex::scattered(std::uint64_t line) const {
   return h;
 }
 
-std::uint64_t L2SetIndex::operator()(std::uint64_t key) const {
+std::uint64_t L2SetIndex::operator()(std::uint64_t line) const {
   if (set_bits_ == 0) return 0;
-  const std::uint64_t line = key / line_bytes_;
   return (page_line_bits_ == 0 ? folded(line) : scattered(line)) & ((std::uint64_t{1} << set_bits_) - 1);
 }
 

@@ -34,7 +34,7 @@ class L2SetAssociative : public L2Policy {
   template <class T>
   void prefetch_sets(std::span<const std::uint64_t> keys, const std::vector<T>& state) const {
     for (const std::uint64_t key : keys) {
-      const std::size_t first = set_of_(key) * stride_;
+      const std::size_t first = set_of_(line_of(key)) * stride_;
       __builtin_prefetch(&tags_[first]);
       __builtin_prefetch(&state[first]);
     }
@@ -48,7 +48,8 @@ class L2SetAssociative : public L2Policy {
  private:
   static constexpr std::uint32_t kEmpty = 0, kPadding = 0xffffffff;  // tags of a way without a block, of no way
   static constexpr std::uint32_t kTagsPerWord = 2;
-  std::uint32_t tag_of(std::uint64_t key) const;
+  std::uint64_t line_of(std::uint64_t key) const { return key / line_bytes_; }
+  std::uint32_t tag_of(std::uint64_t line) const;
   std::size_t find_way(std::size_t first, std::uint32_t tag) const;
 
   std::uint64_t line_bytes_;  // the keys' unit

@@ -21,19 +21,19 @@ namespace bwsim {
 
 class L2SetIndex {
  public:
-  // 2^set_bits sets; keys are addresses of line_bytes-aligned lines; blocks of block_rows rows.
+  // 2^set_bits sets; pages of page_bytes / line_bytes lines; blocks of block_rows rows.
   // Throws ConfigError when page_bytes leaves too few in-page bits above the set bits for blocks
   // to reach every set, or when no in-page map found reaches every set.
   L2SetIndex(std::uint32_t set_bits, std::uint32_t line_bytes, std::uint32_t block_rows, std::uint64_t page_bytes);
 
-  std::uint64_t operator()(std::uint64_t key) const;
+  // The set of the block whose first line is `line` (its GMEM address over l2.line_bytes).
+  std::uint64_t operator()(std::uint64_t line) const;
 
  private:
   std::uint64_t folded(std::uint64_t line) const;
   std::uint64_t scattered(std::uint64_t line) const;
 
   std::uint32_t set_bits_;
-  std::uint64_t line_bytes_;
   std::uint32_t page_line_bits_ = 0;    // log2(lines per page); 0: addresses are physical
   std::vector<std::uint32_t> columns_;  // the set bits each in-page bit above the set bits flips
 };
