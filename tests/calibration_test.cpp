@@ -401,6 +401,31 @@ TEST(CalibrationTest, APrivateHbmAndHotStageIsFastInTheModel) {
   }
 }
 
+// The stage-parts rings at 16 SMs with their loops counting the stage and phase
+// (h200_stage_parts_lean_rows.csv: h100_stage_parts.cu lean, which the twin's program is; the
+// first-measured loop divided by the run-time stage count, ~80 cycles more per latency-bound
+// k-block). Where the 1024-cycle MMA clock binds (b, ab4, ab14) the model is within 6%. Where the
+// stage's latency binds, the thread that waited takes 120-360 cycles on silicon from an observer
+// warp's clock at the completion to its next load (stage_parts_trace.py on
+// h200_stage_parts_lean_trace.csv.gz; 42-50 after the clock instead), which the twin does not
+// charge: those rows are 7-22% fast. The test pins that gap (it fails once the model charges the
+// path, so the bounds get revisited with it).
+TEST(CalibrationTest, AStageRingsThreadTakesLongerAfterAWaitOnSilicon) {
+  const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/h200.yaml");
+  const auto rows = compare_with_hardware(cfg, calibration("h200_stage_parts_lean_rows.csv"), "");
+  ASSERT_EQ(rows.size(), 19u);
+  const std::set<std::string> clock_bound = {"b", "ab4", "ab14"};
+  for (const UbenchComparison& r : rows) {
+    const std::string variant = r.scenario.substr(17, r.scenario.find("_cycles_per_kblock") - 17);
+    if (clock_bound.count(variant)) {
+      EXPECT_LT(std::abs(r.error), 0.06) << r.scenario;
+    } else {
+      EXPECT_LT(r.error, -0.07) << r.scenario;
+      EXPECT_GT(r.error, -0.23) << r.scenario;
+    }
+  }
+}
+
 // h100_hbm_burst.csv at 132 SMs on a clean L2: four boxes per SM are bandwidth-bound and the
 // model's span holds within 10% of silicon's (one column: 13145 cycles; contiguous: 6799); one box
 // per SM is where the model's median CTA is fast (same: silicon 4109, contiguous 2448): its links
@@ -671,7 +696,10 @@ void expect_gemm_rows(const char* chip, double mean_bound, const std::string& cs
   EXPECT_LE(mean_absolute_error(rows), mean_bound) << chip;
 }
 
-// Mean errors 3.3% (H100, every row within 10%) and 4.4% (H200) since GMEM's pages scatter over the
+// Mean errors 2.5% (H100, every row within 10%) and 3.6% (H200) since gemm_sm90 charges its producer's
+// own k-block code (warp.tma_producer_path_cycles, 72 cycles measured by gemm_sm90_twin --path-log:
+// the 2-stage 4096^3 rows -8.1% / -8.9% -> -6.2% / -6.9%, the H200's ping-pong 64x256 4096^3 -5.5% ->
+// -2.7%, the chaotic ping-pong 8192^3 draws -9.4% / -13.9% -> -8.1% / -12.0%); 3.3% and 4.4% since GMEM's pages scatter over the
 // L2's sets (l2.page_bytes, h200_l2_lag_interleaved.csv) and buffers of a page or more start on a
 // page (h200_alloc_alignment.csv; the H100's ping-pong 64x256 4096^3 -5.0% -> -3.0%, its ping-pong
 // 8192^3 -11.8% -> -9.4%, the H200's -15.0% -> -13.9%); 3.4% and 4.5% since the L2
@@ -692,9 +720,11 @@ void expect_gemm_rows(const char* chip, double mean_bound, const std::string& cs
 // those, 5.9% and 5.3% before the SM's SMEM port), much of it the ping-pong 128x128 4096^3 row and
 // the chaotic ping-pong 8192^3 row's one deterministic draw (gemm_sm90_tolerances.csv gives its
 // perturbed means).
-TEST(KernelValidationTest, GemmSm90OnTheH100StaysWithinItsStatedBounds) { expect_gemm_rows("h100", 0.035); }
-TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.044); }
-// The same program on two more H100s, measured 2026-11-26: mean errors 3.6% and 2.8% since large
+TEST(KernelValidationTest, GemmSm90OnTheH100StaysWithinItsStatedBounds) { expect_gemm_rows("h100", 0.027); }
+TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.038); }
+// The same program on two more H100s, measured 2026-11-26: mean errors 3.3% and 3.1% since the
+// producer's k-block code is charged (ping-pong 8192^3 -17.9% / -18.2%, the chaotic draw moving
+// against the table's), 3.6% and 2.8% since large
 // buffers start on a page (ping-pong 8192^3 -11.8% / -7.2%), 4.0% and 3.5% with pages scattered
 // over the L2's sets and buffers packed (-18.5% / -15.9%); 3.8% and 3.8% since the L2
 // replaces by recency within sets (l2.policy set_lru, h200_l2_reref.csv; ping-pong 8192^3 -14.3% /
@@ -707,14 +737,15 @@ TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect
 // set_lru): mean error 4.3%, the ping-pong 8192^3 draw -12.0% (3,019,620 cycles against the first
 // H200's 3,162,910) and the 2-stage 4096^3 row -10.2% (449,648 against 443,511) outside 10%; 4.0%
 // with pages scattered over the L2's sets (ping-pong 8192^3 -10.2%), 4.3% since large buffers
-// start on a page (-13.9%; the bound 0.041 -> 0.044).
+// start on a page (-13.9%; the bound 0.041 -> 0.044), 3.6% since the producer's k-block code is
+// charged (ping-pong 8192^3 -11.1%, the 2-stage row -8.3%: within 10%).
 TEST(KernelValidationTest, GemmSm90OnASecondH200StaysWithinItsStatedBounds) {
-  expect_gemm_rows("h200", 0.044, "h200_gemm_sm90_rerun.csv");
+  expect_gemm_rows("h200", 0.038, "h200_gemm_sm90_rerun.csv");
 }
 
 TEST(KernelValidationTest, GemmSm90OnTwoMoreH100sStaysWithinItsStatedBounds) {
-  expect_gemm_rows("h100", 0.037, "h100_gemm_sm90_rerun.csv");
-  expect_gemm_rows("h100", 0.037, "h100_gemm_sm90_rerun2.csv");
+  expect_gemm_rows("h100", 0.035, "h100_gemm_sm90_rerun.csv");
+  expect_gemm_rows("h100", 0.035, "h100_gemm_sm90_rerun2.csv");
 }
 
 // The model's HBM bytes read by a 4096^3 gemm_sm90 row after one warm-up launch (as the twin's

@@ -69,6 +69,21 @@ TEST(GemmSm90, OneCtaRunsTheTensorPipeBackToBack) {
   EXPECT_LT(r.span, r.run.cycles);  // the span starts at the first CTA, after the launch latency
 }
 
+TEST(GemmSm90, TheProducersOwnCodeDelaysEachKBlocksLoads) {
+  // One tile of one k-block on one CTA: the producer's wait for an empty stage returns at once, so
+  // warp.tma_producer_path_cycles (the twin's code up to the loads, 72 in h100.yaml) delays the
+  // whole chain (loads, wgmmas, epilogue) by exactly the difference.
+  HardwareConfig cfg = h100();
+  const GemmSm90Params p{.m = 128, .n = 256, .k = 64, .grid = 1};
+  auto cycles = [&](Cycle path) {
+    cfg.warp.tma_producer_path_cycles = path;
+    return run_gemm_sm90(cfg, SimOptions{.mode = Mode::Timing}, p, false).run.cycles;
+  };
+  EXPECT_EQ(h100().warp.tma_producer_path_cycles, 72u);
+  EXPECT_EQ(cycles(72) - cycles(0), 72u);
+  EXPECT_EQ(cycles(572) - cycles(72), 500u);
+}
+
 TEST(GemmSm90, TimingModeTakesTheSameCycles) {
   const GemmSm90Params p{.m = 256, .n = 512, .k = 256, .schedule = Sm90Schedule::Pingpong, .rows_per_wg = 128,
                          .tile_n = 128, .grid = 3};

@@ -125,8 +125,9 @@ struct Kernel {
       const auto [tm, tn] = scheduler.tile(t);
       for (std::uint32_t kb = 0; kb < k_tiles; ++kb, ++st) {
         co_await mainloop.producer_acquire(w, st);  // empty, then arrive.expect_tx on full
-        if (tile_starts && (kb == 0 || p.log_kblocks))
+        if (tile_starts && (kb == 0 || p.log_kblocks))  // stamped as the twin's, as the wait returns
           tile_starts->push_back({w.cta_idx(), w.sm_idx(), i, t, tm, tn, w.now(), kb});
+        w.advance(w.config().warp.tma_producer_path_cycles);  // the loop's own code up to the loads
         const MBarrierRef full = mainloop.producer_get_barrier(st);
         const auto k0 = static_cast<std::int32_t>(kb * kTileK);
         w.tma_load(a_map, layout.a(st.index), full, {k0, static_cast<std::int32_t>(tm * layout.tile_m)});

@@ -217,17 +217,21 @@ std::vector<UbenchScenario> stage_ring_scenarios() {
       {{Part::A, Part::B, 4, false, true}, "ab4"},    {{Part::A, Part::B, 4, true, true}, "ab14"},
       {{Part::A, Part::BH, 2, false, true}, "abh"},   {{Part::A, Part::BH, 2, true, true}, "abh1"},
       {{Part::BH, Part::A, 2, false, true}, "bha"}};
-  for (const auto& [v, name] : parts) {
-    all.push_back({fmt::format("stage_parts_{}_cycles_per_kblock", name), UbenchParam::Ctas,
-                   [v](const HardwareConfig& c, std::uint32_t ctas) { return stage_parts(c, ctas, v).per_kblock; }});
-    if (!v.observed) continue;
-    for (std::uint32_t i = 0; i < v.waits(); ++i)
-      for (std::uint32_t parity = 0; parity < 2; ++parity)
-        all.push_back({fmt::format("stage_parts_{}_bar{}_{}_latency", name, i, parity ? "odd" : "even"),
-                       UbenchParam::Ctas, [v, i, parity](const HardwareConfig& c, std::uint32_t ctas) {
-                         return stage_parts(c, ctas, v).done[i][parity];
-                       }});
-  }
+  // The twin charges no time for the program's own arithmetic, so it stands for both loops of
+  // h100_stage_parts.cu: the one first measured (stage and phase by run-time division) and the
+  // `lean` one (counted), whose rows are named stage_parts_lean_<v>_....
+  for (const char* prefix : {"stage_parts", "stage_parts_lean"})
+    for (const auto& [v, name] : parts) {
+      all.push_back({fmt::format("{}_{}_cycles_per_kblock", prefix, name), UbenchParam::Ctas,
+                     [v](const HardwareConfig& c, std::uint32_t ctas) { return stage_parts(c, ctas, v).per_kblock; }});
+      if (!v.observed) continue;
+      for (std::uint32_t i = 0; i < v.waits(); ++i)
+        for (std::uint32_t parity = 0; parity < 2; ++parity)
+          all.push_back({fmt::format("{}_{}_bar{}_{}_latency", prefix, name, i, parity ? "odd" : "even"),
+                         UbenchParam::Ctas, [v, i, parity](const HardwareConfig& c, std::uint32_t ctas) {
+                           return stage_parts(c, ctas, v).done[i][parity];
+                         }});
+    }
   return all;
 }
 

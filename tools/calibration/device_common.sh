@@ -109,3 +109,21 @@ twin_timed_and_counted() {
   tail -n 1 "$csv"
   tail -n 1 "$ncu_csv"
 }
+
+# fabric_build: builds h100_l2_partitions and gemm_sm90_twin and writes this machine's map of the
+# L2's partitions to $parts (run_l2_fabric_ncu.sh, run_l2_fabric_ops_ncu.sh).
+fabric_build() {
+  build_sm90 h100_l2_partitions gemm_sm90_twin
+  parts="$bin/partitions.txt"
+  "$bin/h100_l2_partitions" map "$parts" > /dev/null
+}
+
+# fabric_point_values POINT: the $metrics (comma-separated) of h100_l2_partitions sweep POINT's
+# measured kernel under ncu (application replay, the GPU's own clock), printed comma-separated;
+# non-zero exit if ncu profiled nothing (its output stays in $bin/ncu.txt).
+fabric_point_values() {
+  timeout 300 ncu --replay-mode application --clock-control none --cache-control none -k regex:k_measure \
+    --metrics "$metrics" --csv --page raw --print-units base "$bin/h100_l2_partitions" sweep "$parts" "$1" \
+    > "$bin/ncu.txt" 2>&1
+  python3 ncu_metrics.py "$bin/ncu.txt" ${metrics//,/ }
+}

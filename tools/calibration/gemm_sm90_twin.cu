@@ -7,13 +7,17 @@
 // CLI: --m --n --k --schedule cooperative|pingpong --rows-per-wg 64|128 --tile-n 128|256
 //      --stages S (0: as many as fit) --raster m|n --swizzle 1|2|4|8 --grid G (0: min(tiles, SMs))
 //      --reps R (10) --check 0|1 --header --sustain-ms T --tile-log FILE --log-reps 0|1 --kb-log 0|1
-//      --rotate R --phase-log FILE --clock-log FILE
+//      --rotate R --phase-log FILE --chunk-log FILE --path-log FILE --no-epilogue --clock-log FILE
 // --clock-log FILE (diagnostic): each CTA's SM, its start and its later WG's end (%globaltimer)
 // and the clock64 cycles between them (write_clock_log): whether every SM ran at one clock.
 // --phase-log FILE (diagnostic): each consumer WG's mainloop start, mainloop end and epilogue end
 // per tile (see k_gemm's kPhases); bwsim run gemm_sm90 --phase-log writes the same columns.
 // --chunk-log FILE (diagnostic, with --phase-log): each epilogue chunk's wait, bar.syncs and TMA
 // store, SM cycles after its tile's mainloop end (write_phase_log).
+// --path-log FILE (diagnostic, with --phase-log): per CTA, the mean cycles from the producer's
+// empty-barrier wait returning to its k-block's first TMA load, and from each consumer WG's
+// full-barrier wait returning to its k-block's first wgmma (write_path_log): the k-block loops'
+// own code on the pipeline's critical path.
 // --no-epilogue (diagnostic, with --phase-log): the epilogue's stores, fences and TMA stores are
 // skipped (D is not written; the turn barriers stay), to see what they cost the other warpgroup.
 // --tile-log FILE (diagnostic): thread 0 records each CTA's %smid at entry and the producer records
@@ -151,6 +155,7 @@ constexpr int kMaxChunks = 8;            // epilogue chunks of a WG's tile: 2 fr
 constexpr int kTimSlots = 7;
 constexpr int kStampSlots = 3 + 4 * kMaxChunks;      // --chunk-log clock64 stamps per WG tile (see k_gemm)
 constexpr int kPhaseSlots = 3 + kStampSlots;         // --phase-log values per WG tile
+constexpr int kPathSlots = 6;  // --path-log: per CTA the producer's and each consumer WG's cycle sum and count
 
 // ---- PTX helpers (the shared ones: calibration_ptx.cuh) ----------------------------------
 __device__ __forceinline__ void bulk_wait_read_1() { asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory"); }
@@ -192,6 +197,13 @@ struct GemmParams {
   unsigned phase_tiles = 0;  // --phase-log: tiles per consumer WG whose phases are recorded (0: none)
   unsigned no_epilogue = 0;  // --no-epilogue (with --phase-log only): the epilogue stores nothing
 };
+// --path-log: the slots after the phase log's, per CTA: the producer thread's summed cycles from
+// an empty barrier's wait returning to its k-block's first TMA load, and the number of k-blocks;
+// then the same for each consumer WG's thread 0, from a full barrier's wait returning to its
+// k-block's first wgmma (slot 2 + 2g: cycles, 3 + 2g: count).
+__host__ __device__ inline size_t path_slot(const GemmParams& p, unsigned grid, unsigned cta, unsigned slot) {
+  return static_cast<size_t>(grid) * 2 * p.phase_tiles * kPhaseSlots + static_cast<size_t>(cta) * kPathSlots + slot;
+}
 // Stamps per logged tile: every k-block's with --kb-log, else the first's.
 __host__ __device__ inline unsigned log_per_tile(const GemmParams& p) { return p.log_kblocks ? p.k_tiles : 1; }
 // A CTA's slots in the tile log: its SM, then log_per_tile stamps per logged tile.
@@ -304,18 +316,25 @@ __global__ void __launch_bounds__(384, 1)
     if (threadIdx.x == 0) {
       PipeState st;
       unsigned j = 0;
+      long long path_sum = 0, path_count = 0;  // kPhases: the k-blocks' empty-wait-to-load paths
       for (unsigned t = (blockIdx.x + p.rotate) % gridDim.x; t < tiles; t += gridDim.x, ++j) {
         unsigned m, n;
         tile_of(p, t, m, n);
         for (unsigned kb = 0; kb < p.k_tiles; ++kb) {
           mbar_wait(empty(st.idx), st.phase ^ 1);
+          [[maybe_unused]] const long long resumed = kPhases ? clock64() : 0;
           log_issue(tile_log, p, j, kb);  // when the tile's (k-block's) loads go out
           mbar_arrive_expect_tx(full(st.idx), C::kStageBytes);
           const unsigned a = stage_a(st.idx);
+          if (kPhases) path_sum += clock64() - resumed, ++path_count;
           tma_load_2d(a, &tmA, static_cast<int>(kb * 64), static_cast<int>(m * C::BM), full(st.idx));
           tma_load_2d(a + C::kABytes, &tmB, static_cast<int>(kb * 64), static_cast<int>(n * C::BN), full(st.idx));
           st.advance(S);
         }
+      }
+      if (kPhases) {
+        phases[path_slot(p, gridDim.x, blockIdx.x, 0)] = path_sum;
+        phases[path_slot(p, gridDim.x, blockIdx.x, 1)] = path_count;
       }
     }
   } else {
@@ -335,6 +354,7 @@ __global__ void __launch_bounds__(384, 1)
     const unsigned first = kCoop ? worker : worker + g * gridDim.x;
     const unsigned step = kCoop ? gridDim.x : 2 * gridDim.x;
     unsigned q = 0, mma_par = 0, epi_par = 0, mine = 0;
+    long long path_sum = 0, path_count = 0;  // kPhases: the k-blocks' full-wait-to-wgmma paths (thread 0)
     auto phase = [&](unsigned point) {
       if (kPhases && t128 == 0 && mine < p.phase_tiles)
         phases[((blockIdx.x * 2 + g) * p.phase_tiles + mine) * kPhaseSlots + point] = static_cast<long long>(globaltimer());
@@ -368,14 +388,18 @@ __global__ void __launch_bounds__(384, 1)
       unsigned prev = 0;
       for (unsigned kb = 0; kb < p.k_tiles; ++kb) {
         mbar_wait(full(st.idx), st.phase);
+        [[maybe_unused]] const long long resumed = kPhases ? clock64() : 0;
         const unsigned a = stage_a(st.idx), b = a + C::kABytes;
 #pragma unroll
         for (int kk = 0; kk < 4; ++kk) {
           const uint64_t db = gmma_desc(b + kk * 32);
           const uint32_t scale = (kb > 0 || kk > 0) ? 1u : 0u;
 #pragma unroll
-          for (int f = 0; f < C::F; ++f)
+          for (int f = 0; f < C::F; ++f) {
+            if constexpr (kPhases)
+              if (kk == 0 && f == 0 && t128 == 0) path_sum += clock64() - resumed, ++path_count;
             Wgmma<kBN>::ss(acc[f], gmma_desc(a + (r0 + 64 * f) * 128 + kk * 32), db, scale);
+          }
         }
         wgmma_commit();
         if (kb > 0) {
@@ -445,6 +469,10 @@ __global__ void __launch_bounds__(384, 1)
       bulk_wait_0();
       tim[blockIdx.x * kTimSlots + 2 + 2 * g] = static_cast<long long>(globaltimer());
       tim[blockIdx.x * kTimSlots + 3 + 2 * g] = clock64();
+      if (kPhases) {
+        phases[path_slot(p, gridDim.x, blockIdx.x, 2 + 2 * g)] = path_sum;
+        phases[path_slot(p, gridDim.x, blockIdx.x, 3 + 2 * g)] = path_count;
+      }
     }
   }
 }
@@ -503,6 +531,7 @@ struct Args {
   std::string phase_log;  // --phase-log FILE: each consumer WG's tile phases (last timed launch)
   bool no_epilogue = false;  // --no-epilogue: with --phase-log, tiles without their epilogue's stores (D unwritten)
   std::string chunk_log;  // --chunk-log FILE: with --phase-log, each epilogue chunk's steps (clock64)
+  std::string path_log;   // --path-log FILE: with --phase-log, each role's wait-to-issue path (clock64)
 };
 
 static float bf16_bits_to_float(uint16_t b) {
@@ -687,6 +716,26 @@ void write_phase_log(const std::string& path, const std::string& chunk_path, uns
   std::fclose(cf);
 }
 
+// --path-log: per CTA of the last timed launch, the mean cycles of the producer's path from an
+// empty barrier's wait returning to its k-block's first TMA load, and of each consumer WG's from a
+// full barrier's wait returning to its k-block's first wgmma (path_slot).
+void write_path_log(const std::string& path, const GemmParams& p, int grid, const long long* dev) {
+  std::vector<long long> h(static_cast<size_t>(grid) * kPathSlots);
+  CHECK(cudaMemcpy(h.data(), dev + path_slot(p, grid, 0, 0), h.size() * sizeof(long long), cudaMemcpyDeviceToHost));
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) {
+    std::fprintf(stderr, "cannot write %s\n", path.c_str());
+    return;
+  }
+  std::fprintf(f, "cta,producer_cycles,wg0_cycles,wg1_cycles,kblocks\n");
+  auto mean = [](long long sum, long long n) { return n ? static_cast<double>(sum) / static_cast<double>(n) : 0.0; };
+  for (int c = 0; c < grid; ++c) {
+    const long long* v = &h[static_cast<size_t>(c) * kPathSlots];
+    std::fprintf(f, "%d,%.1f,%.1f,%.1f,%lld\n", c, mean(v[0], v[1]), mean(v[2], v[3]), mean(v[4], v[5]), v[1]);
+  }
+  std::fclose(f);
+}
+
 template <bool kCoop, int kRows, int kBN>
 int run(const Args& a, int sms) {
   using C = Cfg<kCoop, kRows, kBN>;
@@ -732,7 +781,7 @@ int run(const Args& a, int sms) {
   const size_t log_count = static_cast<size_t>(grid) * log_stride(p);
   if (p.log_tiles) CHECK(cudaMalloc(&tile_log, log_count * sizeof(long long)));
   long long* phases = nullptr;
-  const size_t phase_count = static_cast<size_t>(grid) * 2 * p.phase_tiles * kPhaseSlots;
+  const size_t phase_count = static_cast<size_t>(grid) * (2 * p.phase_tiles * kPhaseSlots + kPathSlots);
   if (p.phase_tiles) {
     CHECK(cudaMalloc(&phases, phase_count * sizeof(long long)));
     CHECK(cudaMemset(phases, 0, phase_count * sizeof(long long)));
@@ -835,6 +884,7 @@ int run(const Args& a, int sms) {
   if (p.phase_tiles)
     write_phase_log(a.phase_log, a.chunk_log, p.no_epilogue ? 0 : C::F * C::kChunks, p, grid, phases, ht,
                     reps.back().mhz);
+  if (p.phase_tiles && !a.path_log.empty()) write_path_log(a.path_log, p, grid, phases);
   std::sort(reps.begin(), reps.end(), [](const Rep& x, const Rep& y) { return x.cycles < y.cycles; });
   const Rep med = reps[reps.size() / 2];
   const double tflops = 2.0 * a.m * a.n * a.k / med.span_ns / 1000.0;
@@ -888,6 +938,7 @@ int main(int argc, char** argv) {
     else if (k == "--kb-log") a.kb_log = std::stoi(val()) != 0;
     else if (k == "--rotate") a.rotate = std::stoi(val());
     else if (k == "--phase-log") a.phase_log = val();
+    else if (k == "--path-log") a.path_log = val();
     else if (k == "--no-epilogue") a.no_epilogue = true;
     else if (k == "--chunk-log") a.chunk_log = val();
 

@@ -16,10 +16,18 @@
 // ab, ab_quiet, ab1, ab1_quiet, ba, ba1, aa, aa1, bb, bb1, abp, abp1, a, b, ab4, ab14, abh, abh1,
 // bha (h: the hot shared BH in place of B).
 // Each row: a warm-up launch and 3 measured ones, the value the median of the 3. No L2 flush.
-// With arguments `v G` it runs that variant twice and prints nothing (for ncu).
+// With arguments `v G` it runs that variant twice and prints nothing (for ncu); with `trace v G`
+// twice, printing the second launch's issue and completion cycles of every k-block of CTAs 0-15
+// (variant,lean,sms,cta,k,issue,done0,done1; from the CTA's start, -1 where a barrier has no part).
+// A first argument `lean` (before any of these) counts each loop's stage and phase instead of
+// dividing k by the run-time stage count (three dependent u32 divisions per k-block, one of them
+// between the wait's return and the refill, as first measured), and names the rows
+// stage_parts_lean_<v>_...: h200_stage_parts_trace.csv.gz showed the issuing thread's next load
+// 208 cycles after an observer's clock at the same completion whenever it had been waiting.
 // Build: nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a h100_stage_parts.cu -lcuda
 #include "calibration_ptx.cuh"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -77,7 +85,7 @@ __device__ __forceinline__ void issue_stage(const Maps& m, const Variant& v, uns
   load_part(m, p[1], dst + part_bytes(p[0]), v.one_barrier ? bar[0] : bar[1], k);
 }
 
-__global__ void k_parts(const __grid_constant__ Maps m, const Variant v, Times* out) {
+__global__ void k_parts(const __grid_constant__ Maps m, const Variant v, bool lean, Times* out) {
   extern __shared__ unsigned char smem[];
   const unsigned warp = threadIdx.x / 32, stages = v.stages;
   const unsigned stage_bytes = part_bytes(v.first) + part_bytes(v.second);
@@ -97,9 +105,14 @@ __global__ void k_parts(const __grid_constant__ Maps m, const Variant v, Times* 
   if (warp >= 1) {  // observers: warp 1 + i records when barrier i completes each phase
     const unsigned i = warp - 1;
     if (!v.observed || i >= waits) return;
-    for (unsigned k = 0; k < kSteps; ++k) {
-      mbar_wait(bar(i, k % stages), (k / stages) & 1u);
+    for (unsigned k = 0, s = 0, phase = 0; k < kSteps; ++k) {
+      if (lean) {
+        mbar_wait(bar(i, s), phase);
+      } else {
+        mbar_wait(bar(i, k % stages), (k / stages) & 1u);
+      }
       t->done[i][k] = clock64();
+      if (++s == stages) s = 0, phase ^= 1u;
     }
     return;
   }
@@ -111,13 +124,23 @@ __global__ void k_parts(const __grid_constant__ Maps m, const Variant v, Times* 
   const long long c0 = clock64();
   for (unsigned k = 0; k < stages; ++k) issue(k, k);
   long long mma_end = 0;
-  for (unsigned k = 0; k < kSteps; ++k) {
-    for (unsigned i = 0; i < waits; ++i) mbar_wait(bar(i, k % stages), (k / stages) & 1u);
+  // lean: the stage and phase counted (as gemm_sm90_twin.cu and CUTLASS do); otherwise computed by
+  // run-time division (the program as first measured: a dependent u32 division takes ~65 cycles).
+  for (unsigned k = 0, s = 0, phase = 0, prev = 0; k < kSteps; ++k) {
+    for (unsigned i = 0; i < waits; ++i) {
+      if (lean) {
+        mbar_wait(bar(i, s), phase);
+      } else {
+        mbar_wait(bar(i, k % stages), (k / stages) & 1u);
+      }
+    }
     while (clock64() < mma_end) {
     }
     mma_end = clock64() + 1024;  // MMA k starts: MMA k-1 is done, its stage is free
     const unsigned refill = k - 1 + stages;
-    if (k >= 1 && refill < kSteps) issue((k - 1) % stages, refill);
+    if (k >= 1 && refill < kSteps) issue(lean ? prev : (k - 1) % stages, refill);
+    prev = s;
+    if (++s == stages) s = 0, phase ^= 1u;
   }
   while (clock64() < mma_end) {
   }
@@ -144,9 +167,11 @@ struct Result {
   double per_kblock, done[2][2];
 };
 
+bool g_lean = false;  // the `lean` argument: the loops count the stage and phase
+
 Result launch(const Maps& m, const Variant& v, unsigned g, Times* dout) {
   CHECK(cudaMemset(dout, 0, sizeof(Times) * g));
-  k_parts<<<g, 96, kSmem>>>(m, v, dout);
+  k_parts<<<g, 96, kSmem>>>(m, v, g_lean, dout);
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
   std::vector<Times> h(g);
@@ -165,6 +190,11 @@ Result launch(const Maps& m, const Variant& v, unsigned g, Times* dout) {
 }
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && !std::strcmp(argv[1], "lean")) {
+    g_lean = true;
+    --argc;
+    ++argv;
+  }
   CHECK(cudaFuncSetAttribute(k_parts, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
   const unsigned long long a_rows = 2ull * 132 * 128, b_rows = 256, bp_rows = 132ull * 4 * 256;
   void *a_data, *b_data, *bp_data;
@@ -180,6 +210,27 @@ int main(int argc, char** argv) {
   m.bp = make_strided_map(bp_data, 128, bp_rows, 256, CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
   Times* dout;
   CHECK(cudaMalloc(&dout, sizeof(Times) * 132));
+  if (argc == 4 && !std::strcmp(argv[1], "trace")) {  // every k-block's times of one launch after a warm-up
+    for (const Variant& v : kVariants) {
+      if (std::strcmp(v.name, argv[2]) != 0) continue;
+      const unsigned g = static_cast<unsigned>(std::atoi(argv[3]));
+      launch(m, v, g, dout);
+      launch(m, v, g, dout);
+      std::vector<Times> h(g);
+      CHECK(cudaMemcpy(h.data(), dout, sizeof(Times) * g, cudaMemcpyDeviceToHost));
+      std::printf("variant,lean,sms,cta,k,issue,done0,done1\n");
+      for (unsigned c = 0; c < std::min(g, 16u); ++c)
+        for (unsigned k = 0; k < kSteps; ++k) {
+          const Times& t = h[c];
+          auto rel = [&](long long x) { return x ? x - t.c0 : -1ll; };
+          std::printf("%s,%d,%u,%u,%u,%lld,%lld,%lld\n", v.name, g_lean ? 1 : 0, g, c, k, rel(t.issue[k]),
+                      rel(t.done[0][k]), rel(t.done[1][k]));
+        }
+      return 0;
+    }
+    std::fprintf(stderr, "unknown variant %s\n", argv[2]);
+    return 2;
+  }
   if (argc == 3) {  // one variant, one launch after a warm-up (for ncu)
     for (const Variant& v : kVariants) {
       if (std::strcmp(v.name, argv[1]) != 0) continue;
@@ -203,11 +254,12 @@ int main(int argc, char** argv) {
         for (unsigned i = 0; i < 2; ++i)
           for (unsigned p = 0; p < 2; ++p) lat[i][p].push_back(r.done[i][p]);
       }
-      std::printf("stage_parts_%s_cycles_per_kblock,%u,%.0f\n", v.name, g, median(per));
+      std::printf("stage_parts_%s%s_cycles_per_kblock,%u,%.0f\n", g_lean ? "lean_" : "", v.name, g, median(per));
       for (unsigned i = 0; i < 2; ++i)
         for (unsigned p = 0; p < 2; ++p)
           if (median(lat[i][p]) > 0)
-            std::printf("stage_parts_%s_bar%u_%s_latency,%u,%.0f\n", v.name, i, parity[p], g, median(lat[i][p]));
+            std::printf("stage_parts_%s%s_bar%u_%s_latency,%u,%.0f\n", g_lean ? "lean_" : "", v.name, i, parity[p], g,
+                        median(lat[i][p]));
       std::fflush(stdout);
     }
   }

@@ -10,9 +10,7 @@
 set -uo pipefail
 cd "$(dirname "$0")"
 . ./device_common.sh
-build_sm90 h100_l2_partitions gemm_sm90_twin
-parts="$bin/partitions.txt"
-"$bin/h100_l2_partitions" map "$parts" > /dev/null
+fabric_build
 wanted=(lts__t_sectors_srcunit_ltcfabric.sum lts__t_sectors_srcunit_ltcfabric_op_read.sum
         lts__t_sectors_srcunit_ltcfabric_op_write.sum lts__t_sectors_srcunit_ltcfabric_lookup_hit.sum
         lts__t_sectors_srcunit_ltcfabric_lookup_miss.sum lts__t_requests_srcunit_ltcfabric.sum
@@ -28,10 +26,7 @@ csv="$out/${tag}_l2_fabric_detail_ncu.csv"
   silicon_header
   echo "run,$metrics"
   for point in swap:16 oneway:16 oneway_cold:16 promo_even:16 promo_odd:16; do
-    timeout 300 ncu --replay-mode application --clock-control none --cache-control none -k regex:k_measure \
-      --metrics "$metrics" --csv --page raw --print-units base "$bin/h100_l2_partitions" sweep "$parts" "$point" \
-      > "$bin/ncu.txt" 2>&1
-    echo "$point,$(python3 ncu_metrics.py "$bin/ncu.txt" ${metrics//,/ })"
+    echo "$point,$(fabric_point_values "$point")"
   done
   PP="--schedule pingpong --rows-per-wg 128 --tile-n 128 --stages 6"
   for run in "pp128_sw1|$PP --swizzle 1" "pp128_sw2|$PP --swizzle 2" \
