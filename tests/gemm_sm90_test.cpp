@@ -70,18 +70,26 @@ TEST(GemmSm90, OneCtaRunsTheTensorPipeBackToBack) {
 }
 
 TEST(GemmSm90, TheProducersOwnCodeDelaysEachKBlocksLoads) {
-  // One tile of one k-block on one CTA: the producer's wait for an empty stage returns at once, so
-  // warp.tma_producer_path_cycles (the twin's code up to the loads, 72 in h100.yaml) delays the
-  // whole chain (loads, wgmmas, epilogue) by exactly the difference.
-  HardwareConfig cfg = h100();
-  const GemmSm90Params p{.m = 128, .n = 256, .k = 64, .grid = 1};
-  auto cycles = [&](Cycle path) {
-    cfg.warp.tma_producer_path_cycles = path;
-    return run_gemm_sm90(cfg, SimOptions{.mode = Mode::Timing}, p, false).run.cycles;
+  // One tile on one CTA: the producer's waits for empty stages return at once, so with two k-blocks
+  // their loads go out producer_path_cycles apart (the twin's code up to the loads, 72 by default)
+  // plus the issue slots between, and with one k-block the path delays the whole chain (loads,
+  // wgmmas, epilogue) by exactly its length.
+  auto run = [](Cycle path, std::uint32_t k) {
+    GemmSm90Params p{.m = 128, .n = 256, .k = k, .grid = 1, .log_tiles = true, .log_kblocks = true};
+    p.producer_path_cycles = path;
+    return run_gemm_sm90(h100(), SimOptions{.mode = Mode::Timing}, p, false);
   };
-  EXPECT_EQ(h100().warp.tma_producer_path_cycles, 72u);
-  EXPECT_EQ(cycles(72) - cycles(0), 72u);
-  EXPECT_EQ(cycles(572) - cycles(72), 500u);
+  auto kblock_gap = [&](Cycle path) {
+    const GemmSm90Result r = run(path, 128);
+    EXPECT_EQ(r.tile_starts.size(), 2u);
+    return r.tile_starts.at(1).cycle - r.tile_starts.at(0).cycle;
+  };
+  EXPECT_EQ(GemmSm90Params{}.producer_path_cycles, 72u);
+  // The gap beside the path: the first k-block's two TMA issues, and the second's acquire (its
+  // try_wait and arrive.expect_tx, an issue slot each).
+  EXPECT_EQ(kblock_gap(72), 72u + 2 * h100().tma.issue_cycles + 2 * h100().warp.issue_cycles);
+  EXPECT_EQ(kblock_gap(572) - kblock_gap(72), 500u);
+  EXPECT_EQ(run(572, 64).run.cycles - run(72, 64).run.cycles, 500u);
 }
 
 TEST(GemmSm90, TimingModeTakesTheSameCycles) {

@@ -219,7 +219,7 @@ TEST(PowerModelTest, TheSustainedH100GemmsClockAndTimeMatchSilicon) {
   ASSERT_EQ(errors.size(), 3u);
   for (const SustainedError& e : errors) {
     // Predicted: clock -4.0% / -1.9% / +3.7%, time +2.7% / +0.5% / +21.8% since gemm_sm90 charges its
-    // producer's k-block code (warp.tma_producer_path_cycles): at 16384^3 the model then reads 36.7 GB
+    // producer's k-block code (GemmSm90Params::producer_path_cycles): at 16384^3 the model then reads 36.7 GB
     // from HBM where it read 34.8 (silicon 34.5): how far the CTAs that read one A tile drift apart
     // decides A's reuse there, and the producer's 72 cycles move that draw (README, "The k-block
     // loops' own code"). Before: clock -4.0% / -1.9% / +0.5%, time +2.7% / +0.5% / +12.7% since buffers of a page or

@@ -391,8 +391,6 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   warp.read<Cycle>("issue_cycles", c.warp.issue_cycles, 0, 64);
   warp.read<Cycle>("named_barrier_latency", c.warp.named_barrier_latency, 0, kMaxLatency);
   warp.read<Cycle>("udiv_latency", c.warp.udiv_latency, 0, kMaxLatency);
-  if (warp.has("tma_producer_path_cycles"))
-    warp.read<Cycle>("tma_producer_path_cycles", c.warp.tma_producer_path_cycles, 0, kMaxLatency);
   warp.finish();
 
   StrictMap smem = top.section("smem");

@@ -127,7 +127,7 @@ struct Kernel {
         co_await mainloop.producer_acquire(w, st);  // empty, then arrive.expect_tx on full
         if (tile_starts && (kb == 0 || p.log_kblocks))  // stamped as the twin's, as the wait returns
           tile_starts->push_back({w.cta_idx(), w.sm_idx(), i, t, tm, tn, w.now(), kb});
-        w.advance(w.config().warp.tma_producer_path_cycles);  // the loop's own code up to the loads
+        w.advance(p.producer_path_cycles);  // the loop's own code up to the loads
         const MBarrierRef full = mainloop.producer_get_barrier(st);
         const auto k0 = static_cast<std::int32_t>(kb * kTileK);
         w.tma_load(a_map, layout.a(st.index), full, {k0, static_cast<std::int32_t>(tm * layout.tile_m)});
@@ -332,6 +332,7 @@ GemmSm90Params params_from(const KernelArgs& a) {
   p.swizzle = static_cast<std::uint32_t>(a.integer("swizzle", 1, 8));
   p.tile_scheduler = a.text("tile-scheduler");
   p.warmup = static_cast<std::uint32_t>(a.integer("warmup", 0, 8));
+  p.producer_path_cycles = static_cast<Cycle>(a.integer("producer-path-cycles", 0, 1u << 20));
   return p;
 }
 
@@ -468,6 +469,9 @@ KernelInfo gemm_sm90_kernel_info() {
        {"raster", "tile order: m (M fastest) or n", "m"},
        {"swizzle", "tiles per raster band: 1, 2, 4 or 8", "1"},
        {"warmup", "launches before the measured one (they leave the operands in the L2, as on hardware)", "0"},
+       {"producer-path-cycles", "the producer's own code per k-block, from its empty barrier's wait returning to the "
+                                "k-block's loads (measured in the twin: GemmSm90.hpp)",
+        std::to_string(kTwinProducerPathCycles)},
        {"tile-log", "write when each CTA started each tile (its first loads) to FILE as CSV, as gemm_sm90_twin.cu "
                     "--tile-log does on hardware (tools/calibration/tile_drift.py compares them)", ""},
        {"kb-log", "1: --tile-log has a row for every k-block's loads (a kb column), as gemm_sm90_twin.cu --kb-log 1 "

@@ -67,10 +67,15 @@ ncu_rows() {
   local run=$1 values
   shift
   if values=$(ncu_values "$@"); then
-    paste -d, <(tr ',' '\n' <<< "$metrics") <(tr ',' '\n' <<< "$values") | sed "s/^/$run,/"
+    metric_rows "$run" "$values"
   else
     echo "# FAILED $run"
   fi
+}
+
+# metric_rows RUN VALUES: VALUES (comma-separated, in $metrics' order) as RUN,metric,value lines.
+metric_rows() {
+  paste -d, <(tr ',' '\n' <<< "$metrics") <(tr ',' '\n' <<< "$2") | sed "s/^/$1,/"
 }
 
 # twin_ncu_rows RUN M N K SCHEDULE ROWS_PER_WG TILE_N STAGES: ncu_rows of gemm_sm90_twin's timed

@@ -15,9 +15,9 @@
 // --chunk-log FILE (diagnostic, with --phase-log): each epilogue chunk's wait, bar.syncs and TMA
 // store, SM cycles after its tile's mainloop end (write_phase_log).
 // --path-log FILE (diagnostic, with --phase-log): per CTA, the mean cycles from the producer's
-// empty-barrier wait returning to its k-block's first TMA load, and from each consumer WG's
-// full-barrier wait returning to its k-block's first wgmma (write_path_log): the k-block loops'
-// own code on the pipeline's critical path.
+// empty-barrier wait returning to its k-block's first TMA load (write_path_log): the k-block loop's
+// own code on the pipeline's critical path. Its consumer columns (each WG's full-barrier wait to
+// its first wgmma) are no measurement: the compiler puts both clock reads before the stretch.
 // --no-epilogue (diagnostic, with --phase-log): the epilogue's stores, fences and TMA stores are
 // skipped (D is not written; the turn barriers stay), to see what they cost the other warpgroup.
 // --tile-log FILE (diagnostic): thread 0 records each CTA's %smid at entry and the producer records
@@ -953,6 +953,10 @@ int main(int argc, char** argv) {
   }
   if (a.rotate < 0) {
     std::fprintf(stderr, "--rotate must be >= 0\n");
+    return 1;
+  }
+  if (!a.path_log.empty() && a.phase_log.empty()) {
+    std::fprintf(stderr, "--path-log needs --phase-log (the instrumented kernel)\n");
     return 1;
   }
   if (a.m <= 0 || a.n <= 0 || a.k <= 0 || a.k % 8 || a.n % 8 || a.reps < 1) {

@@ -19,11 +19,12 @@
 // With arguments `v G` it runs that variant twice and prints nothing (for ncu); with `trace v G`
 // twice, printing the second launch's issue and completion cycles of every k-block of CTAs 0-15
 // (variant,lean,sms,cta,k,issue,done0,done1; from the CTA's start, -1 where a barrier has no part).
-// A first argument `lean` (before any of these) counts each loop's stage and phase instead of
-// dividing k by the run-time stage count (three dependent u32 divisions per k-block, one of them
-// between the wait's return and the refill, as first measured), and names the rows
-// stage_parts_lean_<v>_...: h200_stage_parts_trace.csv.gz showed the issuing thread's next load
-// 208 cycles after an observer's clock at the same completion whenever it had been waiting.
+// A first argument `lean` (before any of these) runs the kernel's instantiation whose loops count
+// the stage and phase instead of dividing k by the run-time stage count (three dependent u32
+// divisions per k-block, one of them between the wait's return and the refill, as first measured;
+// the other instantiation is that code unchanged), and names the rows stage_parts_lean_<v>_...:
+// the first trace showed the issuing thread's next load 208 cycles after an observer's clock at
+// the same completion whenever it had been waiting.
 // Build: nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a h100_stage_parts.cu -lcuda
 #include "calibration_ptx.cuh"
 
@@ -85,7 +86,8 @@ __device__ __forceinline__ void issue_stage(const Maps& m, const Variant& v, uns
   load_part(m, p[1], dst + part_bytes(p[0]), v.one_barrier ? bar[0] : bar[1], k);
 }
 
-__global__ void k_parts(const __grid_constant__ Maps m, const Variant v, bool lean, Times* out) {
+template <bool kLean>
+__global__ void k_parts(const __grid_constant__ Maps m, const Variant v, Times* out) {
   extern __shared__ unsigned char smem[];
   const unsigned warp = threadIdx.x / 32, stages = v.stages;
   const unsigned stage_bytes = part_bytes(v.first) + part_bytes(v.second);
@@ -105,14 +107,17 @@ __global__ void k_parts(const __grid_constant__ Maps m, const Variant v, bool le
   if (warp >= 1) {  // observers: warp 1 + i records when barrier i completes each phase
     const unsigned i = warp - 1;
     if (!v.observed || i >= waits) return;
-    for (unsigned k = 0, s = 0, phase = 0; k < kSteps; ++k) {
-      if (lean) {
+    if constexpr (kLean) {
+      for (unsigned k = 0, s = 0, phase = 0; k < kSteps; ++k) {
         mbar_wait(bar(i, s), phase);
-      } else {
-        mbar_wait(bar(i, k % stages), (k / stages) & 1u);
+        t->done[i][k] = clock64();
+        if (++s == stages) s = 0, phase ^= 1u;
       }
-      t->done[i][k] = clock64();
-      if (++s == stages) s = 0, phase ^= 1u;
+    } else {
+      for (unsigned k = 0; k < kSteps; ++k) {
+        mbar_wait(bar(i, k % stages), (k / stages) & 1u);
+        t->done[i][k] = clock64();
+      }
     }
     return;
   }
@@ -124,23 +129,26 @@ __global__ void k_parts(const __grid_constant__ Maps m, const Variant v, bool le
   const long long c0 = clock64();
   for (unsigned k = 0; k < stages; ++k) issue(k, k);
   long long mma_end = 0;
-  // lean: the stage and phase counted (as gemm_sm90_twin.cu and CUTLASS do); otherwise computed by
-  // run-time division (the program as first measured: a dependent u32 division takes ~65 cycles).
-  for (unsigned k = 0, s = 0, phase = 0, prev = 0; k < kSteps; ++k) {
-    for (unsigned i = 0; i < waits; ++i) {
-      if (lean) {
-        mbar_wait(bar(i, s), phase);
-      } else {
-        mbar_wait(bar(i, k % stages), (k / stages) & 1u);
+  if constexpr (kLean) {  // the stage and phase counted, as gemm_sm90_twin.cu and CUTLASS do
+    for (unsigned k = 0, s = 0, phase = 0, prev = 0; k < kSteps; ++k) {
+      for (unsigned i = 0; i < waits; ++i) mbar_wait(bar(i, s), phase);
+      while (clock64() < mma_end) {
       }
+      mma_end = clock64() + 1024;  // MMA k starts: MMA k-1 is done, its stage is free
+      const unsigned refill = k - 1 + stages;
+      if (k >= 1 && refill < kSteps) issue(prev, refill);
+      prev = s;
+      if (++s == stages) s = 0, phase ^= 1u;
     }
-    while (clock64() < mma_end) {
+  } else {  // as first measured: by run-time division (a dependent u32 division takes ~65 cycles)
+    for (unsigned k = 0; k < kSteps; ++k) {
+      for (unsigned i = 0; i < waits; ++i) mbar_wait(bar(i, k % stages), (k / stages) & 1u);
+      while (clock64() < mma_end) {
+      }
+      mma_end = clock64() + 1024;  // MMA k starts: MMA k-1 is done, its stage is free
+      const unsigned refill = k - 1 + stages;
+      if (k >= 1 && refill < kSteps) issue((k - 1) % stages, refill);
     }
-    mma_end = clock64() + 1024;  // MMA k starts: MMA k-1 is done, its stage is free
-    const unsigned refill = k - 1 + stages;
-    if (k >= 1 && refill < kSteps) issue(lean ? prev : (k - 1) % stages, refill);
-    prev = s;
-    if (++s == stages) s = 0, phase ^= 1u;
   }
   while (clock64() < mma_end) {
   }
@@ -171,7 +179,11 @@ bool g_lean = false;  // the `lean` argument: the loops count the stage and phas
 
 Result launch(const Maps& m, const Variant& v, unsigned g, Times* dout) {
   CHECK(cudaMemset(dout, 0, sizeof(Times) * g));
-  k_parts<<<g, 96, kSmem>>>(m, v, g_lean, dout);
+  if (g_lean) {
+    k_parts<true><<<g, 96, kSmem>>>(m, v, dout);
+  } else {
+    k_parts<false><<<g, 96, kSmem>>>(m, v, dout);
+  }
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
   std::vector<Times> h(g);
@@ -195,7 +207,8 @@ int main(int argc, char** argv) {
     --argc;
     ++argv;
   }
-  CHECK(cudaFuncSetAttribute(k_parts, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
+  CHECK(cudaFuncSetAttribute(k_parts<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
+  CHECK(cudaFuncSetAttribute(k_parts<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
   const unsigned long long a_rows = 2ull * 132 * 128, b_rows = 256, bp_rows = 132ull * 4 * 256;
   void *a_data, *b_data, *bp_data;
   CHECK(cudaMalloc(&a_data, kWidth * a_rows));

@@ -5,7 +5,8 @@
 // after its MMA clock's deadline when it was spinning on that instead. This separates the cases.
 //
 // One CTA per SM (G CTAs, 96 threads, one lane of each warp working); each CTA issues 64 loads of
-// a 16 KiB box (128 rows of 128 bytes, rows 32 KiB apart, the GEMM operand's shape), one at a time:
+// a 16 KiB box (128 of its own rows, 128 bytes of each, rows 32 KiB apart: the GEMM operand's
+// shape), one at a time:
 // load j is issued once the issuer has seen load j - 1 complete. MODE says who waits how:
 //   both     the issuer (warp 0) and an observer (warp 1) wait on the load's mbarrier (try_wait);
 //   swapped  the same with warp 1 issuing and warp 0 observing;
@@ -13,8 +14,10 @@
 //   relay    only the observer waits on the load's mbarrier; it then arrives on a second mbarrier
 //            that the issuer waits on (a GEMM's consumer releasing a stage to its producer);
 //   alone    the issuer waits, no observer.
-// hot: the CTA cycles over 8 boxes a warm-up launch left in the L2; cold: 64 boxes never read, the
-// L2 flushed (256 MiB memset) before the launch.
+// hot: the CTA cycles over 8 boxes a warm-up launch left in the L2; cold: 64 boxes not read since
+// the L2 was flushed (256 MiB memset) before the launch. An observer is at most one phase behind
+// its issuer (the issuer's next load lands 500+ cycles after its own return), so the parity wait
+// cannot alias.
 // Prints CSV rows wake_<mode>_<hot|cold>_<what>,G,value with what = issuer_cycles (issue to the
 // issuer's return), observer_cycles (issue to the observer's return), gap (issuer's return minus
 // the observer's) and per_load (issue to next issue): medians over loads 4..63 and the CTAs.
@@ -50,10 +53,12 @@ __global__ void k_wake(const __grid_constant__ CUtensorMap map, unsigned mode, b
   const unsigned issuer = mode == kSwapped ? 1 : 0, observer = 1 - issuer;
   if (warp == issuer) {
     for (unsigned j = 0; j < kLoads; ++j) {
-      const unsigned b = cold ? blockIdx.x * kLoads + j : blockIdx.x * kHotBoxes + j % kHotBoxes;
+      // The CTA's own 128 rows; load j reads their 128-byte column 2j (hot: 2 (j % 8)), every other
+      // column so that no load's lines came in as another's 256B promotion.
+      const unsigned column = 2 * (cold ? j : j % kHotBoxes);
       log->issue[j] = clock64();
       mbar_arrive_expect_tx(full, kBoxBytes);
-      tma_load_2d(box, &map, 0, static_cast<int>(b * kRows), full);
+      tma_load_2d(box, &map, static_cast<int>(128 * column), static_cast<int>(blockIdx.x * kRows), full);
       if (mode == kSpin) {
         while (!mbar_test_wait(full, j & 1)) {
         }
@@ -79,7 +84,7 @@ static double median_of(std::vector<double> v) {
 
 int main() {
   CHECK(cudaFuncSetAttribute(k_wake, cudaFuncAttributeMaxDynamicSharedMemorySize, 116 * 1024));
-  const unsigned long long rows = 132ull * kLoads * kRows;
+  const unsigned long long rows = 132ull * kRows;  // 128 rows 32 KiB apart per CTA: 528 MiB
   void* data;
   CHECK(cudaMalloc(&data, kWidth * rows));
   CHECK(cudaMemset(data, 1, kWidth * rows));

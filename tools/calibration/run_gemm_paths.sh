@@ -3,22 +3,27 @@
 # return and the instruction it gates. Builds gemm_sm90_twin.cu and runs shapes of the validation
 # with --phase-log (the instrumented instantiation; the timed kernels' code is unchanged) and
 # --path-log: per CTA the producer's mean cycles from an empty barrier's wait returning to its
-# k-block's first TMA load, and each consumer warpgroup's from a full barrier's wait returning to
-# its first wgmma. Writes <tag>_gemm_sm90_paths.csv (configuration, then the path log's columns) and
+# k-block's first TMA load (the source of gemm_sm90's producer_path_cycles), and each consumer
+# warpgroup's from a full barrier's wait returning to its first wgmma (not a measurement: the
+# compiler puts both of those clock reads before the stretch). Writes <tag>_gemm_sm90_paths.csv (configuration, then the path log's columns) and
 # the twin's SASS of those stretches (<tag>_gemm_sm90_paths_sass.txt: per instantiation, the
 # instructions from each such wait to the load or wgmma it gates) in $OUT.
 # Usage: GEMM_TAG=h200 OUT=dir bash tools/calibration/run_gemm_paths.sh
 set -uo pipefail
 cd "$(dirname "$0")"
-source device_common.sh
+. ./device_common.sh
 build_sm90 gemm_sm90_twin
 csv="$out/${tag}_gemm_sm90_paths.csv"
 { silicon_header; echo "config,cta,producer_cycles,wg0_cycles,wg1_cycles,kblocks"; } > "$csv"
 run() {  # name, then the twin's arguments
   local name=$1
   shift
-  "$bin/gemm_sm90_twin" "$@" --reps 3 --phase-log "$bin/phases.csv" --path-log "$bin/paths.csv" >> "$out/run.log" 2>&1
-  tail -n +2 "$bin/paths.csv" | sed "s/^/$name,/" >> "$csv"
+  rm -f "$bin/paths.csv"
+  if "$bin/gemm_sm90_twin" "$@" --reps 3 --phase-log "$bin/phases.csv" --path-log "$bin/paths.csv" >> "$out/run.log" 2>&1; then
+    tail -n +2 "$bin/paths.csv" | sed "s/^/$name,/" >> "$csv"
+  else
+    echo "# FAILED $name" >> "$csv"
+  fi
 }
 coop="--schedule cooperative --rows-per-wg 64 --tile-n 256"
 run one_cta_k65536 --m 128 --n 256 --k 65536 $coop --stages 4 --grid 1

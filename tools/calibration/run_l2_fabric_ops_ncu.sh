@@ -26,11 +26,13 @@ csv="$out/${tag}_l2_fabric_ops_ncu.csv"
   sed 's/^/# metric,/' <<< "$fabric"
   echo "run,metric,value"
   for point in swap:16 oneway_cold:16; do
-    values=$(fabric_point_values "$point") || { echo "# FAILED $point"; continue; }
-    paste -d, <(tr ',' '\n' <<< "$metrics") <(tr ',' '\n' <<< "$values") | sed "s/^/$point,/"
+    if values=$(fabric_point_values "$point"); then
+      metric_rows "$point" "$values"
+    else
+      echo "# FAILED $point"
+    fi
   done
-  ncu_rows pp128_sw1 k_gemm 2 "$bin/gemm_sm90_twin" --schedule pingpong --rows-per-wg 128 --tile-n 128 --stages 6 \
-    --swizzle 1 --m 8192 --n 8192 --k 8192 --raster m --reps 1
+  twin_ncu_rows pp128_sw1 8192 8192 8192 pingpong 128 128 6
   silicon_footer
 } > "$csv"
 cat "$csv"

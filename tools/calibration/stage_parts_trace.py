@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Where a 2-stage ring's k-block goes, from h100_stage_parts.cu's per-k-block trace.
 
-Reads the .csv.gz files that run_stage_parts_trace.sh / run_stage_parts_lean.sh write
-(variant,lean,sms,cta,k,issue,done0,done1: clock64 from each CTA's start; the first file has no
-lean column) and prints per variant and SM count, over CTAs 0-15 and k-blocks 8..246:
+Reads the .csv.gz files that run_stage_parts_lean.sh writes (variant,lean,sms,cta,k,issue,done0,
+done1: clock64 from each CTA's start) and prints per variant and SM count, over CTAs 0-15 and
+k-blocks 8..246:
   - the cycles per k-block (the median CTA's, issue 8 to issue 247);
   - the median latency of an even and an odd k-block's stage (issue to the later of its barriers'
     completions as the observer warps saw them);

@@ -128,9 +128,6 @@ struct HardwareConfig {
     Cycle issue_cycles = 0;           // issue slot cost of one instruction of one warp
     Cycle named_barrier_latency = 0;  // last bar.sync arrival -> waiting warps resume
     Cycle udiv_latency = 0;  // a u32 division by a run-time divisor as compiled, to its dependent use
-    // Optional: a TMA producer thread's own code between its empty barrier's wait returning and
-    // its next k-block's loads (gemm_sm90's port of the twin's loop; 0: not charged).
-    Cycle tma_producer_path_cycles = 0;
   } warp;
 
   struct Smem {

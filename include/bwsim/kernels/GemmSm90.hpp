@@ -27,6 +27,16 @@ namespace bwsim {
 
 enum class Sm90Schedule : std::uint8_t { Cooperative, Pingpong };
 
+// The twin's producer thread, per k-block, from its empty barrier's wait returning to the k-block's
+// first TMA load: 18 SASS instructions (its tile log's switched-off %globaltimer read and store
+// among them, which a CUTLASS producer lacks), measured in the twin with --path-log on an H200
+// (tools/calibration/h200_gemm_sm90_paths.csv, run_gemm_paths.sh; python3 gemm_paths.py on it):
+// medians over the CTAs of eight validation shapes 63 / 70 / 70 / 70 / 74 / 77 / 84 / 85 cycles,
+// their median 72. The instrumented build's stretch between its two clock reads is 16 instructions
+// of a slightly different mix (the compiler moved four compares into it and four address
+// instructions out of it); 63 at 2 stages against 84-85 at 4 says the SM's other warps share in it.
+inline constexpr Cycle kTwinProducerPathCycles = 72;
+
 struct GemmSm90Params {
   std::uint32_t m = 512, n = 512, k = 512;
   Sm90Schedule schedule = Sm90Schedule::Cooperative;
@@ -41,6 +51,7 @@ struct GemmSm90Params {
   bool log_tiles = false;          // record TileStart rows of the measured launch
   bool log_kblocks = false;        // with log_tiles: a row for every k-block's loads, not only each tile's first
   bool log_phases = false;         // record TilePhases rows of the measured launch
+  Cycle producer_path_cycles = kTwinProducerPathCycles;  // the producer's own code per k-block
 };
 
 // When a CTA started a tile in the measured launch: the cycle its producer issued the tile's first
