@@ -696,7 +696,10 @@ void expect_gemm_rows(const char* chip, double mean_bound, const std::string& cs
   EXPECT_LE(mean_absolute_error(rows), mean_bound) << chip;
 }
 
-// Mean errors 2.5% (H100, every row within 10%) and 3.6% (H200) since gemm_sm90 charges its producer's
+// Mean errors 2.9% and 3.4% since gemm_sm90 charges its consumers' own k-block code too
+// (GemmSm90Params::consumer_path_cycles, 35 cycles measured in the twin's ping-pong shapes: the
+// 2-stage 4096^3 rows -6.2% / -6.9% -> -4.4% / -5.1%, the chaotic ping-pong 8192^3 draws -8.1% /
+// -12.0% -> -18.9% / -14.1%); 2.5% (H100, every row within 10%) and 3.6% (H200) since it charges its producer's
 // own k-block code (GemmSm90Params::producer_path_cycles, 72 cycles measured by gemm_sm90_twin --path-log:
 // the 2-stage 4096^3 rows -8.1% / -8.9% -> -6.2% / -6.9%, the H200's ping-pong 64x256 4096^3 -5.5% ->
 // -2.7%, the chaotic ping-pong 8192^3 draws -9.4% / -13.9% -> -8.1% / -12.0%); 3.3% and 4.4% since GMEM's pages scatter over the
@@ -720,9 +723,10 @@ void expect_gemm_rows(const char* chip, double mean_bound, const std::string& cs
 // those, 5.9% and 5.3% before the SM's SMEM port), much of it the ping-pong 128x128 4096^3 row and
 // the chaotic ping-pong 8192^3 row's one deterministic draw (gemm_sm90_tolerances.csv gives its
 // perturbed means).
-TEST(KernelValidationTest, GemmSm90OnTheH100StaysWithinItsStatedBounds) { expect_gemm_rows("h100", 0.027); }
-TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.038); }
-// The same program on two more H100s, measured 2026-11-26: mean errors 3.3% and 3.1% since the
+TEST(KernelValidationTest, GemmSm90OnTheH100StaysWithinItsStatedBounds) { expect_gemm_rows("h100", 0.031); }
+TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.036); }
+// The same program on two more H100s, measured 2026-11-26: mean errors 1.9% and 3.1% since the
+// consumers' k-block code is charged too (ping-pong 8192^3 -5.2% / -18.8%), 3.3% and 3.1% since the
 // producer's k-block code is charged (ping-pong 8192^3 -17.9% / -18.2%, the chaotic draw moving
 // against the table's), 3.6% and 2.8% since large
 // buffers start on a page (ping-pong 8192^3 -11.8% / -7.2%), 4.0% and 3.5% with pages scattered
@@ -738,14 +742,15 @@ TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect
 // H200's 3,162,910) and the 2-stage 4096^3 row -10.2% (449,648 against 443,511) outside 10%; 4.0%
 // with pages scattered over the L2's sets (ping-pong 8192^3 -10.2%), 4.3% since large buffers
 // start on a page (-13.9%; the bound 0.041 -> 0.044), 3.6% since the producer's k-block code is
-// charged (ping-pong 8192^3 -11.1%, the 2-stage row -8.3%: within 10%).
+// charged (ping-pong 8192^3 -11.1%, the 2-stage row -8.3%: within 10%), 3.4% since the consumers'
+// is too (-11.1%, -6.5%).
 TEST(KernelValidationTest, GemmSm90OnASecondH200StaysWithinItsStatedBounds) {
-  expect_gemm_rows("h200", 0.038, "h200_gemm_sm90_rerun.csv");
+  expect_gemm_rows("h200", 0.036, "h200_gemm_sm90_rerun.csv");
 }
 
 TEST(KernelValidationTest, GemmSm90OnTwoMoreH100sStaysWithinItsStatedBounds) {
-  expect_gemm_rows("h100", 0.035, "h100_gemm_sm90_rerun.csv");
-  expect_gemm_rows("h100", 0.035, "h100_gemm_sm90_rerun2.csv");
+  expect_gemm_rows("h100", 0.033, "h100_gemm_sm90_rerun.csv");
+  expect_gemm_rows("h100", 0.033, "h100_gemm_sm90_rerun2.csv");
 }
 
 // The model's HBM bytes read by a 4096^3 gemm_sm90 row after one warm-up launch (as the twin's

@@ -69,7 +69,7 @@ TEST(GemmSm90, OneCtaRunsTheTensorPipeBackToBack) {
   EXPECT_LT(r.span, r.run.cycles);  // the span starts at the first CTA, after the launch latency
 }
 
-TEST(GemmSm90, TheProducersOwnCodeDelaysEachKBlocksLoads) {
+TEST(GemmSm90, TheLoopsOwnCodeDelaysEachKBlock) {
   // One tile on one CTA: the producer's waits for empty stages return at once, so with two k-blocks
   // their loads go out producer_path_cycles apart (the twin's code up to the loads, 72 by default)
   // plus the issue slots between, and with one k-block the path delays the whole chain (loads,
@@ -90,6 +90,15 @@ TEST(GemmSm90, TheProducersOwnCodeDelaysEachKBlocksLoads) {
   EXPECT_EQ(kblock_gap(72), 72u + 2 * h100().tma.issue_cycles + 2 * h100().warp.issue_cycles);
   EXPECT_EQ(kblock_gap(572) - kblock_gap(72), 500u);
   EXPECT_EQ(run(572, 64).run.cycles - run(72, 64).run.cycles, 500u);
+  // A consumer's code from its full barrier's wait to its first wgmma (35 by default) delays the
+  // one k-block's wgmmas, and so the run, by exactly its length.
+  auto consumer_run = [](Cycle path) {
+    GemmSm90Params p{.m = 128, .n = 256, .k = 64, .grid = 1};
+    p.consumer_path_cycles = path;
+    return run_gemm_sm90(h100(), SimOptions{.mode = Mode::Timing}, p, false).run.cycles;
+  };
+  EXPECT_EQ(GemmSm90Params{}.consumer_path_cycles, 35u);
+  EXPECT_EQ(consumer_run(535) - consumer_run(35), 500u);
 }
 
 TEST(GemmSm90, TimingModeTakesTheSameCycles) {

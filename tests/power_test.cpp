@@ -218,11 +218,11 @@ TEST(PowerModelTest, TheSustainedH100GemmsClockAndTimeMatchSilicon) {
   const auto errors = sustained_errors(h100(), BWSIM_SOURCE_DIR "/tools/calibration/h100_gemm_sustained.csv");
   ASSERT_EQ(errors.size(), 3u);
   for (const SustainedError& e : errors) {
-    // Predicted: clock -4.0% / -1.9% / +3.7%, time +2.7% / +0.5% / +21.8% since gemm_sm90 charges its
-    // producer's k-block code (GemmSm90Params::producer_path_cycles): at 16384^3 the model then reads 36.7 GB
-    // from HBM where it read 34.8 (silicon 34.5): how far the CTAs that read one A tile drift apart
-    // decides A's reuse there, and the producer's 72 cycles move that draw (README, "The k-block
-    // loops' own code"). Before: clock -4.0% / -1.9% / +0.5%, time +2.7% / +0.5% / +12.7% since buffers of a page or
+    // Predicted: clock -4.0% / -1.9% / +2.6%, time +2.7% / +0.6% / +17.4% since gemm_sm90 charges its
+    // loops' own code per k-block (GemmSm90Params::producer_path_cycles, consumer_path_cycles; +21.8%
+    // with the producer's alone): at 16384^3 the model then reads more from HBM than the 34.8 GB it
+    // read before (silicon 34.5): how far the CTAs that read one A tile drift apart decides A's reuse
+    // there, and the loops' cycles move that draw (README, "The k-block loops' own code"). Before: clock -4.0% / -1.9% / +0.5%, time +2.7% / +0.5% / +12.7% since buffers of a page or
     // more start on a page as cudaMalloc's do (GlobalMemory, h200_alloc_alignment.csv: at 16384^3 the
     // model reads 35.0 GB from HBM, silicon 34.5); +23.3% with GMEM's pages scattering over the L2's
     // sets but buffers packed 256 bytes apart (37.2 GB), +20.7% with XOR-folded sets (35.9 GB).
@@ -235,7 +235,7 @@ TEST(PowerModelTest, TheSustainedH100GemmsClockAndTimeMatchSilicon) {
     // KiB of loads in flight, 1.5 of the cooperative GEMM's 48 KiB stages, its CTAs drift apart and
     // the model reads 39.5 GB from HBM where silicon reads 34.5 (README, "the CPC load gate").
     EXPECT_LT(std::abs(e.clock), 0.05) << e.size;
-    EXPECT_LT(std::abs(e.time), e.size == 16384 ? 0.23 : 0.10) << e.size;
+    EXPECT_LT(std::abs(e.time), e.size == 16384 ? 0.19 : 0.10) << e.size;
   }
 }
 

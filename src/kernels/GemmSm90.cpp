@@ -162,6 +162,7 @@ struct Kernel {
       PipelineState prev = st;
       for (std::uint32_t kb = 0; kb < k_tiles; ++kb) {
         co_await mainloop.consumer_wait(w, st);
+        w.advance(p.consumer_path_cycles);  // the loop's own code up to the first wgmma
         for (std::uint32_t kk = 0; kk < kKSteps; ++kk)
           for (std::uint32_t f = 0; f < fragments(); ++f)
             w.wgmma(*acc[f], operand(layout.a(st.index) + (r0 + kWgmmaM * f) * kRowBytes + 32 * kk),
@@ -333,6 +334,7 @@ GemmSm90Params params_from(const KernelArgs& a) {
   p.tile_scheduler = a.text("tile-scheduler");
   p.warmup = static_cast<std::uint32_t>(a.integer("warmup", 0, 8));
   p.producer_path_cycles = static_cast<Cycle>(a.integer("producer-path-cycles", 0, 1u << 20));
+  p.consumer_path_cycles = static_cast<Cycle>(a.integer("consumer-path-cycles", 0, 1u << 20));
   return p;
 }
 
@@ -472,6 +474,9 @@ KernelInfo gemm_sm90_kernel_info() {
        {"producer-path-cycles", "the producer's own code per k-block, from its empty barrier's wait returning to the "
                                 "k-block's loads (measured in the twin: GemmSm90.hpp)",
         std::to_string(kTwinProducerPathCycles)},
+       {"consumer-path-cycles", "a consumer warpgroup's own code per k-block, from its full barrier's wait returning "
+                                "to its first wgmma (measured in the twin: GemmSm90.hpp)",
+        std::to_string(kTwinConsumerPathCycles)},
        {"tile-log", "write when each CTA started each tile (its first loads) to FILE as CSV, as gemm_sm90_twin.cu "
                     "--tile-log does on hardware (tools/calibration/tile_drift.py compares them)", ""},
        {"kb-log", "1: --tile-log has a row for every k-block's loads (a kb column), as gemm_sm90_twin.cu --kb-log 1 "

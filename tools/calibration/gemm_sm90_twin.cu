@@ -16,8 +16,8 @@
 // store, SM cycles after its tile's mainloop end (write_phase_log).
 // --path-log FILE (diagnostic, with --phase-log): per CTA, the mean cycles from the producer's
 // empty-barrier wait returning to its k-block's first TMA load (write_path_log): the k-block loop's
-// own code on the pipeline's critical path. Its consumer columns (each WG's full-barrier wait to
-// its first wgmma) are no measurement: the compiler puts both clock reads before the stretch.
+// own code on the pipeline's critical path; and each consumer WG's from a full barrier's wait
+// returning to its k-block's first wgmma having issued.
 // --no-epilogue (diagnostic, with --phase-log): the epilogue's stores, fences and TMA stores are
 // skipped (D is not written; the turn barriers stay), to see what they cost the other warpgroup.
 // --tile-log FILE (diagnostic): thread 0 records each CTA's %smid at entry and the producer records
@@ -200,7 +200,7 @@ struct GemmParams {
 // --path-log: the slots after the phase log's, per CTA: the producer thread's summed cycles from
 // an empty barrier's wait returning to its k-block's first TMA load, and the number of k-blocks;
 // then the same for each consumer WG's thread 0, from a full barrier's wait returning to its
-// k-block's first wgmma (slot 2 + 2g: cycles, 3 + 2g: count).
+// k-block's first wgmma having issued (slot 2 + 2g: cycles, 3 + 2g: count).
 __host__ __device__ inline size_t path_slot(const GemmParams& p, unsigned grid, unsigned cta, unsigned slot) {
   return static_cast<size_t>(grid) * 2 * p.phase_tiles * kPhaseSlots + static_cast<size_t>(cta) * kPathSlots + slot;
 }
@@ -396,9 +396,11 @@ __global__ void __launch_bounds__(384, 1)
           const uint32_t scale = (kb > 0 || kk > 0) ? 1u : 0u;
 #pragma unroll
           for (int f = 0; f < C::F; ++f) {
+            Wgmma<kBN>::ss(acc[f], gmma_desc(a + (r0 + 64 * f) * 128 + kk * 32), db, scale);
+            // After the first wgmma's issue: asm statements keep their order, so the stretch holds its
+            // descriptors' arithmetic (a clock read before it was hoisted above that arithmetic).
             if constexpr (kPhases)
               if (kk == 0 && f == 0 && t128 == 0) path_sum += clock64() - resumed, ++path_count;
-            Wgmma<kBN>::ss(acc[f], gmma_desc(a + (r0 + 64 * f) * 128 + kk * 32), db, scale);
           }
         }
         wgmma_commit();
@@ -718,7 +720,7 @@ void write_phase_log(const std::string& path, const std::string& chunk_path, uns
 
 // --path-log: per CTA of the last timed launch, the mean cycles of the producer's path from an
 // empty barrier's wait returning to its k-block's first TMA load, and of each consumer WG's from a
-// full barrier's wait returning to its k-block's first wgmma (path_slot).
+// full barrier's wait returning to its k-block's first wgmma having issued (path_slot).
 void write_path_log(const std::string& path, const GemmParams& p, int grid, const long long* dev) {
   std::vector<long long> h(static_cast<size_t>(grid) * kPathSlots);
   CHECK(cudaMemcpy(h.data(), dev + path_slot(p, grid, 0, 0), h.size() * sizeof(long long), cudaMemcpyDeviceToHost));

@@ -4,8 +4,9 @@
 # with --phase-log (the instrumented instantiation; the timed kernels' code is unchanged) and
 # --path-log: per CTA the producer's mean cycles from an empty barrier's wait returning to its
 # k-block's first TMA load (the source of gemm_sm90's producer_path_cycles), and each consumer
-# warpgroup's from a full barrier's wait returning to its first wgmma (not a measurement: the
-# compiler puts both of those clock reads before the stretch). Writes <tag>_gemm_sm90_paths.csv (configuration, then the path log's columns) and
+# warpgroup's from a full barrier's wait returning to its first wgmma's issue (the source of its
+# consumer_path_cycles, from the ping-pong shapes: the cooperative ones add the two warpgroups' wait
+# for the tensor pipe). Writes <tag>_gemm_sm90_paths.csv (configuration, then the path log's columns) and
 # the twin's SASS of those stretches (<tag>_gemm_sm90_paths_sass.txt: per instantiation, the
 # instructions from each such wait to the load or wgmma it gates) in $OUT.
 # Usage: GEMM_TAG=h200 OUT=dir bash tools/calibration/run_gemm_paths.sh

@@ -36,6 +36,13 @@ enum class Sm90Schedule : std::uint8_t { Cooperative, Pingpong };
 // of a slightly different mix (the compiler moved four compares into it and four address
 // instructions out of it); 63 at 2 stages against 84-85 at 4 says the SM's other warps share in it.
 inline constexpr Cycle kTwinProducerPathCycles = 72;
+// The twin's consumer warpgroup, per k-block, from its full barrier's wait returning to its first
+// wgmma having issued (the descriptors' uniform arithmetic, 16-20 SASS instructions), measured the
+// same way (the clock read after that wgmma): 35.0 / 36.0 / 35.3 / 32.7 cycles in the ping-pong
+// shapes (each warpgroup alone in the tensor pipe while its mainloop runs; the one-CTA ping-pong
+// 35.0), their median 35. The cooperative shapes read 46-354 cycles, their two warpgroups' wgmmas
+// queueing for the one pipe at issue: that wait is the pipe's, which the model has, not code.
+inline constexpr Cycle kTwinConsumerPathCycles = 35;
 
 struct GemmSm90Params {
   std::uint32_t m = 512, n = 512, k = 512;
@@ -52,6 +59,7 @@ struct GemmSm90Params {
   bool log_kblocks = false;        // with log_tiles: a row for every k-block's loads, not only each tile's first
   bool log_phases = false;         // record TilePhases rows of the measured launch
   Cycle producer_path_cycles = kTwinProducerPathCycles;  // the producer's own code per k-block
+  Cycle consumer_path_cycles = kTwinConsumerPathCycles;  // a consumer's own code per k-block
 };
 
 // When a CTA started a tile in the measured launch: the cycle its producer issued the tile's first
