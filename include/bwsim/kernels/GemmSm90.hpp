@@ -37,11 +37,15 @@ enum class Sm90Schedule : std::uint8_t { Cooperative, Pingpong };
 // instructions out of it); 63 at 2 stages against 84-85 at 4 says the SM's other warps share in it.
 inline constexpr Cycle kTwinProducerPathCycles = 72;
 // The twin's consumer warpgroup, per k-block, from its full barrier's wait returning to its first
-// wgmma having issued (the descriptors' uniform arithmetic, 16-20 SASS instructions), measured the
-// same way (the clock read after that wgmma): 35.0 / 36.0 / 35.3 / 32.7 cycles in the ping-pong
-// shapes (each warpgroup alone in the tensor pipe while its mainloop runs; the one-CTA ping-pong
-// 35.0), their median 35. The cooperative shapes read 46-354 cycles, their two warpgroups' wgmmas
-// queueing for the one pipe at issue: that wait is the pipe's, which the model has, not code.
+// wgmma having issued (the descriptors' uniform arithmetic: 16-20 SASS instructions in the timed
+// kernels, 14 between the instrumented build's clock reads, the wgmma's own issue slot, which the
+// model charges as well, among them), measured the same way on a second H200
+// (tools/calibration/h200_gemm_sm90_paths_run2.csv; the clock read after that wgmma, since one before
+// it was hoisted above the arithmetic): 35.0 on one CTA, 35.0 / 36.0, 36.0 / 35.3 and 32.7 / 33.0
+// (the two warpgroups) in the three ping-pong shapes, where a warpgroup has the tensor pipe to itself
+// while its mainloop runs; their median 35. The cooperative shapes read 46-354 cycles, their two
+// warpgroups' wgmmas queueing for the one pipe at issue: that wait is the pipe's, which the model
+// has. (The producer's path on that H200: 64-80 cycles, median 68.)
 inline constexpr Cycle kTwinConsumerPathCycles = 35;
 
 struct GemmSm90Params {
