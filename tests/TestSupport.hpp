@@ -80,6 +80,18 @@ inline void expect_bad_input(const std::string& args, const std::string& message
   EXPECT_NE(o.output.find(message), std::string::npos) << args << "\n" << o.output;
 }
 
+// Builds a Simulator on `config` and expects a ConfigError with `message` in it: the errors found
+// when the model's parts are built from a config that read cleanly (an unknown model name, an
+// L2 set index that cannot be built).
+inline void expect_simulator_config_error(const HardwareConfig& config, const std::string& message) {
+  try {
+    Simulator sim(config, SimOptions{});
+    ADD_FAILURE() << "no ConfigError for: " << message;
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+  }
+}
+
 // unit_test.yaml with 16 SMs, room for the largest cluster.
 inline const HardwareConfig& unit_config_16sm() {
   static const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml", {"sm.count=16"});

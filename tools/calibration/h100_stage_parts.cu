@@ -223,37 +223,30 @@ int main(int argc, char** argv) {
   m.bp = make_strided_map(bp_data, 128, bp_rows, 256, CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
   Times* dout;
   CHECK(cudaMalloc(&dout, sizeof(Times) * 132));
-  if (argc == 4 && !std::strcmp(argv[1], "trace")) {  // every k-block's times of one launch after a warm-up
-    for (const Variant& v : kVariants) {
-      if (std::strcmp(v.name, argv[2]) != 0) continue;
-      const unsigned g = static_cast<unsigned>(std::atoi(argv[3]));
-      launch(m, v, g, dout);
-      launch(m, v, g, dout);
-      std::vector<Times> h(g);
-      CHECK(cudaMemcpy(h.data(), dout, sizeof(Times) * g, cudaMemcpyDeviceToHost));
-      std::printf("variant,lean,sms,cta,k,issue,done0,done1\n");
-      for (unsigned c = 0; c < std::min(g, 16u); ++c)
-        for (unsigned k = 0; k < kSteps; ++k) {
-          const Times& t = h[c];
-          auto rel = [&](long long x) { return x ? x - t.c0 : -1ll; };
-          std::printf("%s,%d,%u,%u,%u,%lld,%lld,%lld\n", v.name, g_lean ? 1 : 0, g, c, k, rel(t.issue[k]),
-                      rel(t.done[0][k]), rel(t.done[1][k]));
-        }
-      return 0;
+  const bool trace = argc == 4 && !std::strcmp(argv[1], "trace");
+  if (trace || argc == 3) {  // one variant: a warm-up launch, then one for ncu or for the trace
+    const char* name = argv[argc - 2];
+    const Variant* v = std::find_if(std::begin(kVariants), std::end(kVariants),
+                                    [&](const Variant& x) { return !std::strcmp(x.name, name); });
+    if (v == std::end(kVariants)) {
+      std::fprintf(stderr, "unknown variant %s\n", name);
+      return 2;
     }
-    std::fprintf(stderr, "unknown variant %s\n", argv[2]);
-    return 2;
-  }
-  if (argc == 3) {  // one variant, one launch after a warm-up (for ncu)
-    for (const Variant& v : kVariants) {
-      if (std::strcmp(v.name, argv[1]) != 0) continue;
-      const unsigned g = static_cast<unsigned>(std::atoi(argv[2]));
-      launch(m, v, g, dout);
-      launch(m, v, g, dout);
-      return 0;
-    }
-    std::fprintf(stderr, "unknown variant %s\n", argv[1]);
-    return 2;
+    const unsigned g = static_cast<unsigned>(std::atoi(argv[argc - 1]));
+    launch(m, *v, g, dout);
+    launch(m, *v, g, dout);
+    if (!trace) return 0;
+    std::vector<Times> h(g);
+    CHECK(cudaMemcpy(h.data(), dout, sizeof(Times) * g, cudaMemcpyDeviceToHost));
+    std::printf("variant,lean,sms,cta,k,issue,done0,done1\n");
+    for (unsigned c = 0; c < std::min(g, 16u); ++c)
+      for (unsigned k = 0; k < kSteps; ++k) {
+        const Times& t = h[c];
+        auto rel = [&](long long x) { return x ? x - t.c0 : -1ll; };
+        std::printf("%s,%d,%u,%u,%u,%lld,%lld,%lld\n", v->name, g_lean ? 1 : 0, g, c, k, rel(t.issue[k]),
+                    rel(t.done[0][k]), rel(t.done[1][k]));
+      }
+    return 0;
   }
   std::printf("scenario,param,value\n");
   const char* parity[2] = {"even", "odd"};

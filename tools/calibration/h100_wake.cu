@@ -76,12 +76,6 @@ __global__ void k_wake(const __grid_constant__ CUtensorMap map, unsigned mode, b
   }
 }
 
-static double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
-}
-
 int main() {
   CHECK(cudaFuncSetAttribute(k_wake, cudaFuncAttributeMaxDynamicSharedMemorySize, 116 * 1024));
   const unsigned long long rows = 132ull * kRows;  // 128 rows 32 KiB apart per CTA: 528 MiB
@@ -117,12 +111,12 @@ int main() {
             if (j + 1 < kLoads) per_load.push_back(static_cast<double>(l.issue[j + 1] - l.issue[j]));
           }
         const char* temp = cold ? "cold" : "hot";
-        std::printf("wake_%s_%s_issuer_cycles,%u,%.0f\n", kModeNames[mode], temp, g, median_of(by_issuer));
+        std::printf("wake_%s_%s_issuer_cycles,%u,%.0f\n", kModeNames[mode], temp, g, median(by_issuer));
         if (!by_observer.empty()) {
-          std::printf("wake_%s_%s_observer_cycles,%u,%.0f\n", kModeNames[mode], temp, g, median_of(by_observer));
-          std::printf("wake_%s_%s_gap,%u,%.0f\n", kModeNames[mode], temp, g, median_of(gap));
+          std::printf("wake_%s_%s_observer_cycles,%u,%.0f\n", kModeNames[mode], temp, g, median(by_observer));
+          std::printf("wake_%s_%s_gap,%u,%.0f\n", kModeNames[mode], temp, g, median(gap));
         }
-        std::printf("wake_%s_%s_per_load,%u,%.0f\n", kModeNames[mode], temp, g, median_of(per_load));
+        std::printf("wake_%s_%s_per_load,%u,%.0f\n", kModeNames[mode], temp, g, median(per_load));
         std::fflush(stdout);
       }
   return 0;
