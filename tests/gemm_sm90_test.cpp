@@ -101,6 +101,27 @@ TEST(GemmSm90, TheLoopsOwnCodeDelaysEachKBlock) {
   EXPECT_EQ(consumer_run(535) - consumer_run(35), 500u);
 }
 
+TEST(GemmSm90, TheOperandsL2PromotionReachesTheirMaps) {
+  // One 128x256 tile with K = 128: rows 256 bytes apart, read as two k-blocks of 128 bytes. With
+  // 256B promotion the first k-block's fetch brings the second's lines, whose boxes (A 16 KiB, B
+  // 32 KiB) then hit; with 128B (the twin's --promotion 128) every byte misses. The HBM reads the
+  // operands once either way.
+  auto memory = [](L2Promotion promotion) {
+    GemmSm90Params p{.m = 128, .n = 256, .k = 128, .grid = 1};
+    p.l2_promotion = promotion;
+    return run_gemm_sm90(h100(), SimOptions{.mode = Mode::Timing}, p, false).run.memory;
+  };
+  EXPECT_EQ(GemmSm90Params{}.l2_promotion, L2Promotion::B256);
+  const MemoryStats wide = memory(L2Promotion::B256), narrow = memory(L2Promotion::B128);
+  EXPECT_EQ(wide.l2_read_bytes, 2u * (16384 + 32768));
+  EXPECT_EQ(wide.l2_hit_bytes, 16384u + 32768);
+  EXPECT_EQ(narrow.l2_hit_bytes, 0u);
+  EXPECT_EQ(wide.hbm_read_bytes, narrow.hbm_read_bytes);
+  EXPECT_EQ(narrow.hbm_read_bytes, 2u * (16384 + 32768));
+  test::expect_bad_input("run gemm_sm90 --config " BWSIM_SOURCE_DIR "/sim_configs/h100.yaml --l2-promotion 200",
+                         "--l2-promotion: expected 128 or 256, got 200");
+}
+
 TEST(GemmSm90, TimingModeTakesTheSameCycles) {
   const GemmSm90Params p{.m = 256, .n = 512, .k = 256, .schedule = Sm90Schedule::Pingpong, .rows_per_wg = 128,
                          .tile_n = 128, .grid = 3};

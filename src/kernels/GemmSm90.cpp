@@ -271,8 +271,8 @@ GemmSm90Result run_gemm_sm90(const HardwareConfig& config, const SimOptions& opt
   const GmemAddr a = sim.gmem().alloc(static_cast<std::uint64_t>(ab_pitch) * p.m);
   const GmemAddr b = sim.gmem().alloc(static_cast<std::uint64_t>(ab_pitch) * p.n);
   const GmemAddr d = sim.gmem().alloc(static_cast<std::uint64_t>(d_pitch) * p.m);
-  const TensorMap a_map = sm90_operand_map(a, p.k, ab_pitch, p.m, layout.tile_m);
-  const TensorMap b_map = sm90_operand_map(b, p.k, ab_pitch, p.n, p.tile_n);
+  const TensorMap a_map = sm90_operand_map(a, p.k, ab_pitch, p.m, layout.tile_m, p.l2_promotion);
+  const TensorMap b_map = sm90_operand_map(b, p.k, ab_pitch, p.n, p.tile_n, p.l2_promotion);
   const TensorMap d_map = TensorMap::tiled({.dtype = kD, .address = d, .dims = {p.n, p.m}, .strides = {d_pitch},
                                             .box = {kChunk, kChunk}, .swizzle = Swizzle::B128});
   if (sim.gmem().holds_data()) {
@@ -335,6 +335,10 @@ GemmSm90Params params_from(const KernelArgs& a) {
   p.warmup = static_cast<std::uint32_t>(a.integer("warmup", 0, 8));
   p.producer_path_cycles = static_cast<Cycle>(a.integer("producer-path-cycles", 0, 1u << 20));
   p.consumer_path_cycles = static_cast<Cycle>(a.integer("consumer-path-cycles", 0, 1u << 20));
+  const std::uint64_t promotion = a.integer("l2-promotion", 128, 256);
+  if (promotion != 128 && promotion != 256)
+    throw InputError(fmt::format("--l2-promotion: expected 128 or 256, got {}", promotion));
+  p.l2_promotion = promotion == 128 ? L2Promotion::B128 : L2Promotion::B256;
   return p;
 }
 
@@ -350,9 +354,9 @@ std::FILE* open_log(const char* option, const std::string& path, double clock_gh
 }  // namespace
 
 TensorMap sm90_operand_map(GmemAddr address, std::uint32_t k, std::uint32_t pitch, std::uint32_t rows,
-                           std::uint32_t box_rows) {
+                           std::uint32_t box_rows, L2Promotion promotion) {
   return TensorMap::tiled({.dtype = DataType::BF16, .address = address, .dims = {k, rows}, .strides = {pitch},
-                           .box = {kSm90TileK, box_rows}, .swizzle = Swizzle::B128, .l2_promotion = L2Promotion::B256});
+                           .box = {kSm90TileK, box_rows}, .swizzle = Swizzle::B128, .l2_promotion = promotion});
 }
 
 Raster raster_arg(const KernelArgs& args) {
@@ -477,6 +481,8 @@ KernelInfo gemm_sm90_kernel_info() {
        {"consumer-path-cycles", "a consumer warpgroup's own code per k-block, from its full barrier's wait returning "
                                 "to its first wgmma (measured in the twin: GemmSm90.hpp)",
         std::to_string(kTwinConsumerPathCycles)},
+       {"l2-promotion", "the L2 promotion of A's and B's tensor maps in bytes: 256 or 128 (the twin's --promotion)",
+        "256"},
        {"tile-log", "write when each CTA started each tile (its first loads) to FILE as CSV, as gemm_sm90_twin.cu "
                     "--tile-log does on hardware (tools/calibration/tile_drift.py compares them)", ""},
        {"kb-log", "1: --tile-log has a row for every k-block's loads (a kb column), as gemm_sm90_twin.cu --kb-log 1 "

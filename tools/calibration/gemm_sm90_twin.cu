@@ -6,8 +6,9 @@
 //
 // CLI: --m --n --k --schedule cooperative|pingpong --rows-per-wg 64|128 --tile-n 128|256
 //      --stages S (0: as many as fit) --raster m|n --swizzle 1|2|4|8 --grid G (0: min(tiles, SMs))
-//      --reps R (10) --check 0|1 --header --sustain-ms T --tile-log FILE --log-reps 0|1 --kb-log 0|1
-//      --rotate R --phase-log FILE --chunk-log FILE --path-log FILE --no-epilogue --clock-log FILE
+//      --reps R (10) --sleep-ms T (20) --check 0|1 --header --sustain-ms T --tile-log FILE
+//      --log-reps 0|1 --kb-log 0|1 --rotate R --phase-log FILE --chunk-log FILE --path-log FILE
+//      --no-epilogue --clock-log FILE --promotion 128|256 (256)
 // --clock-log FILE (diagnostic): each CTA's SM, its start and its later WG's end (%globaltimer)
 // and the clock64 cycles between them (write_clock_log): whether every SM ran at one clock.
 // --phase-log FILE (diagnostic): each consumer WG's mainloop start, mainloop end and epilogue end
@@ -69,8 +70,9 @@
 // Producer: pipeline state (index, phase) from (0, 0); per tile, per k-block kb < ceil(K/64):
 // wait empty[idx] parity phase^1; arrive.expect_tx full[idx] (BM+BN)*128; TMA A box {64, BM}
 // at (kb*64, m*BM) and B box {64, BN} at (kb*64, n*BN), both completing on full[idx]; advance.
-// Tensor maps: bf16, 2D, SWIZZLE_128B, L2 promotion 256B, OOB fill none (zeros), passed as
-// __grid_constant__ parameters. D's map: box {64, 64}, SWIZZLE_128B.
+// Tensor maps: bf16, 2D, SWIZZLE_128B, L2 promotion 256B (A's and B's 128B with --promotion 128),
+// OOB fill none (zeros), passed as __grid_constant__ parameters. D's map: box {64, 64},
+// SWIZZLE_128B.
 //
 // Consumer mainloop of one tile (r0 = g*rows cooperative, 0 pingpong; fragment f at rows
 // r0+64f of the stage's A): wgmma.fence once; per kb: wait full[idx] parity phase; for kk in
@@ -109,9 +111,10 @@
 // span_ns = max(end over CTAs and WGs) - min(start over CTAs); clock_mhz from the CTA with the
 // longest life (latest WG end - its start): its clock64 delta / its globaltimer delta in us;
 // cycles = span_ns * clock_mhz / 1000. Per configuration: (check run), 2 warm-up launches,
-// then R timed launches, each after cudaDeviceSynchronize + 20 ms host sleep; the row reports
-// the launch at the upper median of cycles (sorted[R/2]) with its clock, span and cudaEvent
-// time. tflops = 2*M*N*K / span_ns / 1000.
+// then R timed launches, each after cudaDeviceSynchronize + a 20 ms host sleep (--sleep-ms); the
+// row reports the launch at the upper median of cycles (sorted[R/2]) with its clock, span and
+// cudaEvent time, and stderr has every timed launch's cycles, clock and span ("# launch r: ...").
+// tflops = 2*M*N*K / span_ns / 1000.
 // Check (--check 1): A, B = bf16 of a hash of the index in [-1, 1); D pre-filled with 0xFF
 // (NaN); one launch; reference GEMM on the GPU (one thread per output, fp32 sum in k order);
 // pass iff every |D - ref| <= 2^-7 |ref| + 1e-2 sqrt(K/64) (bf16 rounding is <= 2^-8 |ref|, the
@@ -499,7 +502,8 @@ __global__ void k_ref(const __nv_bfloat16* A, const __nv_bfloat16* B, float* R, 
 
 // ---- host -----------------------------------------------------------------------------------
 // 2D bf16 map of a rows x cols matrix (cols contiguous), box {box_cols, box_rows}.
-CUtensorMap make_map(void* base, uint64_t rows, uint64_t cols, uint32_t box_rows, uint32_t box_cols) {
+CUtensorMap make_map(void* base, uint64_t rows, uint64_t cols, uint32_t box_rows, uint32_t box_cols,
+                     CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B) {
   const EncodeFn encode = encode_tiled();
   CUtensorMap m;
   const cuuint64_t dims[2] = {cols, rows};
@@ -508,7 +512,7 @@ CUtensorMap make_map(void* base, uint64_t rows, uint64_t cols, uint32_t box_rows
   const cuuint32_t estr[2] = {1, 1};
   const CUresult r = encode(&m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, base, dims, strides, box, estr,
                             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+                            promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) {
     std::fprintf(stderr, "cuTensorMapEncodeTiled failed (%d): rows %llu cols %llu box %u x %u\n", static_cast<int>(r),
                  static_cast<unsigned long long>(rows), static_cast<unsigned long long>(cols), box_rows, box_cols);
@@ -524,8 +528,10 @@ struct Args {
   bool raster_m = true;
   int swizzle = 1, grid = 0, reps = 10, check = 0;
   int sustain_ms = 0;
+  int sleep_ms = 20;  // --sleep-ms T: the host's sleep before each timed launch
   bool header = false;
   int rotate = 0;
+  int promotion = 256;  // --promotion 128|256: the operand maps' L2 promotion (bytes)
   std::string clock_log;  // --clock-log FILE: each CTA's SM, span and clock (FILE.rN with --log-reps 1)
   std::string tile_log;  // --tile-log FILE: each CTA's SM and its tiles' start times (last timed launch)
   bool log_reps = false;  // --log-reps 1: a tile log of every timed launch, FILE.r2, FILE.r3, ...
@@ -774,8 +780,10 @@ int run(const Args& a, int sms) {
   k_fill<<<1024, 256>>>(A, na, 1u);
   k_fill<<<1024, 256>>>(B, nb, 2u);
   CHECK(cudaGetLastError());
-  const CUtensorMap tmA = make_map(A, a.m, a.k, C::BM, 64);
-  const CUtensorMap tmB = make_map(B, a.n, a.k, C::BN, 64);
+  const CUtensorMapL2promotion promotion =
+      a.promotion == 128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B : CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+  const CUtensorMap tmA = make_map(A, a.m, a.k, C::BM, 64, promotion);
+  const CUtensorMap tmB = make_map(B, a.n, a.k, C::BN, 64, promotion);
   const CUtensorMap tmD = make_map(D, a.m, a.n, 64, 64);
   long long* tim;
   CHECK(cudaMalloc(&tim, static_cast<size_t>(grid) * kTimSlots * sizeof(long long)));
@@ -867,7 +875,7 @@ int run(const Args& a, int sms) {
   std::vector<Rep> reps;
   for (int r = 0; r < 2 + a.reps; ++r) {
     CHECK(cudaDeviceSynchronize());
-    if (r >= 2) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (r >= 2) std::this_thread::sleep_for(std::chrono::milliseconds(a.sleep_ms));
     CHECK(cudaEventRecord(e0));
     launch();
     CHECK(cudaEventRecord(e1));
@@ -878,6 +886,7 @@ int run(const Args& a, int sms) {
     double span = 0, mhz = 0;
     span_and_clock(span, mhz);
     reps.push_back({span * mhz / 1000.0, mhz, span, ms * 1e6});
+    std::fprintf(stderr, "# launch %d: %.0f cycles at %.0f MHz, span %.0f ns\n", r, reps.back().cycles, mhz, span);
     if (!a.clock_log.empty())
       write_clock_log(a.log_reps ? a.clock_log + ".r" + std::to_string(r) : a.clock_log, grid, ht);
     if (p.log_tiles && a.log_reps) write_tile_log(a.tile_log + ".r" + std::to_string(r), p, grid, tile_log, mhz);
@@ -933,6 +942,14 @@ int main(int argc, char** argv) {
     else if (k == "--reps") a.reps = std::stoi(val());
     else if (k == "--check") a.check = std::stoi(val());
     else if (k == "--sustain-ms") a.sustain_ms = std::stoi(val());
+    else if (k == "--sleep-ms") a.sleep_ms = std::stoi(val());
+    else if (k == "--promotion") {
+      a.promotion = std::stoi(val());
+      if (a.promotion != 128 && a.promotion != 256) {
+        std::fprintf(stderr, "--promotion: 128 or 256\n");
+        return 1;
+      }
+    }
     else if (k == "--header") a.header = true;
     else if (k == "--tile-log") a.tile_log = val();
     else if (k == "--clock-log") a.clock_log = val();

@@ -12,11 +12,13 @@
 #     (<tag>_sm_clocks_tiles_<name>.csv.rN) and the result rows in <tag>_sm_clocks_gemm_rows.csv;
 #     <tag>_sm_clocks_paces.csv reduces those logs to one clock and one tile pace per CTA and launch
 #     (sm_clocks.py reduce; sm_clocks.py summary prints them by GPC).
-# Usage: OUT=dir bash tools/calibration/run_sm_clocks.sh   (GEMM_TAG, default h100)
+#   <tag>_sm_clocks_gpc_map.csv: this machine's GPC map (h100_gpc_map), for sm_clocks.py summary.
+# Usage: OUT=dir bash tools/calibration/run_sm_clocks.sh   (GEMM_TAG, default h100; SM_CLOCK_UNITS=0
+# skips the sustained loads, about 3 of the script's 4 minutes)
 set -uo pipefail
 cd "$(dirname "$0")"
 . ./device_common.sh
-build_sm90 gemm_sm90_twin
+build_sm90 gemm_sm90_twin h100_gpc_map
 nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a h100_power.cu -lcuda -ldl -o "$bin/h100_power" \
   >> "$out/build.log" 2>&1 || { tail -n 30 "$out/build.log"; exit 1; }
 
@@ -36,6 +38,8 @@ gemm pp128_8192_sw1_b --m 8192 --n 8192 --k 8192 --schedule pingpong --rows-per-
 silicon_footer >> "$rows"
 cat "$rows"
 python3 sm_clocks.py reduce "$out" > "$out/${tag}_sm_clocks_paces.csv"
+gpc_map_after "$rows" > "$out/${tag}_sm_clocks_gpc_map.csv"
+[ "${SM_CLOCK_UNITS:-1}" = 0 ] && exit 0
 
 {
   silicon_header

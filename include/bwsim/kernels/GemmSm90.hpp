@@ -64,6 +64,7 @@ struct GemmSm90Params {
   bool log_phases = false;         // record TilePhases rows of the measured launch
   Cycle producer_path_cycles = kTwinProducerPathCycles;  // the producer's own code per k-block
   Cycle consumer_path_cycles = kTwinConsumerPathCycles;  // a consumer's own code per k-block
+  L2Promotion l2_promotion = L2Promotion::B256;  // A's and B's maps (the twin's --promotion)
 };
 
 // When a CTA started a tile in the measured launch: the cycle its producer issued the tile's first
@@ -111,10 +112,11 @@ GemmSm90Result run_gemm_sm90(const HardwareConfig& config, const SimOptions& opt
 
 // gemm_sm90_twin.cu's operands (its make_map), which gemm_sm90 and gemm_sm90_loads read A and B
 // through: bf16, K-major, `rows` rows of `k` elements `pitch` bytes apart, each box a k-block of
-// kSm90TileK elements (one 128-byte row, 128B-swizzled) by `box_rows` rows, 256B L2 promotion.
+// kSm90TileK elements (one 128-byte row, 128B-swizzled) by `box_rows` rows, 256B L2 promotion
+// unless `promotion` says otherwise (the twin's --promotion 128).
 inline constexpr std::uint32_t kSm90TileK = 64;
 TensorMap sm90_operand_map(GmemAddr address, std::uint32_t k, std::uint32_t pitch, std::uint32_t rows,
-                           std::uint32_t box_rows);
+                           std::uint32_t box_rows, L2Promotion promotion = L2Promotion::B256);
 // The tile order of --raster (m: M fastest, or n); an InputError otherwise.
 Raster raster_arg(const KernelArgs& args);
 
