@@ -118,6 +118,11 @@ TEST(GemmSm90, TheOperandsL2PromotionReachesTheirMaps) {
   EXPECT_EQ(narrow.l2_hit_bytes, 0u);
   EXPECT_EQ(wide.hbm_read_bytes, narrow.hbm_read_bytes);
   EXPECT_EQ(narrow.hbm_read_bytes, 2u * (16384 + 32768));
+  // The command line's --l2-promotion reaches the maps too (gemm_clocks.py --model relies on it).
+  const test::Outcome o = test::bwsim("run gemm_sm90 --config " BWSIM_SOURCE_DIR
+                                      "/sim_configs/h100.yaml --m 128 --n 256 --k 128 --grid 1 --l2-promotion 128 --json");
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find("\"l2_hit_bytes\":0,"), std::string::npos) << o.output;
   test::expect_bad_input("run gemm_sm90 --config " BWSIM_SOURCE_DIR "/sim_configs/h100.yaml --l2-promotion 200",
                          "--l2-promotion: expected 128 or 256, got 200");
 }

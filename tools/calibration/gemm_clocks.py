@@ -10,7 +10,7 @@ GEMMs run, and how much each timed launch of a row differs from the next.
   gemm_clocks.py --model BWSIM CONFIG ROW PLAIN.csv
       the model's cycles for every timed launch of ROW (one of run_gemm_clocks.sh's rows) at that
       launch's own clock (kinds ending _p128 with --l2-promotion 128), and the error launch by
-      launch, over all launches and per kind (BWSIM: the bwsim binary).
+      launch, summarized per promotion and per kind (BWSIM: the bwsim binary).
 """
 import csv
 import json
@@ -18,7 +18,7 @@ import statistics
 import subprocess
 import sys
 
-ROWS = {  # run_gemm_clocks.sh's rows: bwsim run gemm_sm90's arguments
+ROWS = {  # run_gemm_clocks.sh's rows (its `row` calls, raster m, swizzle 1): bwsim run gemm_sm90's arguments
     "pp128_8192": "--m 8192 --n 8192 --k 8192 --schedule pingpong --rows-per-wg 128 --tile-n 128 --stages 6",
     "coop_8192": "--m 8192 --n 8192 --k 8192 --schedule cooperative --rows-per-wg 64 --tile-n 256 --stages 4",
     "pp128_4096": "--m 4096 --n 4096 --k 4096 --schedule pingpong --rows-per-wg 128 --tile-n 128 --stages 6",
@@ -72,7 +72,7 @@ def model(bwsim, config, row, plain_path):
                 "--json"]
         d = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
         error = 100 * (d["cycles"] / float(r["cycles"]) - 1)
-        errors.setdefault("all", []).append(error)
+        errors.setdefault(f"promotion {promotion}B", []).append(error)
         errors.setdefault(r["kind"], []).append(error)
         print(f"{r['kind']},{r['launch']},{r['mhz']},{r['cycles']},{d['cycles']},{error:+.1f},"
               f"{d['memory']['hbm_read_bytes'] / 1e9:.2f}")

@@ -531,7 +531,10 @@ struct Args {
   int sleep_ms = 20;  // --sleep-ms T: the host's sleep before each timed launch
   bool header = false;
   int rotate = 0;
-  int promotion = 256;  // --promotion 128|256: the operand maps' L2 promotion (bytes)
+  // --promotion 128|256: the operand maps' L2 promotion (bytes). A diagnostic: the result row does
+  // not record it, and bwsim compare reads every row as 256B, so 128B rows stay out of the
+  // validation CSVs (run_gemm_clocks.sh keeps them apart by the launches' kind).
+  int promotion = 256;
   std::string clock_log;  // --clock-log FILE: each CTA's SM, span and clock (FILE.rN with --log-reps 1)
   std::string tile_log;  // --tile-log FILE: each CTA's SM and its tiles' start times (last timed launch)
   bool log_reps = false;  // --log-reps 1: a tile log of every timed launch, FILE.r2, FILE.r3, ...

@@ -11,7 +11,8 @@
 # - ${tag}_${name}_ncu.csv: run,row,launch and $metrics for every launch of k_gemm (two warm-ups,
 #   then the timed ones) under ncu in application replay at the GPU's own clock (run app; app_p128
 #   with 128B promotion), and for the fabric unit rows swap and oneway_cold at 16 and 32 MiB and
-#   oneway at 32 (h100_l2_partitions sweep); ncu's pass lines in ${tag}_${name}_ncu_<row>.log.
+#   oneway at 32 (h100_l2_partitions sweep); ncu's pass lines in ${tag}_${name}_ncu_<row>[_p128].log.
+#   A run that fails leaves a "# FAILED" line in its file.
 # - ${tag}_${name}_smi.csv: nvidia-smi's SM and memory clocks and power every 10 ms meanwhile
 #   (timestamps only: which launch a sample fell in is not marked).
 # Settings: NAME (gemm_clocks), SLEEPS ("20 0 500"), PROMOTIONS ("256"; "256 128" alternates the
@@ -30,6 +31,7 @@ counted="$out/${tag}_${name}_ncu.csv"
   echo "run,row,launch,${metrics}"; } > "$counted"
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw --format=csv,noheader -lms 10 > "$out/${tag}_${name}_smi.csv" &
 smi=$!
+trap 'kill "$smi"' EXIT
 suffix() { [ "$1" = 256 ] || echo "_p$1"; }
 row() {  # row NAME M N K SCHEDULE ROWS_PER_WG TILE_N STAGES
   local row=$1 args=(--m "$2" --n "$3" --k "$4" --schedule "$5" --rows-per-wg "$6" --tile-n "$7" --stages "$8"
@@ -37,8 +39,10 @@ row() {  # row NAME M N K SCHEDULE ROWS_PER_WG TILE_N STAGES
   local sleep_ms promotion
   for sleep_ms in ${SLEEPS:-20 0 500}; do
     for promotion in ${PROMOTIONS:-256}; do
-      timeout 120 "$bin/gemm_sm90_twin" "${args[@]}" --reps 5 --sleep-ms "$sleep_ms" --promotion "$promotion" 2>&1 >/dev/null |
-        sed -n "s/^# launch \([0-9]*\): \([0-9]*\) cycles at \([0-9]*\) MHz, span \([0-9]*\) ns$/sleep$sleep_ms$(suffix "$promotion"),$row,\1,\2,\3,\4/p" >> "$plain"
+      local kind="sleep$sleep_ms$(suffix "$promotion")" launches
+      launches=$(timeout 120 "$bin/gemm_sm90_twin" "${args[@]}" --reps 5 --sleep-ms "$sleep_ms" --promotion "$promotion" \
+        2>&1 >/dev/null | sed -n "s/^# launch \([0-9]*\): \([0-9]*\) cycles at \([0-9]*\) MHz, span \([0-9]*\) ns$/$kind,$row,\1,\2,\3,\4/p")
+      if [ -n "$launches" ]; then echo "$launches" >> "$plain"; else echo "# FAILED $kind,$row" >> "$plain"; fi
     done
   done
   for promotion in ${PROMOTIONS:-256}; do
@@ -47,7 +51,8 @@ row() {  # row NAME M N K SCHEDULE ROWS_PER_WG TILE_N STAGES
       --promotion "$promotion" > "$bin/ncu.txt" 2>&1
     grep "==PROF==" "$bin/ncu.txt" > "$out/${tag}_${name}_ncu_$row$(suffix "$promotion").log"
     python3 ncu_metrics.py --all "$bin/ncu.txt" ${metrics//,/ } |
-      awk -v r="app$(suffix "$promotion"),$row" '{print r "," NR-1 "," $0}' >> "$counted"
+      awk -v r="app$(suffix "$promotion"),$row" '{print r "," NR-1 "," $0}' >> "$counted" ||
+      echo "# FAILED app$(suffix "$promotion"),$row" >> "$counted"
   done
 }
 row pp128_8192 8192 8192 8192 pingpong 128 128 6
@@ -58,7 +63,6 @@ if [ "${FABRIC:-1}" = 1 ]; then
     if values=$(fabric_point_values "$point"); then echo "app,$point,0,$values" >> "$counted"; else echo "# FAILED $point" >> "$counted"; fi
   done
 fi
-kill "$smi"
 silicon_footer >> "$plain"
 silicon_footer >> "$counted"
 cat "$plain" "$counted"
