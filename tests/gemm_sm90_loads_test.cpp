@@ -1,7 +1,7 @@
 // gemm_sm90_loads (kernels/GemmSm90Loads): gemm_sm90's producer alone, as h100_gemm_loads.cu. Every
 // tile's k-blocks load the boxes --parts names, once each, A's rows are the tile's or (--private-a)
-// the CTA's own, and its tile log has a row per tile in the persistent order; bad parts are a clear
-// error.
+// the CTA's own, its operands' L2 promotion is --l2-promotion's, and its tile log has a row per
+// tile in the persistent order; bad parts are a clear error.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -103,6 +103,23 @@ TEST(GemmSm90LoadsTest, TheKBlockLogHasARowPerKBlockInIssueOrder) {
   std::remove(path.c_str());
   test::expect_bad_input("run gemm_sm90_loads --config " BWSIM_SOURCE_DIR "/sim_configs/h100.yaml --kb-log 2",
                          "--kb-log must be an integer in 0..1");
+}
+
+// One 128x128 tile with K = 128 (rows 256 bytes apart, two k-blocks): with 256B promotion the
+// second k-block's boxes (A and B, 16 KiB each) hit the lines the first's fetch promoted; with
+// 128B (the CUDA program's --promotion 128) none does.
+TEST(GemmSm90LoadsTest, TheOperandsL2PromotionReachesTheirMaps) {
+  auto hits = [](const char* promotion) {
+    const test::Outcome o = test::bwsim(std::string("run gemm_sm90_loads --config " BWSIM_SOURCE_DIR
+                                                    "/sim_configs/h100.yaml --m 128 --n 128 --k 128 --grid 1 --json "
+                                                    "--l2-promotion ") + promotion);
+    EXPECT_EQ(o.exit_code, 0) << o.output;
+    return o.output;
+  };
+  EXPECT_NE(hits("256").find("\"l2_hit_bytes\":32768,"), std::string::npos);
+  EXPECT_NE(hits("128").find("\"l2_hit_bytes\":0,"), std::string::npos);
+  test::expect_bad_input("run gemm_sm90_loads --config " BWSIM_SOURCE_DIR "/sim_configs/h100.yaml --l2-promotion 64",
+                         "--l2-promotion must be an integer in 128..256");
 }
 
 TEST(GemmSm90LoadsTest, UnknownPartsAreAClearError) {

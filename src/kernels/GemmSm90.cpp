@@ -335,10 +335,7 @@ GemmSm90Params params_from(const KernelArgs& a) {
   p.warmup = static_cast<std::uint32_t>(a.integer("warmup", 0, 8));
   p.producer_path_cycles = static_cast<Cycle>(a.integer("producer-path-cycles", 0, 1u << 20));
   p.consumer_path_cycles = static_cast<Cycle>(a.integer("consumer-path-cycles", 0, 1u << 20));
-  const std::uint64_t promotion = a.integer("l2-promotion", 128, 256);
-  if (promotion != 128 && promotion != 256)
-    throw InputError(fmt::format("--l2-promotion: expected 128 or 256, got {}", promotion));
-  p.l2_promotion = promotion == 128 ? L2Promotion::B128 : L2Promotion::B256;
+  p.l2_promotion = l2_promotion_arg(a);
   return p;
 }
 
@@ -357,6 +354,13 @@ TensorMap sm90_operand_map(GmemAddr address, std::uint32_t k, std::uint32_t pitc
                            std::uint32_t box_rows, L2Promotion promotion) {
   return TensorMap::tiled({.dtype = DataType::BF16, .address = address, .dims = {k, rows}, .strides = {pitch},
                            .box = {kSm90TileK, box_rows}, .swizzle = Swizzle::B128, .l2_promotion = promotion});
+}
+
+L2Promotion l2_promotion_arg(const KernelArgs& args) {
+  const std::uint64_t promotion = args.integer("l2-promotion", 128, 256);
+  if (promotion != 128 && promotion != 256)
+    throw InputError(fmt::format("--l2-promotion: expected 128 or 256, got {}", promotion));
+  return promotion == 128 ? L2Promotion::B128 : L2Promotion::B256;
 }
 
 Raster raster_arg(const KernelArgs& args) {

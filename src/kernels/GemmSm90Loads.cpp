@@ -52,9 +52,10 @@ KernelReport run_from_cli(const KernelRequest& req) {
 
   Simulator sim(req.config, req.options);
   const std::uint32_t pitch = align_up(k * 2, 16);
+  const L2Promotion promotion = l2_promotion_arg(a);
   auto operand_map = [&](std::uint32_t operand_rows, std::uint32_t box_rows) {
     return sm90_operand_map(sim.gmem().alloc(static_cast<std::uint64_t>(pitch) * operand_rows), k, pitch, operand_rows,
-                            box_rows);
+                            box_rows, promotion);
   };
   const StaticPersistentScheduler scheduler(TileGrid{(m + rows - 1) / rows, (n + tile_n - 1) / tile_n, raster, swizzle});
   const std::uint32_t tiles = scheduler.tiles(), k_tiles = (k + kSm90TileK - 1) / kSm90TileK;
@@ -127,6 +128,8 @@ KernelInfo gemm_sm90_loads_kernel_info() {
        {"raster", "tile order: m (M fastest) or n", "m"},
        {"swizzle", "tiles per raster band: 1, 2, 4 or 8", "1"},
        {"parts", "the boxes of a stage: ab (both), a or b", "ab"},
+       {"l2-promotion", "the L2 promotion of A's and B's tensor maps in bytes: 256 or 128 (the CUDA program's "
+                        "--promotion)", "256"},
        {"private-a", "A boxes of the CTA's own rows, read by no other SM: none (the tile's), hbm (all of K, every "
                      "tile) or l2 (the first 4 k-blocks, L2-resident)", "none"},
        {"tile-log", "write when each CTA started each tile (its first loads) to FILE as CSV, as h100_gemm_loads.cu "

@@ -9,9 +9,11 @@
 // B box {64, BN} at (kb*64, n*BN) into stage i % S on one mbarrier per stage, waiting for the
 // stage's previous loads to land before reusing it: S stages in flight, no consumer. It records
 // its %smid and, per tile, %globaltimer when the tile's first loads go out (the twin's --tile-log).
-// Operands: bf16 M x K and N x K, the twin's maps (make_map: SWIZZLE_128B, L2 promotion 256B).
+// Operands: bf16 M x K and N x K, the twin's maps (make_map: SWIZZLE_128B, L2 promotion 256B, or
+// 128B with --promotion 128).
 // CLI: --m --n --k --rows BM --tile-n BN --stages S --grid G (0: min(tiles, SMs)) --raster m|n
 //      --reps R (3) --tile-log FILE --parts ab|a|b (both boxes of a stage, or only A's or B's)
+//      --promotion 128|256 (256)
 //      --private-a hbm|l2: each CTA's A boxes from rows of its own (rows blockIdx.x * BM), not the
 //      tile's, so no other SM reads them: "hbm" walks the whole K (132 x BM x K x 2 bytes, more than
 //      the L2 holds at K 4096: every tile's A comes from HBM again), "l2" cycles through the first 4
@@ -151,6 +153,7 @@ void probe_homes(const std::string& path, const std::vector<__nv_bfloat16*>& cop
 
 int main(int argc, char** argv) {
   int m = 4096, n = 4096, k = 4096, bm = 128, bn = 128, stages = 6, grid_arg = 0, reps = 3;
+  CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
   unsigned parts = 3;      // --parts ab (both boxes), a or b
   unsigned private_a = 0;  // --private-a hbm (1) or l2 (2)
   int a_copies = 1;
@@ -175,6 +178,8 @@ int main(int argc, char** argv) {
     else if (key == "--probe-homes") homes_path = v;
     else if (key == "--kb-log" && (v == "0" || v == "1")) kb_log = v == "1";
     else if (key == "--private-a" && (v == "hbm" || v == "l2")) private_a = v == "hbm" ? 1u : 2u;
+    else if (key == "--promotion" && (v == "128" || v == "256"))
+      promotion = v == "128" ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B : CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
     else if (key == "--parts") parts = (v.find('a') != std::string::npos ? 1u : 0u) | (v.find('b') != std::string::npos ? 2u : 0u);
     else {
       std::fprintf(stderr, "unknown argument %s\n", key.c_str());
@@ -209,11 +214,11 @@ int main(int argc, char** argv) {
   for (int c = 0; c < a_copies; ++c) {
     CHECK(cudaMalloc(&A[c], static_cast<size_t>(a_rows) * k * 2));
     k_fill<<<1024, 256>>>(A[c], static_cast<size_t>(a_rows) * k, 1u);
-    tmA[c] = make_map(A[c], a_rows, k, bm, 64);
+    tmA[c] = make_map(A[c], a_rows, k, bm, 64, promotion);
   }
   CHECK(cudaMalloc(&B, static_cast<size_t>(n) * k * 2));
   k_fill<<<1024, 256>>>(B, static_cast<size_t>(n) * k, 2u);
-  const CUtensorMap tmB = make_map(B, n, k, bn, 64);
+  const CUtensorMap tmB = make_map(B, n, k, bn, 64, promotion);
   long long *tim, *tile_log;
   CHECK(cudaMalloc(&tim, static_cast<size_t>(grid) * 4 * sizeof(long long)));
   CHECK(cudaMalloc(&tile_log, static_cast<size_t>(grid) * log_stride(p) * sizeof(long long)));

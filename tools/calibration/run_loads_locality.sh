@@ -6,7 +6,8 @@
 # swizzle-1 order lose its A reuse on silicon without the tensor pipe's pace? Writes
 # <tag>_gemm_loads_locality.csv (the timed row and the counts) and
 # <tag>_gemm_loads_tiles_pp128_8192_sw1.csv (the tile log) in $OUT (default: this directory).
-# PARTS=a (or b) loads only the A (or B) boxes of each stage, into files named with _a (or _b).
+# PARTS=a (or b) loads only the A (or B) boxes of each stage, into files named with _a (or _b);
+# PROMOTION=128 gives the operands 128B L2 promotion instead of 256B, into files named with _p128.
 # Usage: bash tools/calibration/run_loads_locality.sh
 set -uo pipefail
 cd "$(dirname "$0")"
@@ -14,9 +15,12 @@ cd "$(dirname "$0")"
 build_sm90 h100_gemm_loads
 metrics=$l2_reuse_metrics
 parts="${PARTS:-ab}"
+promotion="${PROMOTION:-256}"
 suffix=""
 [ "$parts" = ab ] || suffix="_$parts"
-shape=(--m 8192 --n 8192 --k 8192 --rows 128 --tile-n 128 --stages 6 --raster m --parts "$parts")
+[ "$promotion" = 256 ] || suffix+="_p$promotion"
+shape=(--m 8192 --n 8192 --k 8192 --rows 128 --tile-n 128 --stages 6 --raster m --parts "$parts"
+       --promotion "$promotion")
 csv="$out/${tag}_gemm_loads_locality${suffix}.csv"
 log="$out/${tag}_gemm_loads_tiles_pp128_8192_sw1${suffix}.csv"
 loads_timed_and_counted "$log.tmp" "${shape[@]}"
