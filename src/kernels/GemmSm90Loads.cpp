@@ -4,7 +4,8 @@
 // rows m) and/or the B box {64, tile_n} at (64 kb, tile_n n) into stage i % S on one barrier per
 // stage, waiting for the stage's previous loads to land before it reuses it: S stages in flight,
 // no consumer, no epilogue. The issue 15 diagnostic: the swizzle-1 order's loads alone, with A, B
-// or both (silicon: run_loads_locality.sh, PARTS=a|b), A optionally private to each CTA
+// or both (silicon: run_loads_locality.sh, PARTS=a|b), with the operands' 256B or 128B L2
+// promotion (--l2-promotion; PROMOTION=128 there), A optionally private to each CTA
 // (run_loads_joins.sh). --tile-log writes when each tile's first loads went out, in the twin's
 // format.
 #include <fmt/format.h>
@@ -40,6 +41,7 @@ KernelReport run_from_cli(const KernelRequest& req) {
     throw InputError(fmt::format("--private-a: expected none, hbm or l2, got '{}'", private_a));
   const Raster raster = raster_arg(a);
   const auto swizzle = static_cast<std::uint32_t>(a.integer("swizzle", 1, 8));
+  const L2Promotion promotion = l2_promotion_arg(a);
   // A stage holds the boxes of the parts loaded (A's then B's), as the CUDA program's does.
   const std::uint32_t a_bytes = load_a ? rows * kRowBytes : 0;
   const std::uint32_t stage_bytes = a_bytes + (load_b ? tile_n * kRowBytes : 0);
@@ -52,7 +54,6 @@ KernelReport run_from_cli(const KernelRequest& req) {
 
   Simulator sim(req.config, req.options);
   const std::uint32_t pitch = align_up(k * 2, 16);
-  const L2Promotion promotion = l2_promotion_arg(a);
   auto operand_map = [&](std::uint32_t operand_rows, std::uint32_t box_rows) {
     return sm90_operand_map(sim.gmem().alloc(static_cast<std::uint64_t>(pitch) * operand_rows), k, pitch, operand_rows,
                             box_rows, promotion);

@@ -178,8 +178,13 @@ int main(int argc, char** argv) {
     else if (key == "--probe-homes") homes_path = v;
     else if (key == "--kb-log" && (v == "0" || v == "1")) kb_log = v == "1";
     else if (key == "--private-a" && (v == "hbm" || v == "l2")) private_a = v == "hbm" ? 1u : 2u;
-    else if (key == "--promotion" && (v == "128" || v == "256"))
+    else if (key == "--promotion") {
+      if (v != "128" && v != "256") {
+        std::fprintf(stderr, "--promotion: 128 or 256, got %s\n", v.c_str());
+        return 1;
+      }
       promotion = v == "128" ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B : CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+    }
     else if (key == "--parts") parts = (v.find('a') != std::string::npos ? 1u : 0u) | (v.find('b') != std::string::npos ? 2u : 0u);
     else {
       std::fprintf(stderr, "unknown argument %s\n", key.c_str());

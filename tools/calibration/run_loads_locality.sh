@@ -16,6 +16,7 @@ build_sm90 h100_gemm_loads
 metrics=$l2_reuse_metrics
 parts="${PARTS:-ab}"
 promotion="${PROMOTION:-256}"
+case "$promotion" in 128|256) ;; *) echo "PROMOTION: 128 or 256, got $promotion" >&2; exit 1 ;; esac
 suffix=""
 [ "$parts" = ab ] || suffix="_$parts"
 [ "$promotion" = 256 ] || suffix+="_p$promotion"
@@ -26,6 +27,7 @@ log="$out/${tag}_gemm_loads_tiles_pp128_8192_sw1${suffix}.csv"
 loads_timed_and_counted "$log.tmp" "${shape[@]}"
 {
   silicon_header
+  echo "# h100_gemm_loads ${shape[*]}"
   echo "m,n,k,bm,bn,stages,grid,cycles,clock_mhz,dram_read_bytes,l2_read_sectors,l2_read_hit_sectors,ncu_sm_hz"
   echo "$timed,$counted"
   silicon_footer

@@ -119,7 +119,8 @@ TensorMap sm90_operand_map(GmemAddr address, std::uint32_t k, std::uint32_t pitc
                            std::uint32_t box_rows, L2Promotion promotion = L2Promotion::B256);
 // The tile order of --raster (m: M fastest, or n); an InputError otherwise.
 Raster raster_arg(const KernelArgs& args);
-// The operands' L2 promotion of --l2-promotion (128 or 256 bytes); an InputError otherwise.
+// The operands' L2 promotion of --l2-promotion (128 or 256 bytes; the kernel declares the
+// parameter in its KernelInfo); an InputError otherwise.
 L2Promotion l2_promotion_arg(const KernelArgs& args);
 
 // The twin's --tile-log format (tools/calibration/gemm_sm90_twin.cu, h100_gemm_loads.cu): one row
