@@ -16,6 +16,10 @@ With --fast-set BASE.csv, it compares the SMs' paces instead: the fast set is BA
 mean tile interval is below 0.9 of BASE's median; for BASE and each LOG it prints that set's mean
 pace and the other SMs' (intervals over the log's median), the log's own fast set and how much of
 BASE's it holds, and the correlation of the SMs' intervals with BASE's.
+With --rounds MAP.csv (a GPC map as for --gpc), it prints for each LOG the shares of tile starts
+that another CTA starts the same A tile (m) within 10000 cycles of: a CTA of the same round of the
+persistent schedule (round = tile // CTAs: those that share the A tile by design), or of another
+round (a CTA a round ahead or behind reading it at the same time) in the same GPC or another.
 With --rate BYTES, it prints for each LOG the bytes per cycle all SMs receive together when each
 moves BYTES per tile, x 100 (the values of {h100,h200}_loads_private.csv: BYTES 1048576, a tile's
 64 boxes of 16 KiB).
@@ -26,6 +30,7 @@ Usage: tile_drift.py LOG.csv [LOG.csv ...]
        tile_drift.py --fast-set BASE.csv [LOG.csv ...]
        tile_drift.py --rate BYTES LOG.csv [LOG.csv ...]
        tile_drift.py --gpc MAP.csv LOG.csv [LOG.csv ...]
+       tile_drift.py --rounds MAP.csv LOG.csv [LOG.csv ...]
 """
 import csv
 import statistics
@@ -155,6 +160,31 @@ def gpc_paces(gpc_of, paces):
     return {g: (statistics.mean(v), statistics.pstdev(v), len(v)) for g, v in sorted(by_gpc.items())}
 
 
+def reread_rounds(rows, gpc_of, within=10000):
+    """Shares of the tile starts that another CTA's start of the same A tile (m) lies within
+    `within` cycles of, before or after: one of the same round of the persistent schedule (round =
+    tile // CTAs), of another round in the same GPC, of another round in another GPC (a start can
+    count in more than one)."""
+    grid = len(cta_tiles(rows))
+    by_m = defaultdict(list)
+    for r in rows:
+        by_m[int(r["m"])].append((int(r["start_cycles"]), int(r["tile"]) // grid, gpc_of.get(int(r["smid"])), int(r["cta"])))
+    keys = ("same round", "other round, same GPC", "other round, other GPC")
+    counts = dict.fromkeys(keys, 0)
+    for starts in by_m.values():
+        starts.sort()
+        for i, (cycle, rnd, gpc, cta) in enumerate(starts):
+            near = set()
+            for other in starts[max(0, i - 8):i + 9]:  # neighbours in time; a tile has at most a few readers near
+                o_cycle, o_rnd, o_gpc, o_cta = other
+                if o_cta == cta or abs(o_cycle - cycle) >= within:
+                    continue
+                near.add(keys[0] if o_rnd == rnd else keys[1] if o_gpc == gpc else keys[2])
+            for k in near:
+                counts[k] += 1
+    return {k: v / len(rows) for k, v in counts.items()}
+
+
 def read_csv(path):
     """A CSV's rows as dicts by its header, its "#" comment lines skipped."""
     with open(path) as f:
@@ -192,7 +222,7 @@ def summarize(path):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2 or (sys.argv[1] in ("--fast-set", "--rate", "--gpc") and len(sys.argv) < 3):
+    if len(sys.argv) < 2 or (sys.argv[1] in ("--fast-set", "--rate", "--gpc", "--rounds") and len(sys.argv) < 3):
         sys.exit(__doc__)
     if sys.argv[1] == "--fast-set":
         summarize_paces(sys.argv[2], sys.argv[3:])
@@ -202,6 +232,13 @@ if __name__ == "__main__":
         for p in sys.argv[3:]:
             by_gpc = gpc_paces(gpc_of, sm_paces(read_rows(p)))
             print(f"{p}: " + "  ".join(f"GPC {g}: {m:.3f} sd {sd:.3f} ({n})" for g, (m, sd, n) in by_gpc.items()))
+        sys.exit(0)
+    if sys.argv[1] == "--rounds":
+        gpc_of = read_gpc_map(sys.argv[2])
+        for p in sys.argv[3:]:
+            shares = reread_rounds(read_rows(p), gpc_of)
+            print(f"{p}: tile starts with another CTA's start of their A tile within 10000 cycles: "
+                  + ", ".join(f"{k} {v:.0%}" for k, v in shares.items()))
         sys.exit(0)
     if sys.argv[1] == "--rate":
         for p in sys.argv[3:]:
