@@ -123,12 +123,21 @@ fabric_build() {
   "$bin/h100_l2_partitions" map "$parts" > /dev/null
 }
 
+# ncu_app KERNEL_REGEX PROGRAM [ARG...]: PROGRAM run once under ncu in application replay (the
+# launches in the program's own order and timing, the GPU's own clock, the L2 as the program leaves
+# it), $metrics of every launch of a kernel matching KERNEL_REGEX, raw CSV (with the program's
+# output) in $bin/ncu.txt for ncu_metrics.py (fabric_point_values, run_gemm_clocks.sh).
+ncu_app() {
+  local kernel=$1
+  shift
+  timeout 300 ncu --replay-mode application --clock-control none --cache-control none -k "regex:$kernel" \
+    --metrics "$metrics" --csv --page raw --print-units base "$@" > "$bin/ncu.txt" 2>&1
+}
+
 # fabric_point_values POINT: the $metrics (comma-separated) of h100_l2_partitions sweep POINT's
-# measured kernel under ncu (application replay, the GPU's own clock), printed comma-separated;
-# non-zero exit if ncu profiled nothing (its output stays in $bin/ncu.txt).
+# measured kernel under ncu_app, printed comma-separated; non-zero exit if ncu profiled nothing (its
+# output stays in $bin/ncu.txt).
 fabric_point_values() {
-  timeout 300 ncu --replay-mode application --clock-control none --cache-control none -k regex:k_measure \
-    --metrics "$metrics" --csv --page raw --print-units base "$bin/h100_l2_partitions" sweep "$parts" "$1" \
-    > "$bin/ncu.txt" 2>&1
+  ncu_app k_measure "$bin/h100_l2_partitions" sweep "$parts" "$1"
   python3 ncu_metrics.py "$bin/ncu.txt" ${metrics//,/ }
 }

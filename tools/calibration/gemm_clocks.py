@@ -12,11 +12,12 @@ GEMMs run, and how much each timed launch of a row differs from the next.
       launch's own clock (kinds ending _p128 with --l2-promotion 128), and the error launch by
       launch, summarized per promotion and per kind (BWSIM: the bwsim binary).
 """
-import csv
 import json
 import statistics
 import subprocess
 import sys
+
+from tile_drift import read_csv
 
 ROWS = {  # run_gemm_clocks.sh's rows (its `row` calls, raster m, swizzle 1): bwsim run gemm_sm90's arguments
     "pp128_8192": "--m 8192 --n 8192 --k 8192 --schedule pingpong --rows-per-wg 128 --tile-n 128 --stages 6",
@@ -25,17 +26,13 @@ ROWS = {  # run_gemm_clocks.sh's rows (its `row` calls, raster m, swizzle 1): bw
 }
 
 
-def rows_of(path):
-    return list(csv.DictReader(line for line in open(path) if not line.startswith("#")))
-
-
 def spread(values, fmt="{:.0f}"):
     values = sorted(values)
     return f"{fmt.format(values[0])}..{fmt.format(values[-1])} (median {fmt.format(statistics.median(values))})"
 
 
 def summary(plain_path, ncu_path):
-    plain = rows_of(plain_path)
+    plain = read_csv(plain_path)
     for row in dict.fromkeys(r["row"] for r in plain):
         print(f"{row}, timed launches:")
         for kind in dict.fromkeys(r["kind"] for r in plain if r["row"] == row):
@@ -43,7 +40,7 @@ def summary(plain_path, ncu_path):
             print(f"  {kind:9s} cycles {spread([float(r['cycles']) for r in runs])}, "
                   f"MHz {spread([float(r['mhz']) for r in runs])}, "
                   f"us {spread([float(r['span_ns']) / 1000 for r in runs], '{:.1f}')}")
-    counted = rows_of(ncu_path)
+    counted = read_csv(ncu_path)
     print("ncu, application replay:")
     for run, row in dict.fromkeys((r["run"], r["row"]) for r in counted):
         runs = [r for r in counted if r["run"] == run and r["row"] == row]
@@ -63,7 +60,7 @@ def summary(plain_path, ncu_path):
 def model(bwsim, config, row, plain_path):
     errors = {}
     print("kind,launch,mhz,silicon_cycles,model_cycles,error_pct,model_hbm_gb")
-    for r in rows_of(plain_path):
+    for r in read_csv(plain_path):
         if r["row"] != row:
             continue
         promotion = "128" if r["kind"].endswith("_p128") else "256"

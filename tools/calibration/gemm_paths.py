@@ -4,17 +4,17 @@ CTAs of the producer's and of each consumer warpgroup's mean cycles from a wait'
 instruction it gates (the k-block loops' own code).
 Usage: gemm_paths.py PATHS.csv
 """
-import csv
 import statistics
 import sys
 from collections import defaultdict
 
+from tile_drift import read_csv
+
 if len(sys.argv) != 2:
     sys.exit(__doc__)
 rows = defaultdict(list)
-with open(sys.argv[1]) as f:
-    for r in csv.DictReader(line for line in f if not line.startswith("#")):
-        rows[r["config"]].append(r)
+for r in read_csv(sys.argv[1]):
+    rows[r["config"]].append(r)
 print(f"{'configuration':24} {'CTAs':>5} {'producer':>9} {'WG0':>7} {'WG1':>7}")
 for config, ctas in rows.items():
     def med(column):

@@ -46,15 +46,14 @@ row() {  # row NAME M N K SCHEDULE ROWS_PER_WG TILE_N STAGES
     done
   done
   for promotion in ${PROMOTIONS:-256}; do
-    timeout 300 ncu --replay-mode application --clock-control none --cache-control none -k regex:k_gemm \
-      --metrics "$metrics" --csv --page raw --print-units base "$bin/gemm_sm90_twin" "${args[@]}" --reps 5 \
-      --promotion "$promotion" > "$bin/ncu.txt" 2>&1
+    ncu_app k_gemm "$bin/gemm_sm90_twin" "${args[@]}" --reps 5 --promotion "$promotion"
     grep "==PROF==" "$bin/ncu.txt" > "$out/${tag}_${name}_ncu_$row$(suffix "$promotion").log"
     python3 ncu_metrics.py --all "$bin/ncu.txt" ${metrics//,/ } |
       awk -v r="app$(suffix "$promotion"),$row" '{print r "," NR-1 "," $0}' >> "$counted" ||
       echo "# FAILED app$(suffix "$promotion"),$row" >> "$counted"
   done
 }
+# gemm_clocks.py --model keeps these rows' arguments (its ROWS) for bwsim run gemm_sm90.
 row pp128_8192 8192 8192 8192 pingpong 128 128 6
 row coop_8192 8192 8192 8192 cooperative 64 256 4
 row pp128_4096 4096 4096 4096 pingpong 128 128 6
