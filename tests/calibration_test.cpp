@@ -70,15 +70,16 @@ TEST(CalibrationTest, EveryH200ScenarioIsWithinItsToleranceWithItsOwnConfig) {
 
 // Pairs of SMs reading the same cold boxes a set delay apart (h100_join_window.cu arrivals_cold,
 // H200): with the L2 otherwise idle, the leader's miss and the partner's wait for the fill in
-// flight match within 10% (a hit after the fill within 16%); with 68 SMs streaming beside them
-// both roles' loaded latency is within 10% but one partner's (join_arrivals_tolerances.csv): 4 rows
-// outside 10%. (28, the loaded ones 8-17% short, until the model's CPCs took every third TPC of a
+// flight match within 10% (a hit after the fill within 16% in the same GPC; from another GPC of the
+// other L2 partition within 10% since the far half's hits pay dies.far_hit_latency, 14-16% fast
+// before); with 68 SMs streaming beside them both roles' loaded latency is within 10% but one
+// partner's (join_arrivals_tolerances.csv): 2 rows outside 10%. (28, the loaded ones 8-17% short, until the model's CPCs took every third TPC of a
 // GPC, sm.tpc_cpcs: the streamers then shared CPCs with the pairs as on silicon.)
 TEST(CalibrationTest, PairsReadingColdBoxesADelayApartOnTheH200) {
   const auto rows = expect_rows_within("h200", calibration("h200_join_arrivals_cold.csv"),
                                        calibration("join_arrivals_tolerances.csv"), 64);
   EXPECT_EQ(std::count_if(rows.begin(), rows.end(), [](const UbenchComparison& r) { return std::abs(r.error) > 0.10; }),
-            4);
+            2);
 }
 
 // Reads that cross between the L2's partitions (h100_l2_partitions.cu swap / stay / oneway* after
@@ -303,9 +304,10 @@ TEST(CalibrationTest, AMissCostsTheL2OneRequestLikeAHit) {
 
 // L2 hits of one SM on an idle chip (h100_hit_boxes.csv): the row stride of a box changes nothing
 // in silicon (within 2% from contiguous to 32 KiB apart) nor in the model; the model's hits carry
-// the ~83 cycles tma_2d_latency_l2's timing loop adds (hit_boxes_tolerances.csv), and a line
-// the previous miss promoted costs silicon 142 cycles more than a hot one, the model nothing
-// (its two errors nearly cancel there: 585 vs 636).
+// the ~83 cycles tma_2d_latency_l2's timing loop adds (hit_boxes_tolerances.csv), and a box of
+// lines the previous miss promoted costs silicon 149-150 cycles more than the same box hot (128 rows
+// 32 KiB apart), the model its far half's hit latency, dies.far_hit_latency (until that was
+// modeled, nothing: 585 against 636, two errors that nearly cancelled).
 // TMA store and reduce-add streams (h100_tma_reduce.cu on both chips): the SM's write paths
 // (tma.store_bytes_per_cycle, reduce_bytes_per_cycle) and the L2's array cost of a store and of a
 // reduction (l2.store_link_cost, reduce_link_cost) hold the cycles per box of every stream with
@@ -350,6 +352,17 @@ TEST(CalibrationTest, HitBoxRowsStayWithinTheirStatedBounds) {
     EXPECT_EQ(r.predicted, it->second) << r.scenario << " " << r.param << ": the stride changes the model's hit";
   }
   EXPECT_EQ(by_rows.size(), 4u);
+  const auto at = [&](std::string_view scenario, std::uint32_t param) {
+    const auto r = std::find_if(rows.begin(), rows.end(),
+                                [&](const UbenchComparison& c) { return c.scenario == scenario && c.param == param; });
+    return r == rows.end() ? UbenchComparison{} : *r;
+  };
+  const UbenchComparison hot = at("tma_hit_box_latency_w32768", 128);
+  for (const std::uint32_t delay : {0u, 4000u}) {
+    const UbenchComparison promoted = at("tma_promoted_box_latency_w32768", delay);
+    EXPECT_EQ(promoted.predicted - hot.predicted, 149) << delay;
+    EXPECT_NEAR(static_cast<double>(promoted.measured - hot.measured), 149.5, 1.0) << delay;
+  }
 }
 
 // h100_stage_parts.csv at 132 SMs: a stage of two HBM boxes (aa) is bandwidth-bound and one box
@@ -407,8 +420,10 @@ TEST(CalibrationTest, APrivateHbmAndHotStageIsFastInTheModel) {
 // k-block). Where the 1024-cycle MMA clock binds (b, ab4, ab14) the model is within 6%. Where the
 // stage's latency binds, the thread that waited issues its next load 93 cycles after an observer
 // warp's clock at the completion (155 with a hot B after A; stage_parts_trace.py on
-// h200_stage_parts_lean_trace.csv.gz), the twin ~4: those rows are 6-13% fast. The test pins that
-// gap (it fails once the model charges the path, so the bounds get revisited with it).
+// h200_stage_parts_lean_trace.csv.gz), the twin ~4: those rows are 4.6-13% fast (6-13% until the
+// far half's hits paid dies.far_hit_latency: ba and bha, whose B boxes other SMs read first, moved
+// 1.1-1.2 points). The test pins that gap (it fails once the model charges the path, so the bounds
+// get revisited with it).
 TEST(CalibrationTest, TheLeanStageRingIsFastWhereItsLatencyBinds) {
   const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/h200.yaml");
   const auto rows = compare_with_hardware(cfg, calibration("h200_stage_parts_lean_rows.csv"), "");
@@ -420,7 +435,7 @@ TEST(CalibrationTest, TheLeanStageRingIsFastWhereItsLatencyBinds) {
     if (clock_bound.count(variant)) {
       EXPECT_LT(std::abs(r.error), 0.06) << r.scenario;
     } else {
-      EXPECT_LT(r.error, -0.05) << r.scenario;
+      EXPECT_LT(r.error, -0.04) << r.scenario;
       EXPECT_GT(r.error, -0.15) << r.scenario;
     }
   }

@@ -21,15 +21,18 @@ const HardwareConfig& two_die_config() {
 // CTA 2 (SM 2, die 1) loads box A (homed on die 1) and later box B (homed on die 0); CTA 0 (SM 0,
 // die 0) loads A after CTA 2 has it, then A again, then B. The durations run from the
 // arrive.expect_tx (1 cycle) before each load to the wake.
-TEST(DieTest, AFarHalfHitPaysTheLinkAndItsLatencyAndIsThenCachedNear) {
-  const HardwareConfig& cfg = two_die_config();
+struct FarHalfLoads {
+  Cycle far_hit = 0, near_copy = 0, far_miss = 0, home_hit = 0;
+  RunResult run;
+};
+FarHalfLoads far_half_loads(const HardwareConfig& cfg) {
   Simulator sim(cfg, SimOptions{.mode = Mode::Timing});
   const GmemAddr base = sim.gmem().alloc(8192);
   const TensorMap map = TensorMap::tiled({.dtype = DataType::U8, .address = base, .dims = {128, 64},
                                           .strides = {128}, .box = {128, 32}, .swizzle = Swizzle::B128});
-  ASSERT_EQ(base.value, 0x7f0000000000ull);
-  Cycle far_hit = 0, near_copy = 0, far_miss = 0, home_hit = 0;
-  const RunResult r = sim.launch(
+  EXPECT_EQ(base.value, 0x7f0000000000ull);
+  FarHalfLoads out;
+  out.run = sim.launch(
       "dies", LaunchConfig{.grid_ctas = 3, .block_threads = 32, .dynamic_smem_bytes = 8192}, [&](Warp& w) -> Task {
         const MBarrierRef bar{0};
         w.mbarrier_init(bar, 1);
@@ -43,30 +46,54 @@ TEST(DieTest, AFarHalfHitPaysTheLinkAndItsLatencyAndIsThenCachedNear) {
           co_await w.sleep(5000);
           const Cycle issue = w.now();
           co_await load(32, 1);  // B, after CTA 0 has fetched it from die 0's HBM: a hit at its home
-          home_hit = w.now() - issue;
+          out.home_hit = w.now() - issue;
         } else if (w.cta_idx() == 0) {
           co_await w.sleep(1000);
           Cycle issue = w.now();
           co_await load(0, 0);
-          far_hit = w.now() - issue;
+          out.far_hit = w.now() - issue;
           issue = w.now();
           co_await load(0, 1);
-          near_copy = w.now() - issue;
+          out.near_copy = w.now() - issue;
           issue = w.now();
           co_await load(32, 0);
-          far_miss = w.now() - issue;
+          out.far_miss = w.now() - issue;
         }
       });
+  return out;
+}
+
+TEST(DieTest, AFarHalfHitPaysTheLinkAndItsLatencyAndIsThenCachedNear) {
+  const FarHalfLoads l = far_half_loads(two_die_config());
   // Far hit: arrive 1, issue 2; the 4096 bytes cross the link at 100 B/cycle (41 cycles) and pay
   // its 200; the unit's own 64-cycle stream is hidden; + load latency 100, + wakeup 10 = 354. A
   // near hit (memory_test's) is 1 + 2 + 64 + 100 + 10 = 177.
-  EXPECT_EQ(far_hit, 354u);
-  EXPECT_EQ(near_copy, 177u);  // die 0's half kept a copy
-  EXPECT_EQ(far_miss, 177u);   // B's home is die 0: CTA 0's own half, filled from die 0's HBM
-  EXPECT_EQ(home_hit, 354u);   // ... so for CTA 2 it is a far hit
-  EXPECT_EQ(r.memory.d2d_bytes, 2u * 4096);
-  EXPECT_EQ(r.memory.hbm_read_bytes, 2u * 4096);  // A once (die 1), B once (die 0)
-  EXPECT_EQ(r.memory.l2_hit_bytes, 3u * 4096);
+  EXPECT_EQ(l.far_hit, 354u);
+  EXPECT_EQ(l.near_copy, 177u);  // die 0's half kept a copy
+  EXPECT_EQ(l.far_miss, 177u);   // B's home is die 0: CTA 0's own half, filled from die 0's HBM
+  EXPECT_EQ(l.home_hit, 354u);   // ... so for CTA 2 it is a far hit
+  EXPECT_EQ(l.run.memory.d2d_bytes, 2u * 4096);
+  EXPECT_EQ(l.run.memory.hbm_read_bytes, 2u * 4096);  // A once (die 1), B once (die 0)
+  EXPECT_EQ(l.run.memory.l2_hit_bytes, 3u * 4096);
+}
+
+// dies.far_hit_latency (the Hopper configs' promoted-box row) comes after the box has streamed in
+// (its last lines are far ones), and only where the far half held lines the near one lacked. With
+// no link latency: far hit 1 + 2 + max(64-cycle stream + 50, 41 on the link) + 100 + 10 = 227; the
+// near copy and the miss in the reader's own half stay at 177.
+TEST(DieTest, AFarHalfHitPaysTheFarHitLatencyAfterItsStream) {
+  const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml",
+                                         {"sm.gpcs=2", "dies.count=2", "dies.link_latency=0", "dies.far_hit_latency=50"});
+  const FarHalfLoads l = far_half_loads(cfg);
+  EXPECT_EQ(l.far_hit, 227u);
+  EXPECT_EQ(l.near_copy, 177u);
+  EXPECT_EQ(l.far_miss, 177u);
+  EXPECT_EQ(l.home_hit, 227u);
+  // Behind a busier link the latency hides: at 20 B/cycle the crossing takes 205 cycles.
+  const HardwareConfig slow = load_config(BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml",
+                                          {"sm.gpcs=2", "dies.count=2", "dies.link_latency=0", "dies.far_hit_latency=50",
+                                           "dies.link_gbytes_per_second=20"});
+  EXPECT_EQ(far_half_loads(slow).far_hit, 1u + 2 + 205 + 100 + 10);
 }
 
 // A store by an SM of the other die than the box's home crosses the link; one of the home die's

@@ -286,6 +286,7 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   dies.read<std::uint64_t>("interleave_bytes", c.dies.interleave_bytes, 128, 1ull << 30);
   dies.read("link_gbytes_per_second", c.dies.link_gbytes_per_second, 0.0, 1e9);
   dies.read<Cycle>("link_latency", c.dies.link_latency, 0, kMaxLatency);
+  dies.read<Cycle>("far_hit_latency", c.dies.far_hit_latency, 0, kMaxLatency);
   if (dies.has("of_gpc")) dies.read_list("of_gpc", c.dies.of_gpc, 0, 1);
   dies.finish();
   if (c.dies.count == 1) c.dies.of_gpc.clear();  // one die (say --set dies.count=1, one L2): every GPC is die 0's

@@ -45,6 +45,9 @@ struct HardwareConfig {
     std::uint64_t interleave_bytes = 0;  // the granule of the address hash that picks a home half
     double link_gbytes_per_second = 0;   // the die-to-die link, each direction (bytes per ns)
     Cycle link_latency = 0;              // added to a read or write served by the other die's half
+    // Added to a read some of whose lines only the other die's half holds (its near half lacks
+    // them), after the box has streamed to the SM: its last lines are far ones.
+    Cycle far_hit_latency = 0;
     // Optional: the die (L2 partition) of each GPC; empty: the first gpcs / count GPCs are die 0's,
     // and so on.
     std::vector<std::uint32_t> of_gpc;

@@ -369,9 +369,11 @@ MemoryRead MemorySystem::read(std::uint32_t sm, const TensorMap& map, const Tens
   stats_.l2_read_bytes += l.bytes;
   Cycle ready = std::max(at, l.coalesced_ready);
   std::uint64_t miss_bytes = 0;
+  bool far_hits = false;
   for (std::uint32_t h = 0; h < halves_.size(); ++h) {
     const Part& p = l.part[h];
     Half& half = halves_[h];
+    far_hits = far_hits || (h != die && p.bytes > p.miss_bytes);
     stats_.l2_hit_bytes += p.bytes - p.miss_bytes;
     stats_.l2_coalesced_bytes += p.coalesced_bytes;
     miss_bytes += p.miss_bytes;
@@ -397,7 +399,7 @@ MemoryRead MemorySystem::read(std::uint32_t sm, const TensorMap& map, const Tens
     in_flight->sm = sm;
     in_flight->waited = waited;
   }
-  return MemoryRead{ready, miss_bytes};
+  return MemoryRead{ready, miss_bytes, far_hits};
 }
 
 void MemorySystem::prefetch(std::uint32_t sm, const TensorMap& map, const TensorCoords& coords, Cycle at) {

@@ -146,7 +146,8 @@ void TmaUnit::send_load(std::uint64_t slot, Cycle start) {
     misses_done_ = misses_in;
   }
   const bool multicast = r.dests.ranks != (1u << r.cta->rank());
-  const Cycle done = std::max({end, from_l2, misses_in}) + ctx_.config.tma.load_latency +
+  const Cycle far = from_memory.far_hits ? ctx_.config.dies.far_hit_latency : 0;
+  const Cycle done = std::max({end + far, from_l2, misses_in}) + ctx_.config.tma.load_latency +
                      (multicast ? ctx_.config.tma.multicast_extra_latency : 0);
   ctx_.couple(Coupling::MemoryReply, done - start);  // the box lands
   if (multicast || (r.dests.to_pair_leader && r.cta->rank() % 2)) ctx_.couple_at(Coupling::Cluster, done);

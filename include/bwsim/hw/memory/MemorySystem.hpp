@@ -49,6 +49,7 @@ struct MemoryStats {
 struct MemoryRead {
   Cycle ready = 0;
   std::uint64_t miss_bytes = 0;
+  bool far_hits = false;  // some of its lines were found only in the other half's L2 (dies.far_hit_latency)
 };
 
 class MemorySystem {
