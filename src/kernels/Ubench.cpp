@@ -340,6 +340,7 @@ std::vector<UbenchScenario> make_scenarios() {
   for (UbenchScenario& s : join_arrival_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : private_stream_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : hit_box_scenarios()) all.push_back(std::move(s));
+  for (UbenchScenario& s : hbm_loaded_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : hit_miss_mix_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : bulk_write_scenarios()) all.push_back(std::move(s));
   for (UbenchScenario& s : hbm_burst_scenarios()) all.push_back(std::move(s));
@@ -432,6 +433,11 @@ std::int64_t run_ubench(const HardwareConfig& config, const UbenchScenario& s, s
       break;
     case UbenchParam::BoxStages:
       if (param == 0 || param > 8) throw InputError(fmt::format("{}: 16 KiB boxes in flight per CTA, 1..8, got {}", s.name, param));
+      break;
+    case UbenchParam::BackgroundCtas:
+      if (param >= config.sm.count)
+        throw InputError(fmt::format("{}: SMs streaming beside the probe, 0..{} (sm.count - 1), got {}", s.name,
+                                     config.sm.count - 1, param));
       break;
     case UbenchParam::Warps:
       if (param == 0 || param > 32) throw InputError(fmt::format("{}: warps of the CTA, 1..32, got {}", s.name, param));

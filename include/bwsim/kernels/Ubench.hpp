@@ -32,6 +32,7 @@ enum class UbenchParam : std::uint8_t {
   LagBoxes,      // boxes a follower reads behind its leader: 0..255
   Warps,         // warps of the one CTA: 1..32
   BoxStages,     // 16 KiB boxes in flight per CTA: 1..8
+  BackgroundCtas,  // SMs streaming beside one probe SM: 0..sm.count - 1
 };
 
 struct UbenchScenario {
@@ -55,6 +56,9 @@ std::vector<UbenchScenario> hbm_box_scenarios();
 std::vector<UbenchScenario> cuda_core_scenarios();
 // The L2 footprint sweep (UbenchL2Footprint.cpp), part of ubench_scenarios().
 std::vector<UbenchScenario> l2_footprint_scenarios();
+// A probe SM's cold or hot boxes beside SMs streaming from HBM, h100_hbm_loaded.cu
+// (UbenchHbmLoaded.cpp), part of ubench_scenarios().
+std::vector<UbenchScenario> hbm_loaded_scenarios();
 // The L2-hit latency of strided and promoted boxes (UbenchHitBoxes.cpp), part of ubench_scenarios().
 std::vector<UbenchScenario> hit_box_scenarios();
 // All-SM streams with a share of boxes from HBM (UbenchHitMissMix.cpp), part of ubench_scenarios().
