@@ -41,6 +41,15 @@ std::vector<UbenchComparison> expect_rows_within(const char* chip, const std::st
   return rows;
 }
 
+// The row of `rows` for `scenario` at `param`; a test failure (and an empty row) if there is none.
+UbenchComparison row_of(const std::vector<UbenchComparison>& rows, std::string_view scenario, std::uint32_t param) {
+  const auto r = std::find_if(rows.begin(), rows.end(),
+                              [&](const UbenchComparison& c) { return c.scenario == scenario && c.param == param; });
+  if (r != rows.end()) return *r;
+  ADD_FAILURE() << "no row " << scenario << " " << param;
+  return {};
+}
+
 std::string calibration(const char* file) { return std::string(BWSIM_SOURCE_DIR "/tools/calibration/") + file; }
 
 // <chip>`suffix` for the H100 and the H200, each chip's rows within their bounds (`tolerances`, a
@@ -303,7 +312,7 @@ TEST(CalibrationTest, AMissCostsTheL2OneRequestLikeAHit) {
 }
 
 // L2 hits of one SM on an idle chip (h100_hit_boxes.csv, and h200_hit_boxes.csv on an H200): the row stride of a box changes nothing
-// in silicon (within 2% from contiguous to 32 KiB apart) nor in the model; the model's hits carry
+// in silicon (within 4% from contiguous to 32 KiB apart, on both chips) nor in the model; the model's hits carry
 // the ~83 cycles tma_2d_latency_l2's timing loop adds (hit_boxes_tolerances.csv), and a box of
 // lines the previous miss promoted costs silicon 149-150 cycles more than the same box hot (128 rows
 // 32 KiB apart; the H200 145-146), the model its far half's hit latency, dies.far_hit_latency (until that was
@@ -354,14 +363,9 @@ TEST(CalibrationTest, HitBoxRowsStayWithinTheirStatedBounds) {
       EXPECT_EQ(r.predicted, it->second) << chip << " " << r.scenario << " " << r.param << ": the stride changes the model's hit";
     }
     EXPECT_EQ(by_rows.size(), 4u) << chip;
-    const auto at = [&](std::string_view scenario, std::uint32_t param) {
-      const auto r = std::find_if(rows.begin(), rows.end(),
-                                  [&](const UbenchComparison& c) { return c.scenario == scenario && c.param == param; });
-      return r == rows.end() ? UbenchComparison{} : *r;
-    };
-    const UbenchComparison hot = at("tma_hit_box_latency_w32768", 128);
+    const UbenchComparison hot = row_of(rows, "tma_hit_box_latency_w32768", 128);
     for (const std::uint32_t delay : {0u, 4000u}) {
-      const UbenchComparison promoted = at("tma_promoted_box_latency_w32768", delay);
+      const UbenchComparison promoted = row_of(rows, "tma_promoted_box_latency_w32768", delay);
       EXPECT_EQ(promoted.predicted - hot.predicted, far_hit) << chip << " " << delay;
       EXPECT_NEAR(static_cast<double>(promoted.measured - hot.measured), measured_gap, 1.0) << chip << " " << delay;
     }
@@ -380,22 +384,17 @@ TEST(CalibrationTest, AProbeBesideASaturatedHbmWaitsInArrivalOrderInTheModel) {
   const auto runs = {expect_rows_within("h100", calibration("h100_hbm_loaded.csv"), tolerances, 66),
                      expect_rows_within("h100", calibration("h100_hbm_loaded_run1.csv"), tolerances, 50)};
   const auto hot = expect_rows_within("h100", calibration("h100_l2_probe_loaded_rows.csv"), tolerances, 27);
-  auto row = [](const std::vector<UbenchComparison>& rows, std::string_view scenario, std::uint32_t param) {
-    const auto r = std::find_if(rows.begin(), rows.end(),
-                                [&](const UbenchComparison& c) { return c.scenario == scenario && c.param == param; });
-    return r == rows.end() ? UbenchComparison{} : *r;
-  };
   for (const auto& rows : runs) {
-    EXPECT_GT(row(rows, "hbm_probe_latency_s4_d0", 131).error, 0.20);
-    EXPECT_LT(std::abs(row(rows, "hbm_probe_bg_bytes_per_cycle_x100_s4_d0", 131).error), 0.02);
+    EXPECT_GT(row_of(rows, "hbm_probe_latency_s4_d0", 131).error, 0.20);
+    EXPECT_LT(std::abs(row_of(rows, "hbm_probe_bg_bytes_per_cycle_x100_s4_d0", 131).error), 0.02);
   }
-  EXPECT_LT(row(hot, "l2_probe_latency_s4_d0", 131).error, -0.50);
-  EXPECT_LT(row(hot, "l2_probe_latency_s2_d0", 131).error, -0.40);
-  EXPECT_LT(std::abs(row(hot, "l2_probe_latency_s1_d0", 131).error), 0.10);
+  EXPECT_LT(row_of(hot, "l2_probe_latency_s4_d0", 131).error, -0.50);
+  EXPECT_LT(row_of(hot, "l2_probe_latency_s2_d0", 131).error, -0.40);
+  EXPECT_LT(std::abs(row_of(hot, "l2_probe_latency_s1_d0", 131).error), 0.10);
   const auto h200 = expect_rows_within("h200", calibration("h200_hbm_loaded_rows.csv"), tolerances, 93);
-  EXPECT_GT(row(h200, "hbm_probe_latency_s4_d1000", 131).error, 0.50);
-  EXPECT_LT(std::abs(row(h200, "hbm_probe_bg_bytes_per_cycle_x100_s4_d0", 131).error), 0.02);
-  EXPECT_LT(row(h200, "l2_probe_latency_s4_d0", 131).error, -0.70);
+  EXPECT_GT(row_of(h200, "hbm_probe_latency_s4_d1000", 131).error, 0.50);
+  EXPECT_LT(std::abs(row_of(h200, "hbm_probe_bg_bytes_per_cycle_x100_s4_d0", 131).error), 0.02);
+  EXPECT_LT(row_of(h200, "l2_probe_latency_s4_d0", 131).error, -0.70);
 }
 
 // h100_stage_parts.csv at 132 SMs: a stage of two HBM boxes (aa) is bandwidth-bound and one box

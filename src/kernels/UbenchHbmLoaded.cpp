@@ -2,16 +2,21 @@
 // cold from HBM or its one primed box hot in the L2, while B other SMs each stream their own HBM
 // region (16 MiB, 1024 boxes) through S stages, a box issued at least D cycles after the one
 // before. The background counts the boxes that land while the probe is timing (a flag the probe
-// sets, read right after each issue as silicon's ld.volatile is); the probe primes its box 0
-// (the descriptor fetch), spins 60,000 cycles, then loads 64 boxes through N stages. Values: the
-// probe's upper median load time (N = 1) or N x its cycles / 64 (N > 1: its round trip per box),
-// and the background's bytes per probe cycle x 100. A fresh simulator stands for silicon's L2 flush
-// before every launch.
+// sets); the probe primes its box 0 (the descriptor fetch), spins 60,000 cycles, then loads 64
+// boxes through N stages. Values: the probe's upper median load time (N = 1) or N x its cycles /
+// 64 (N > 1: its round trip per box), and the background's bytes per probe cycle x 100. A fresh
+// simulator stands for silicon's L2 flush before every launch.
+// Not as on silicon: the flag is read at once after each issue, where silicon's CTA waits for its
+// ld.volatile before the next issue; the probe is CTA 0 on the model's first SM (silicon's ran on
+// %smid 124 or 128); the %smid filters use UbenchJoinArrivals' numbering, silicon's below %smid 64
+// only (so "spread" streams 16 SMs, silicon 17); the program's shared-background and pair modes
+// have no twin.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <vector>
 
+#include "bwsim/core/Error.hpp"
 #include "bwsim/hw/sm/ChipLayout.hpp"
 #include "bwsim/hw/sm/Cta.hpp"
 #include "bwsim/hw/sm/Sm.hpp"
@@ -21,9 +26,10 @@
 namespace bwsim {
 namespace {
 
-constexpr std::uint32_t kBox = 16384, kBoxRows = 128, kBgBoxes = 1024, kProbeLoads = 64, kMaxStages = 8;
+constexpr std::uint32_t kBox = 16384, kBoxRows = 128, kBgBoxes = 1024, kProbeLoads = 64;
 constexpr std::uint64_t kRegionRows = 1ull * kBgBoxes * kBoxRows;
-constexpr std::uint32_t kSmem = 6 * 32768 + 2048;  // > half an SM's SMEM: one CTA per SM
+constexpr std::uint32_t kStageBytes = 6 * 32768;  // 8 stages of 16 KiB or 6 of 32 KiB
+constexpr std::uint32_t kSmem = kStageBytes + 2048;  // > half an SM's SMEM: one CTA per SM
 constexpr Cycle kSpinCycles = 60000;
 
 // Which background CTAs stream (silicon filters by %smid; here SM i of GPC g plays silicon's SM
@@ -45,6 +51,9 @@ struct LoadedResult {
 };
 
 LoadedResult hbm_loaded(const HardwareConfig& c, const LoadedRun& r) {
+  if (r.probe_stages * r.probe_rows * kUbenchRowBytes > kStageBytes)
+    throw InputError(fmt::format("hbm_probe: {} boxes of {} rows do not fit the program's {} bytes of stages",
+                                 r.probe_stages, r.probe_rows, kStageBytes));
   Simulator sim(c, SimOptions{.mode = Mode::Timing});
   const ChipLayout layout = chip_layout(c);
   const std::uint64_t rows = 131 * kRegionRows + 257 * 256;
@@ -64,7 +73,7 @@ LoadedResult hbm_loaded(const HardwareConfig& c, const LoadedRun& r) {
   };
   sim.launch("ubench", LaunchConfig{.grid_ctas = 1 + r.bg_ctas, .block_threads = 32, .dynamic_smem_bytes = kSmem},
              [&](Warp& w) -> Task {
-               const std::uint32_t base = 1024, bars = base + 6 * 32768;
+               const std::uint32_t base = 1024, bars = base + kStageBytes;
                auto bar = [&](std::uint32_t s) { return MBarrierRef{bars + 8 * s}; };
                if (w.cta_idx() != 0) {  // background
                  if (!active(w.cta().sm().index())) co_return;
