@@ -128,7 +128,9 @@ void TmaUnit::send_load(std::uint64_t slot, Cycle start) {
   // The box streams in as the L2 sends it: done once the unit and the L2 link (and the HBM link for
   // the bytes that missed) have moved it, plus the L2-hit latency. Bytes that missed reach the L2
   // hbm.latency after the request and stream on at the unit's slower miss rate; the unit itself
-  // is held only for the streaming, so other requests overlap a miss's latency.
+  // is held only for the streaming, so other requests overlap a miss's latency. Lines only the
+  // other die's L2 half held come dies.far_hit_latency after the unit has streamed the box: its
+  // last lines are far ones (the Hopper configs' promoted-box rows).
   const MemoryRead from_memory = ctx_.memory.read(static_cast<std::uint32_t>(sm_), map, r.coords, start);
   const Cycle from_l2 = from_memory.ready;
   ctx_.couple_at(Coupling::MemoryRequest, start);

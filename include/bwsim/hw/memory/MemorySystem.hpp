@@ -10,7 +10,8 @@
 // each L2 partition of an A100/H100 does, and as B200's near-L2 latency up to one half's
 // footprint shows): a read looks in the near half first; a near miss of an address homed on the
 // other die is served by that die's half (a far hit, or a miss filled from that die's HBM) over
-// the die-to-die link of that direction, paying dies.link_latency. Writes go to the home half.
+// the die-to-die link of that direction, paying dies.link_latency; a box with such far hits pays
+// dies.far_hit_latency too, at the SM's TMA unit (TmaUnit). Writes go to the home half.
 #include <array>
 #include <cstdint>
 #include <memory>
