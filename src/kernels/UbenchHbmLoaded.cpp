@@ -13,7 +13,6 @@
 // have no twin.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <vector>
 
 #include "bwsim/core/Error.hpp"
@@ -32,8 +31,8 @@ constexpr std::uint32_t kStageBytes = 6 * 32768;  // 8 stages of 16 KiB or 6 of 
 constexpr std::uint32_t kSmem = kStageBytes + 2048;  // > half an SM's SMEM: one CTA per SM
 constexpr Cycle kSpinCycles = 60000;
 
-// Which background CTAs stream (silicon filters by %smid; here SM i of GPC g plays silicon's SM
-// 16 (i / 2) + 2 g + i % 2, h100_gpc_map.csv's numbering, as UbenchJoinArrivals does).
+// Which background CTAs stream (silicon filters by %smid; here by silicon_smid, as
+// UbenchJoinArrivals pairs its SMs).
 enum class Filter { All, SmidLow, SmidSpread };
 
 struct LoadedRun {
@@ -66,8 +65,7 @@ LoadedResult hbm_loaded(const HardwareConfig& c, const LoadedRun& r) {
   std::vector<Cycle> times(kProbeLoads);
   Cycle probe_cycles = 0;
   auto active = [&](std::uint32_t sm) {
-    const std::uint32_t gpc = layout.gpc[sm], i = sm - layout.gpc_first[gpc];
-    const std::uint32_t smid = 16 * (i / 2) + 2 * gpc + i % 2;
+    const std::uint32_t smid = silicon_smid(layout, sm);
     return r.filter == Filter::All || (r.filter == Filter::SmidLow && smid >= 1 && smid <= 16) ||
            (r.filter == Filter::SmidSpread && smid % 8 == 1);
   };
@@ -132,14 +130,17 @@ LoadedResult hbm_loaded(const HardwareConfig& c, const LoadedRun& r) {
              });
   LoadedResult out;
   if (r.probe_stages == 1) {
-    std::sort(times.begin(), times.end());
-    out.probe = static_cast<double>(times[kProbeLoads / 2]);
+    out.probe = static_cast<double>(upper_median(times));
   } else {
     out.probe = static_cast<double>(r.probe_stages) * static_cast<double>(probe_cycles) / kProbeLoads;
   }
   out.bg_per_cycle = static_cast<double>(counted) * kBox / static_cast<double>(probe_cycles);
   return out;
 }
+
+// The rows' values of a run: the probe's cycles, and the background's bytes per cycle x 100.
+std::int64_t probe_value(const LoadedResult& r) { return std::llround(r.probe); }
+std::int64_t bg_value(const LoadedResult& r) { return std::llround(100 * r.bg_per_cycle); }
 
 }  // namespace
 
@@ -148,8 +149,7 @@ std::vector<UbenchScenario> hbm_loaded_scenarios() {
   // The probe alone with N boxes in flight (16 or 32 KiB, or at an offset into the buffer).
   auto alone = [&](const std::string& name, std::uint32_t probe_rows, std::uint64_t probe_row) {
     all.push_back({name, UbenchParam::BoxStages, [=](const HardwareConfig& c, std::uint32_t n) {
-                     return std::llround(hbm_loaded(c, {.probe_stages = n, .probe_rows = probe_rows,
-                                                        .probe_row = probe_row}).probe);
+                     return probe_value(hbm_loaded(c, {.probe_stages = n, .probe_rows = probe_rows, .probe_row = probe_row}));
                    }});
   };
   alone("hbm_probe_round_alone", kBoxRows, 131 * kRegionRows);
@@ -158,28 +158,18 @@ std::vector<UbenchScenario> hbm_loaded_scenarios() {
     alone(fmt::format("hbm_probe_round_alone_at{}mib", mib), kBoxRows, (mib << 20) / kUbenchRowBytes);
   // The probe (cold, or hot: l2_probe) beside B background SMs of S stages, D cycles apart.
   auto beside = [&](const char* probe, std::uint32_t stages, Cycle spacing, bool hot) {
-    const std::string suffix = fmt::format("_s{}_d{}", stages, spacing);
-    const LoadedRun run{.bg_stages = stages, .bg_spacing = spacing, .hot = hot};
-    all.push_back({fmt::format("{}_latency{}", probe, suffix), UbenchParam::BackgroundCtas,
-                   [=](const HardwareConfig& c, std::uint32_t b) {
-                     LoadedRun r = run;
-                     r.bg_ctas = b;
-                     return std::llround(hbm_loaded(c, r).probe);
-                   }});
-    all.push_back({fmt::format("{}_bg_bytes_per_cycle_x100{}", probe, suffix), UbenchParam::BackgroundCtas,
-                   [=](const HardwareConfig& c, std::uint32_t b) {
-                     LoadedRun r = run;
-                     r.bg_ctas = b;
-                     return std::llround(100 * hbm_loaded(c, r).bg_per_cycle);
-                   }});
+    for (const auto& [value, of] : {std::pair{"latency", &probe_value}, std::pair{"bg_bytes_per_cycle_x100", &bg_value}})
+      all.push_back({fmt::format("{}_{}_s{}_d{}", probe, value, stages, spacing), UbenchParam::BackgroundCtas,
+                     [=, of = of](const HardwareConfig& c, std::uint32_t b) {
+                       return of(hbm_loaded(c, {.bg_ctas = b, .bg_stages = stages, .bg_spacing = spacing, .hot = hot}));
+                     }});
   };
   for (const std::uint32_t s : {1u, 2u, 4u}) beside("hbm_probe", s, 0, false);
   for (const Cycle d : {1000, 2000, 4000, 8000, 16000}) beside("hbm_probe", 4, d, false);
   for (const std::uint32_t s : {1u, 2u, 4u}) beside("l2_probe", s, 0, true);
   // The probe's own N boxes in flight beside 131 background SMs of 4 stages, 4000 cycles apart.
   all.push_back({"hbm_probe_round_bg131_s4_d4000", UbenchParam::BoxStages, [](const HardwareConfig& c, std::uint32_t n) {
-                   return std::llround(
-                       hbm_loaded(c, {.probe_stages = n, .bg_ctas = 131, .bg_stages = 4, .bg_spacing = 4000}).probe);
+                   return probe_value(hbm_loaded(c, {.probe_stages = n, .bg_ctas = 131, .bg_stages = 4, .bg_spacing = 4000}));
                  }});
   // 131 background CTAs launched, only those on silicon's %smid 1..16 ("low") or %smid % 8 == 1
   // ("spread") streaming, with param S stages (the latency rows name it too).
@@ -187,12 +177,11 @@ std::vector<UbenchScenario> hbm_loaded_scenarios() {
     for (const std::uint32_t s : {2u, 4u})
       all.push_back({fmt::format("hbm_probe_latency_smid_{}_s{}", name, s), UbenchParam::BoxStages,
                      [filter = filter](const HardwareConfig& c, std::uint32_t stages) {
-                       return std::llround(hbm_loaded(c, {.bg_ctas = 131, .bg_stages = stages, .filter = filter}).probe);
+                       return probe_value(hbm_loaded(c, {.bg_ctas = 131, .bg_stages = stages, .filter = filter}));
                      }});
     all.push_back({fmt::format("hbm_probe_bg_bytes_per_cycle_x100_smid_{}", name), UbenchParam::BoxStages,
                    [filter = filter](const HardwareConfig& c, std::uint32_t stages) {
-                     return std::llround(
-                         100 * hbm_loaded(c, {.bg_ctas = 131, .bg_stages = stages, .filter = filter}).bg_per_cycle);
+                     return bg_value(hbm_loaded(c, {.bg_ctas = 131, .bg_stages = stages, .filter = filter}));
                    }});
   }
   return all;

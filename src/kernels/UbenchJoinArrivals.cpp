@@ -59,7 +59,7 @@ std::int64_t cold_arrivals(const HardwareConfig& c, Pairing pairing, bool loaded
           });
           co_return;
         }
-        const std::uint32_t silicon_sm = 16 * (i / 2) + 2 * gpc + i % 2;
+        const std::uint32_t silicon_sm = silicon_smid(layout, sm);
         const bool partner = (silicon_sm & bit) != 0;
         const std::uint32_t pair = silicon_sm & ~bit;
         const MBarrierRef bar{1024 + kBox};

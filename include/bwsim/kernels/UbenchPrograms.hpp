@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "bwsim/hw/sm/ChipLayout.hpp"
 #include "bwsim/kernel/Simulator.hpp"
 
 namespace bwsim {
@@ -40,6 +41,14 @@ inline TensorMap epilogue_chunk_map(Simulator& sim) {
 inline void store_epilogue_chunk(Warp& w, SmemAddr buf) {
   static const std::array<std::byte, kEpilogueWarpBytes> staged{};
   w.st_shared_tensor(buf + (w.warp_idx() % 4) * kEpilogueWarpBytes, staged, 4, {CorePipe::Cvt, 16});
+}
+
+// The silicon %smid the model's SM `sm` plays in the programs that give roles by %smid: SM i of
+// GPC g is 16 (i / 2) + 2 g + i % 2, h100_gpc_map.csv's numbering (GPC g holds %smid 2g, 2g + 1,
+// 2g + 16, 2g + 17, ...) for the first 8 SMs of each GPC (%smid below 64); beyond, not silicon's.
+inline std::uint32_t silicon_smid(const ChipLayout& layout, std::uint32_t sm) {
+  const std::uint32_t gpc = layout.gpc[sm], i = sm - layout.gpc_first[gpc];
+  return 16 * (i / 2) + 2 * gpc + i % 2;
 }
 
 // The upper median of `v` (the element at size / 2 once sorted), as the calibration programs take it.
