@@ -112,6 +112,12 @@ Plan make_plan(const HardwareConfig& c, std::string mode, std::uint32_t param) {
     for (std::uint32_t i = 0; i < k; ++i) plan.warm[readers[i]] = Role{0, n, floor_stagger ? i * (n / k) : i * n / k, 0};
     plan.boxes = n;
   };
+  // oneway_back*: oneway* with the dies' roles exchanged (die 1's SMs warm, die 0's cross).
+  const std::string_view back = "oneway_back";
+  if (mode.starts_with(back)) {
+    std::swap(die[0], die[1]);
+    mode = "oneway" + mode.substr(back.size());
+  }
   std::vector<std::uint32_t> all(sms);
   std::iota(all.begin(), all.end(), 0u);
   if (mode == "shared" || mode == "footprint_shared") {
@@ -354,8 +360,10 @@ std::vector<UbenchScenario> l2_footprint_scenarios() {
                      return hbm_per_pass_x100(c, make_plan(c, mode, mib));
                    }});
   // h200_l2_fabric.csv's rows: one pass over slices warmed by the other die's SMs or by one's own.
+  // h200_partition_paces_fabric_rows.csv's: oneway* the other way round.
   for (const char* mode : {"swap", "stay", "oneway", "oneway_stay", "oneway_cold", "oneway_cold_stay", "swap_s8", "stay_s8",
-                           "oneway_s8", "oneway_stay_s8", "promo_even", "promo_odd"})
+                           "oneway_s8", "oneway_stay_s8", "promo_even", "promo_odd", "oneway_back", "oneway_back_stay",
+                           "oneway_back_cold", "oneway_back_cold_stay"})
     all.push_back({fmt::format("l2_fabric_{}_bytes_per_cycle", mode), UbenchParam::FootprintMib,
                    [mode = std::string(mode)](const HardwareConfig& c, std::uint32_t mib) {
                      return bytes_per_cycle(c, make_plan(c, mode, mib));

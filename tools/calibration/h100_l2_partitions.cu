@@ -52,7 +52,11 @@
 //                   partition's SMs idle: the reader's side pays alone. oneway_cold /
 //                   oneway_cold_stay: the same without the warm-up (every line from DRAM). A mode
 //                   name ending _s8 (swap_s8, ...): the measured pass keeps 8 boxes in flight per
-//                   SM instead of 4 (is crossing a rate or a latency?).
+//                   SM instead of 4 (is crossing a rate or a latency?). oneway_back* (oneway_back,
+//                   oneway_back_stay, oneway_back_cold, oneway_back_cold_stay): the same with the
+//                   partitions exchanged (partition 1's SMs warm, partition 0's cross): the other
+//                   direction. Every mode also prints partition_spans,ROW,MODE,F, then per partition
+//                   (0, 1) its measuring CTAs, their median and longest span (clock64 cycles).
 //   promo_even:F, promo_odd:F  rows 256 bytes apart read 128 at a time with the 256B L2 promotion:
 //                   partition 0's SMs read their slices' first halves cold (the promotion brings the
 //                   second halves), then other SMs of partition 0 read the first halves (even) or
@@ -573,6 +577,12 @@ Plan make_plan(const std::string& mode, unsigned param, const Parts& p, unsigned
     plan.passes = 1;
     plan.flush = true;
     return plan;
+  } else if (mode.rfind("oneway_back", 0) == 0) {
+    // oneway_back*: oneway* with the partitions' roles exchanged (partition 1's SMs warm the first
+    // half, partition 0's read it, or partition 1's own): the crossing the other way.
+    Parts swapped = p;
+    std::swap(swapped.sms[0], swapped.sms[1]);
+    return make_plan("oneway" + mode.substr(std::string("oneway_back").size()), param, swapped, sms);
   } else if (mode == "swap" || mode == "stay" || mode == "oneway" || mode == "oneway_stay" || mode == "oneway_cold" ||
              mode == "oneway_cold_stay") {
     // The footprint's first half warmed by partition 0's SMs, its second by partition 1's, each SM
@@ -722,6 +732,16 @@ int run_sweep(const char* file, int argc, char** argv) {
       if (n) std::printf("free,%d,%s,%u,pairs %zu,start_gap_ns p10 %lld p50 %lld p90 %lld,end_gap_ns p10 %lld p50 %lld p90 %lld\n",
                          a, mode.c_str(), param, n, start_gap[n / 10], start_gap[n / 2], start_gap[9 * n / 10],
                          end_gap[n / 10], end_gap[n / 2], end_gap[9 * n / 10]);
+    }
+    {  // each partition's readers: the median and the longest span (clock64 cycles), and how many
+      std::vector<long long> spans[2];
+      for (const CtaTiming& c : t)
+        if (c.c1 != 0) spans[parts.of[c.smid] ? 1 : 0].push_back(c.c1 - c.c0);
+      for (auto& v : spans) std::sort(v.begin(), v.end());
+      std::printf("partition_spans,%d,%s%s,%u", a, mode.c_str(), deep ? "_s8" : "", param);
+      for (const auto& v : spans)
+        std::printf(",%zu,%lld,%lld", v.size(), v.empty() ? 0 : v[v.size() / 2], v.empty() ? 0 : v.back());
+      std::printf("\n");
     }
     std::printf("row,%d,%s%s,%u,%llu,%u,%.0f,%u,%lld,%.0f,%.1f\n", a, mode.c_str(), deep ? "_s8" : "", param,
                 static_cast<unsigned long long>(plan.boxes) * kBox, active, loaded, plan.passes, cycles, mhz,

@@ -34,18 +34,4 @@ csv="$out/${tag}_l2_fabric.csv"
   silicon_footer
 } > "$csv"
 cat "$csv"
-python3 - "$csv" > "$out/${tag}_l2_fabric_rows.csv" <<'PY'
-import collections, statistics, sys
-lines = open(sys.argv[1]).read().splitlines()
-print(f"# Derived from {sys.argv[1].split('/')[-1]} (run_l2_fabric.sh; the same run): each point's l2_bytes_per_cycle")
-print("# (bytes read / the slowest CTA's clock64 span), the median over three rounds")
-print("\n".join(l for l in lines if l.startswith(("# date", "# nvidia-smi,", "# gpu"))))
-print("scenario,param,value")
-v = collections.defaultdict(list)
-for l in lines:
-    if l.startswith("row,"):
-        f = l.split(",")
-        v[(f[2], int(f[3]))].append(float(f[10]))
-for (mode, mib), x in v.items():
-    print(f"l2_fabric_{mode}_bytes_per_cycle,{mib},{round(statistics.median(x))}")
-PY
+python3 fabric_rows.py "$csv" run_l2_fabric.sh > "$out/${tag}_l2_fabric_rows.csv"

@@ -1,0 +1,73 @@
+"""tools/calibration/partition_paces.py and fabric_rows.py on hand-made inputs: the figures they
+print, derived by hand.
+
+Tile log: four CTAs on SMs 0-3, SMs 0 and 1 in partition 0 (GPC 0), 2 and 3 in partition 1 (GPC 1),
+tiles j = 0..3 starting at 0, then every 100 cycles (CTA 0), 100 (CTA 1), 110 (CTA 2), 130 (CTA 3).
+"""
+import importlib.util
+import os
+import tempfile
+import unittest
+
+SOURCE = os.environ.get("BWSIM_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(name, os.path.join(SOURCE, "tools", "calibration", name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+partition_paces = load("partition_paces")
+fabric_rows = load("fabric_rows")
+
+STEP = {0: 100, 1: 100, 2: 110, 3: 130}
+SMS = {0: (0, 0), 1: (0, 0), 2: (1, 1), 3: (1, 1)}
+
+
+def rows():
+    return [{"cta": c, "smid": c, "j": j, "start_cycles": j * step} for c, step in STEP.items() for j in range(4)]
+
+
+class PartitionPacesTest(unittest.TestCase):
+    def test_partitions_start_and_pace_as_derived_by_hand(self):
+        parts = partition_paces.paces(rows(), SMS)
+        # intervals from tile 1 to 3: 100, 100, 110, 130; median 105
+        # partition 0: tile 1 at 100 and 100, tile 2 at 200 and 200, paces 100 / 105 twice
+        self.assertEqual(parts[0][:3], (2, 100, 200))
+        self.assertAlmostEqual(parts[0][3], 100 / 105)
+        # partition 1: tile 1 at 110 and 130 (median 120), tile 2 at 220 and 260 (240)
+        self.assertEqual(parts[1][:3], (2, 120, 240))
+        self.assertAlmostEqual(parts[1][3], (110 + 130) / 2 / 105)
+
+    def test_the_gpc_grouping_keys_by_gpc_and_partition(self):
+        gpcs = partition_paces.paces(rows(), SMS, group=lambda gpc, part: (gpc, part))
+        self.assertEqual(sorted(gpcs), [(0, 0), (1, 1)])
+
+    def test_maps_from_silicon_lines_and_from_a_config(self):
+        with tempfile.TemporaryDirectory() as d:
+            silicon = os.path.join(d, "map.txt")
+            with open(silicon, "w") as f:
+                f.write("# map,reference_sm,0\n# sm,0,gpc,3,partition,0,first_pass_cycles_per_load,316.4\n"
+                        "# sm,1,gpc,8,partition,1,first_pass_cycles_per_load,403.2\n")
+            self.assertEqual(partition_paces.read_map(silicon), {0: (3, 0), 1: (8, 1)})
+            config = os.path.join(d, "chip.yaml")
+            with open(config, "w") as f:
+                f.write("sm:\n  gpc_tpcs: [1, 2]\ndies:\n  of_gpc: [1, 0]\n")
+            # GPC 0: one TPC (SMs 0, 1) in partition 1; GPC 1: two TPCs (SMs 2-5) in partition 0
+            self.assertEqual(partition_paces.read_map("model:" + config),
+                             {0: (0, 1), 1: (0, 1), 2: (1, 0), 3: (1, 0), 4: (1, 0), 5: (1, 0)})
+
+
+class FabricRowsTest(unittest.TestCase):
+    def test_each_point_is_the_median_of_its_rounds_in_first_order(self):
+        lines = ["# date,x", "row,0,swap,16,1,132,1,1,6842,1975,2212.6", "row,1,oneway,16,1,66,1,1,6770,1978,1118.1",
+                 "partition_spans,0,swap,16,66,1,2,66,1,2", "row,0,swap,16,1,132,1,1,6930,1980,2184.5",
+                 "row,0,swap,16,1,132,1,1,6900,1980,2200.4"]
+        self.assertEqual(fabric_rows.rows(lines), {("swap", 16): 2200, ("oneway", 16): 1118})
+        self.assertEqual(list(fabric_rows.rows(lines)), [("swap", 16), ("oneway", 16)])
+
+
+if __name__ == "__main__":
+    unittest.main()
