@@ -287,6 +287,7 @@ HardwareConfig read_config(YAML::Node root, const std::string& origin) {
   dies.read("link_gbytes_per_second", c.dies.link_gbytes_per_second, 0.0, 1e9);
   dies.read<Cycle>("link_latency", c.dies.link_latency, 0, kMaxLatency);
   dies.read<Cycle>("far_hit_latency", c.dies.far_hit_latency, 0, kMaxLatency);
+  dies.read("promotion_request_share", c.dies.promotion_request_share, 0.0, 4.0);
   if (dies.has("of_gpc")) dies.read_list("of_gpc", c.dies.of_gpc, 0, 1);
   dies.finish();
   if (c.dies.count == 1) c.dies.of_gpc.clear();  // one die (say --set dies.count=1, one L2): every GPC is die 0's

@@ -28,6 +28,7 @@ constexpr std::uint32_t kBox = 16384, kBoxRows = 128, kStages = 4, kSmem = 13312
 constexpr std::uint32_t kLagBoxes = 384;   // boxes per pair in the lag modes (6 MiB), as on silicon
 constexpr std::uint32_t kFlushBoxes = 160 * 64;  // the lag modes' flush: 160 MiB read once
 constexpr std::uint32_t kRerefMib = 16;          // the reref modes' X and Y, each
+constexpr std::uint32_t kKmajorPitch = 16384, kKmajorBoxes = kKmajorPitch / 128;  // the _k modes' rows
 // A follower's poll of its leader's count: silicon reads a flag in GMEM (ld.acquire.gpu, an L2
 // round trip) and sleeps 64 ns between reads (E).
 constexpr Cycle kPollCycles = 400;
@@ -56,6 +57,12 @@ struct Plan {
   // The promo modes: rows 256 bytes apart, 256B L2 promotion, the measured launch reading the
   // boxes' second columns (x = 128) when `promoted_column`.
   bool promo = false, promoted_column = false;
+  // A mode ending _k (h100_l2_partitions.cu): the GEMM's boxes, 128 rows kKmajorPitch bytes apart
+  // read 128 bytes at a time with the 256B L2 promotion (_k128: 128B); box b is the
+  // (b % kKmajorBoxes)-th column of row block b / kKmajorBoxes, so a slice is the consecutive
+  // k-blocks of 128-row tiles. _c256: the modes' own boxes with the 256B promotion.
+  bool kmajor = false;
+  L2Promotion promotion = L2Promotion::None;
 };
 
 // Pairs of SMs: within each die (SM i with SM i + half of its die's list, the dies' pairs
@@ -86,6 +93,11 @@ Plan make_plan(const HardwareConfig& c, std::string mode, std::uint32_t param) {
   // A mode ending _s8: the measured launch keeps 8 boxes in flight per SM (h100_l2_partitions.cu).
   const bool deep = mode.size() > 3 && mode.compare(mode.size() - 3, 3, "_s8") == 0;
   if (deep) mode.resize(mode.size() - 3);
+  const bool c256 = mode.ends_with("_c256"), k128 = mode.ends_with("_k128");
+  if (c256) mode.resize(mode.size() - 5);
+  if (k128) mode.resize(mode.size() - 3);
+  const bool kmajor = mode.ends_with("_k");
+  if (kmajor) mode.resize(mode.size() - 2);
   const std::uint32_t sms = c.sm.count, n = param * 64;
   std::vector<std::uint32_t> die[2];
   const ChipLayout layout = chip_layout(c);
@@ -177,6 +189,8 @@ Plan make_plan(const HardwareConfig& c, std::string mode, std::uint32_t param) {
     plan.passes = 1;
     plan.flush_first = true;
     plan.stages = deep ? 8 : kStages;
+    plan.kmajor = kmajor;
+    plan.promotion = (kmajor && !k128) || c256 ? L2Promotion::B256 : L2Promotion::None;
     return plan;
   } else if (mode.starts_with("reref")) {
     // Does a line read twice outlast one read once? After a flush every SM reads its slice of X
@@ -262,10 +276,18 @@ Measured run_plan(const HardwareConfig& c, const Plan& plan, std::int64_t lag = 
     return ubench_box_map(sim.gmem().alloc(static_cast<std::uint64_t>(boxes) * kBox), boxes * kBoxRows, kBoxRows);
   };
   const bool flush_first = lag >= 0 || plan.flush_first;
-  const TensorMap map = plan.promo ? ubench_strided_map(sim.gmem().alloc(static_cast<std::uint64_t>(plan.region) * kBox), 256,
-                                                        static_cast<std::uint64_t>(plan.region) * kBoxRows / 2, kBoxRows,
-                                                        L2Promotion::B256)
-                                    : map_of(plan.region);
+  const std::uint64_t region_bytes = static_cast<std::uint64_t>(plan.region) * kBox;
+  const TensorMap map =
+      plan.kmajor  ? ubench_strided_map(sim.gmem().alloc(region_bytes), kKmajorPitch, plan.region, kBoxRows, plan.promotion)
+      : plan.promo ? ubench_strided_map(sim.gmem().alloc(region_bytes), 256,
+                                        static_cast<std::uint64_t>(plan.region) * kBoxRows / 2, kBoxRows, L2Promotion::B256)
+                   : ubench_box_map(sim.gmem().alloc(region_bytes), plan.region * kBoxRows, kBoxRows, plan.promotion);
+  // Box b of a slice: a run of rows, or in the _k modes a k-block of a 128-row tile.
+  auto box_at = [&](std::uint32_t b, std::int32_t x) {
+    return plan.kmajor ? TensorCoords{static_cast<std::int32_t>((b % kKmajorBoxes) * 128),
+                                      static_cast<std::int32_t>((b / kKmajorBoxes) * kBoxRows)}
+                       : TensorCoords{x, static_cast<std::int32_t>(kBoxRows * b)};
+  };
   const TensorMap flush = map_of(flush_first ? kFlushBoxes : 1);
   Cycle slowest = 0;
   auto stream = [&](const TensorMap& m, const std::vector<Role>& roles, std::uint32_t passes,
@@ -277,9 +299,7 @@ Measured run_plan(const HardwareConfig& c, const Plan& plan, std::int64_t lag = 
       const StagedLoads staged{m, 1024, kBox, stages};
       staged.init_barriers(w);
       w.fence_mbarrier_init();
-      co_await staged.run(w, r.count * passes, [&](std::uint32_t i) {
-        return TensorCoords{x, static_cast<std::int32_t>(kBoxRows * (r.first + (r.start + i) % r.count))};
-      });
+      co_await staged.run(w, r.count * passes, [&](std::uint32_t i) { return box_at(r.first + (r.start + i) % r.count, x); });
       slowest = std::max(slowest, w.now() - start);
     };
   };
@@ -360,10 +380,13 @@ std::vector<UbenchScenario> l2_footprint_scenarios() {
                      return hbm_per_pass_x100(c, make_plan(c, mode, mib));
                    }});
   // h200_l2_fabric.csv's rows: one pass over slices warmed by the other die's SMs or by one's own.
-  // h200_partition_paces_fabric_rows.csv's: oneway* the other way round.
+  // h200_partition_paces_fabric_rows.csv's: oneway* the other way round; h200_partition_paces_run4_fabric_rows.csv's:
+  // the _k, _k128 and _c256 modes (the GEMM's boxes, the promotions).
   for (const char* mode : {"swap", "stay", "oneway", "oneway_stay", "oneway_cold", "oneway_cold_stay", "swap_s8", "stay_s8",
                            "oneway_s8", "oneway_stay_s8", "promo_even", "promo_odd", "oneway_back", "oneway_back_stay",
-                           "oneway_back_cold", "oneway_back_cold_stay"})
+                           "oneway_back_cold", "oneway_back_cold_stay", "swap_k", "stay_k", "oneway_k", "oneway_back_k",
+                           "oneway_stay_k", "oneway_cold_k", "oneway_back_cold_k", "oneway_cold_stay_k", "swap_k128",
+                           "oneway_k128", "swap_c256", "oneway_c256"})
     all.push_back({fmt::format("l2_fabric_{}_bytes_per_cycle", mode), UbenchParam::FootprintMib,
                    [mode = std::string(mode)](const HardwareConfig& c, std::uint32_t mib) {
                      return bytes_per_cycle(c, make_plan(c, mode, mib));

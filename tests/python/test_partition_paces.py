@@ -41,6 +41,12 @@ class PartitionPacesTest(unittest.TestCase):
         self.assertEqual(parts[1][:3], (2, 120, 240))
         self.assertAlmostEqual(parts[1][3], (110 + 130) / 2 / 105)
 
+    def test_a_k_block_log_starts_each_tile_at_its_k_block_0(self):
+        kb_rows = [dict(r, kb=kb, start_cycles=r["start_cycles"] + 7 * kb) for r in rows() for kb in (0, 1, 2)]
+        self.assertEqual(partition_paces.paces(kb_rows, SMS), partition_paces.paces(rows(), SMS))
+        # k-blocks 0 and 2 of tile 1 (first=0, last=2): partition 0 at 100 / 114 (7 cycles per k-block)
+        self.assertEqual(partition_paces.kb_paces(kb_rows, SMS, first=0, last=2, tiles=(1,))[(1, 0)], (100, 114, 7))
+
     def test_the_gpc_grouping_keys_by_gpc_and_partition(self):
         gpcs = partition_paces.paces(rows(), SMS, group=lambda gpc, part: (gpc, part))
         self.assertEqual(sorted(gpcs), [(0, 0), (1, 1)])

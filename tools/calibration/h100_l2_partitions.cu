@@ -56,7 +56,12 @@
 //                   oneway_back_stay, oneway_back_cold, oneway_back_cold_stay): the same with the
 //                   partitions exchanged (partition 1's SMs warm, partition 0's cross): the other
 //                   direction. Every mode also prints partition_spans,ROW,MODE,F, then per partition
-//                   (0, 1) its measuring CTAs, their median and longest span (clock64 cycles).
+//                   (0, 1) its measuring CTAs, their median and longest span (clock64 cycles). A
+//                   mode name ending _k (before any _s8: swap_k, oneway_k, ...): the boxes are the
+//                   GEMM's, 128 rows 16 KiB apart read 128 bytes at a time with the 256B L2
+//                   promotion, each CTA's slice the consecutive k-blocks of 128-row tiles; _k128
+//                   the same with the 128B promotion; _c256: the modes' own boxes (rows 128 bytes
+//                   apart) with the 256B promotion.
 //   promo_even:F, promo_odd:F  rows 256 bytes apart read 128 at a time with the 256B L2 promotion:
 //                   partition 0's SMs read their slices' first halves cold (the promotion brings the
 //                   second halves), then other SMs of partition 0 read the first halves (even) or
@@ -307,8 +312,12 @@ struct Role {  // what the CTA on one SM reads: boxes first .. first + count - 1
   unsigned first, count, start, pair;  // count 0: idle. Lag modes: pair, start = 1 for the leader.
 };
 
+// kmajor: the map is K-major (make_strided_map, rows kKmajorPitch bytes apart) and box b is the
+// (b % kKmajorBoxes)-th 128-byte column of row block b / kKmajorBoxes: a CTA's consecutive boxes are
+// the consecutive k-blocks of one 128-row operand tile, as the GEMM reads A and B.
+constexpr unsigned kKmajorPitch = 16384, kKmajorBoxes = kKmajorPitch / 128;
 __device__ __forceinline__ void read_role(const CUtensorMap* map, const Role* roles, unsigned passes, CtaTiming* out,
-                                          unsigned stages = kStages, int x = 0) {
+                                          unsigned stages = kStages, int x = 0, bool kmajor = false) {
   extern __shared__ unsigned char smem[];
   if (threadIdx.x != 0) return;
   const unsigned sm = sm_id();
@@ -320,18 +329,25 @@ __device__ __forceinline__ void read_role(const CUtensorMap* map, const Role* ro
   const unsigned base = init_stage_ring(smem, stages, kBox), bars = base + stages * kBox;
   o->ns0 = static_cast<long long>(globaltimer());
   o->c0 = clock64();
-  tma_stream_loop(map, base, bars, kBox, kBoxRows, kBoxRows * r.first, kBoxRows * r.count, stages, r.count * passes,
-                  r.start, x);
+  if (kmajor)
+    tma_staged_loop(map, base, bars, kBox, stages, r.count * passes, [&](unsigned i) {
+      const unsigned b = r.first + (r.start + i) % r.count;
+      return make_int2(static_cast<int>((b % kKmajorBoxes) * 128), static_cast<int>((b / kKmajorBoxes) * kBoxRows));
+    });
+  else
+    tma_stream_loop(map, base, bars, kBox, kBoxRows, kBoxRows * r.first, kBoxRows * r.count, stages, r.count * passes,
+                    r.start, x);
   o->ns1 = static_cast<long long>(globaltimer());
   o->c1 = clock64();
 }
 // The same loop under two names: ncu profiles the k_measure launches only.
-__global__ void k_warm(const __grid_constant__ CUtensorMap map, const Role* roles, unsigned passes, CtaTiming* out) {
-  read_role(&map, roles, passes, out);
+__global__ void k_warm(const __grid_constant__ CUtensorMap map, const Role* roles, unsigned passes, CtaTiming* out,
+                       unsigned kmajor = 0) {
+  read_role(&map, roles, passes, out, kStages, 0, kmajor != 0);
 }
 __global__ void k_measure(const __grid_constant__ CUtensorMap map, const Role* roles, unsigned passes, CtaTiming* out,
-                          unsigned stages, int x) {
-  read_role(&map, roles, passes, out, stages, x);
+                          unsigned stages, int x, unsigned kmajor) {
+  read_role(&map, roles, passes, out, stages, x, kmajor != 0);
 }
 
 // Lag modes: the leader (start = 1) streams its pair's `count` boxes once and publishes after each
@@ -641,6 +657,14 @@ int run_sweep(const char* file, int argc, char** argv) {
     std::string mode = point.substr(0, colon);
     const bool deep = mode.size() > 3 && mode.compare(mode.size() - 3, 3, "_s8") == 0;  // 8 boxes in flight per SM
     if (deep) mode.resize(mode.size() - 3);
+    // Contiguous boxes with the 256B L2 promotion: _c256. GEMM-like boxes: _k with the 256B L2
+    // promotion (the GEMM's), _k128 with 128B.
+    const bool c256 = mode.size() > 5 && mode.compare(mode.size() - 5, 5, "_c256") == 0;
+    if (c256) mode.resize(mode.size() - 5);
+    const bool k128 = mode.size() > 5 && mode.compare(mode.size() - 5, 5, "_k128") == 0;
+    if (k128) mode.resize(mode.size() - 3);
+    const bool kmajor = mode.size() > 2 && mode.compare(mode.size() - 2, 2, "_k") == 0;
+    if (kmajor) mode.resize(mode.size() - 2);
     const unsigned param = static_cast<unsigned>(std::stoul(point.substr(colon + 1)));
     const bool lag = streamed_pairs(mode), free_run = mode.rfind("free_", 0) == 0;
     const Plan plan = make_plan(mode, param, parts, sms);
@@ -649,9 +673,13 @@ int run_sweep(const char* file, int argc, char** argv) {
     CHECK(cudaMalloc(&region, static_cast<size_t>(region_boxes) * kBox));
     CHECK(cudaMemset(region, 7, static_cast<size_t>(region_boxes) * kBox));
     const bool promo = mode == "promo_even" || mode == "promo_odd";  // rows of 256 bytes, promotion 256B
-    const CUtensorMap map = promo ? make_strided_map(region, 256, region_boxes * kBoxRows / 2, kBoxRows,
+    const CUtensorMap map = kmajor ? make_strided_map(region, kKmajorPitch, region_boxes, kBoxRows,
+                                                      k128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
+                                                           : CU_TENSOR_MAP_L2_PROMOTION_L2_256B)
+                            : promo ? make_strided_map(region, 256, region_boxes * kBoxRows / 2, kBoxRows,
                                                      CU_TENSOR_MAP_L2_PROMOTION_L2_256B)
-                                  : make_map(region, region_boxes * kBoxRows, kBoxRows);
+                                  : make_map(region, region_boxes * kBoxRows, kBoxRows,
+                                             c256 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
     if (lag) {
       CHECK(cudaMemset(done, 0, 32 * sms * sizeof(unsigned)));
       CHECK(cudaMemcpy(roles, flush_roles.data(), sms * sizeof(Role), cudaMemcpyHostToDevice));
@@ -671,16 +699,17 @@ int run_sweep(const char* file, int argc, char** argv) {
       }
       for (const Phase& ph : plan.before) {
         CHECK(cudaMemcpy(roles, ph.roles.data(), sms * sizeof(Role), cudaMemcpyHostToDevice));
-        k_warm<<<sms, 32, kSmem>>>(map, roles, ph.passes, timing);
+        k_warm<<<sms, 32, kSmem>>>(map, roles, ph.passes, timing, kmajor);
         CHECK(cudaGetLastError());
         CHECK(cudaDeviceSynchronize());
       }
       CHECK(cudaMemcpy(roles, plan.warm.data(), sms * sizeof(Role), cudaMemcpyHostToDevice));
-      k_warm<<<sms, 32, kSmem>>>(map, roles, 1, timing);
+      k_warm<<<sms, 32, kSmem>>>(map, roles, 1, timing, kmajor);
       CHECK(cudaGetLastError());
       CHECK(cudaDeviceSynchronize());
       CHECK(cudaMemcpy(roles, plan.measure.data(), sms * sizeof(Role), cudaMemcpyHostToDevice));
-      k_measure<<<sms, 32, kSmem>>>(map, roles, plan.passes, timing, deep ? 8u : kStages, mode == "promo_odd" ? 128 : 0);
+      k_measure<<<sms, 32, kSmem>>>(map, roles, plan.passes, timing, deep ? 8u : kStages, mode == "promo_odd" ? 128 : 0,
+                                    kmajor);
     }
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
@@ -738,12 +767,14 @@ int run_sweep(const char* file, int argc, char** argv) {
       for (const CtaTiming& c : t)
         if (c.c1 != 0) spans[parts.of[c.smid] ? 1 : 0].push_back(c.c1 - c.c0);
       for (auto& v : spans) std::sort(v.begin(), v.end());
-      std::printf("partition_spans,%d,%s%s,%u", a, mode.c_str(), deep ? "_s8" : "", param);
+      std::printf("partition_spans,%d,%s%s%s,%u", a, mode.c_str(), kmajor ? (k128 ? "_k128" : "_k") : c256 ? "_c256" : "", deep ? "_s8" : "",
+                  param);
       for (const auto& v : spans)
         std::printf(",%zu,%lld,%lld", v.size(), v.empty() ? 0 : v[v.size() / 2], v.empty() ? 0 : v.back());
       std::printf("\n");
     }
-    std::printf("row,%d,%s%s,%u,%llu,%u,%.0f,%u,%lld,%.0f,%.1f\n", a, mode.c_str(), deep ? "_s8" : "", param,
+    std::printf("row,%d,%s%s%s,%u,%llu,%u,%.0f,%u,%lld,%.0f,%.1f\n", a, mode.c_str(), kmajor ? (k128 ? "_k128" : "_k") : c256 ? "_c256" : "",
+                deep ? "_s8" : "", param,
                 static_cast<unsigned long long>(plan.boxes) * kBox, active, loaded, plan.passes, cycles, mhz,
                 loaded / static_cast<double>(std::max(cycles, 1LL)));
     std::fflush(stdout);

@@ -6,16 +6,19 @@ model: cta,smid,j,tile,m,n,start_ns,start_cycles) and a map of which SM reads th
 partition, and prints per log and partition: the median start of tiles 1 and 2 (cycles; tile 1
 starts about when tile 0's loads are done, so this is the first tiles' pace) and the mean of the
 partition's CTAs' paces over the run (each CTA's mean interval between tile starts from tile 1 to
-its last, over the median CTA's: above 1 is slower). With --gpcs, the tile-1 and tile-2 starts per
-GPC as well.
+its last, over the median CTA's: above 1 is slower). With --gpcs, the same per GPC as well. With
+--kb (k-block logs: `--kb-log 1`, a kb column), per partition and tile j = 0, 1, 2 instead: the
+median issue of k-blocks 8 and 127 and the cycles per k-block between them (the steady pace once
+the stages are full).
 
 MAP is either a silicon partition map (the "# sm,S,gpc,G,partition,P,..." lines that
 `h100_l2_partitions map` prints, e.g. h200_partition_paces_map.txt of the same chip) or
 model:CONFIG (a bwsim config: its SMs GPC by GPC in sm.gpc_tpcs order, two per TPC, each GPC in the
 partition dies.of_gpc gives it).
-Usage: partition_paces.py [--gpcs] MAP LOG.csv [LOG.csv ...]
+Usage: partition_paces.py [--gpcs | --kb] MAP LOG.csv[.gz] [LOG.csv[.gz] ...]
 """
 import csv
+import gzip
 import re
 import statistics
 import sys
@@ -51,9 +54,12 @@ def read_map(source):
 
 
 def starts_by_cta(rows):
-    """cta -> ({j: start cycle}, smid) of a tile log's rows (dicts of its columns)"""
+    """cta -> ({j: start cycle}, smid) of a tile log's rows (dicts of its columns; of a k-block log,
+    each tile's k-block 0)"""
     starts, sm_of = defaultdict(dict), {}
     for r in rows:
+        if int(r.get("kb", 0)) != 0:
+            continue
         starts[int(r["cta"])][int(r["j"])] = int(r["start_cycles"])
         sm_of[int(r["cta"])] = int(r["smid"])
     return {cta: (by_j, sm_of[cta]) for cta, by_j in starts.items()}
@@ -78,14 +84,40 @@ def paces(rows, sms, group=lambda gpc, partition: partition):
     return out
 
 
+def kb_paces(rows, sms, first=8, last=127, tiles=(0, 1, 2)):
+    """(j, partition) -> (median issue of k-block `first`, of `last`, cycles per k-block between)"""
+    issues = defaultdict(list)
+    for r in rows:
+        j, kb = int(r["j"]), int(r["kb"])
+        if j in tiles and kb in (first, last):
+            issues[(j, kb, sms[int(r["smid"])][1])].append(int(r["start_cycles"]))
+    out = {}
+    for j in tiles:
+        for p in (0, 1):
+            a, b = statistics.median(issues[(j, first, p)]), statistics.median(issues[(j, last, p)])
+            out[(j, p)] = (a, b, (b - a) / (last - first))
+    return out
+
+
+def read_log(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        return list(csv.DictReader(line for line in f if not line.startswith("#")))
+
+
 def main(argv):
-    gpcs = "--gpcs" in argv
-    argv = [a for a in argv if a != "--gpcs"]
+    gpcs, kb = "--gpcs" in argv, "--kb" in argv
+    argv = [a for a in argv if a not in ("--gpcs", "--kb")]
     if len(argv) < 2:
         sys.exit(__doc__)
     sms = read_map(argv[0])
     for path in argv[1:]:
-        rows = list(csv.DictReader(line for line in open(path) if not line.startswith("#")))
+        rows = read_log(path)
+        if kb:
+            print(f"{path.split('/')[-1]}: k-blocks 8 and 127 issued at, and cycles per k-block between them:")
+            for (j, p), (a, b, per) in kb_paces(rows, sms).items():
+                print(f"  tile {j}, partition {p}: {a:.0f} / {b:.0f}, {per:.1f}")
+            continue
         parts = paces(rows, sms)
         print(f"{path.split('/')[-1]}: " + "; ".join(
             f"partition {p}: {n} CTAs, tiles 1 / 2 start {t1:.0f} / {t2:.0f}, pace {pace:.3f}"

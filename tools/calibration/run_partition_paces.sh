@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# On the H100 (or H200) machine: do the two L2 partitions serve their SMs alike? The swizzle-1
-# ping-pong 8192^3 GEMM's CTAs keep together in the model and part on silicon, and in the model a
-# few percent of difference between the partitions' crossing rates parts them as silicon's part
-# (README, "The partitions' two directions"). This measures, on one chip: the crossing between the
-# partitions in each direction (h100_l2_partitions' oneway* modes, partition 0's SMs warming and
-# partition 1's reading, and oneway_back*, the other way round), each partition's readers' spans
-# in every mode (partition_spans lines), and the GEMM's tile logs with the chip's own partition map,
-# so that which partition's SMs run slower in the GEMM can be set beside which direction crosses
-# slower, and what a line held only by the other partition costs in each direction (h100_far_hits).
+# On the H100 (or H200) machine: do the two L2 partitions serve their SMs alike, and does the link
+# between them carry the GEMM's boxes as it carries the fabric rows'? The swizzle-1 ping-pong
+# 8192^3 GEMM's SMs of partition 1 often start it a tenth behind partition 0's (README, "The
+# partitions start apart"). This measures, on one chip: the crossing in each direction
+# (h100_l2_partitions' oneway* modes, partition 0's SMs warming and partition 1's reading, and
+# oneway_back*, the other way round), the same with the GEMM's boxes (128 rows 16 KiB apart) with
+# its 256B promotion (_k) or 128B (_k128) and with the modes' own boxes at 256B (_c256); each
+# partition's readers' spans in every mode (partition_spans lines); what a line held only by the
+# other partition costs in each direction (h100_far_hits); and the GEMM's tile logs, to be read
+# with the chip's own partition map.
 # Writes into $OUT (default: this directory), <name> being $NAME (default partition_paces):
 #   <tag>_<name>_map.txt                h100_l2_partitions' map of this chip (SM -> partition)
 #   <tag>_<name>_far_hits.csv           h100_far_hits' rows (both directions, three probe SMs each)
@@ -31,7 +32,9 @@ csv="$out/${tag}_${name}_fabric.csv"
   for round in 1 2 3; do
     for f in 16 32; do
       "$bin/h100_l2_partitions" sweep "$parts" swap:$f oneway:$f oneway_back:$f oneway_stay:$f oneway_back_stay:$f \
-        oneway_cold:$f oneway_back_cold:$f oneway_cold_stay:$f oneway_back_cold_stay:$f | grep -v "^# cta_partition"
+        oneway_cold:$f oneway_back_cold:$f oneway_cold_stay:$f oneway_back_cold_stay:$f \
+        swap_k:$f stay_k:$f oneway_k:$f oneway_back_k:$f oneway_stay_k:$f oneway_cold_k:$f oneway_back_cold_k:$f \
+        oneway_cold_stay_k:$f swap_k128:$f oneway_k128:$f swap_c256:$f oneway_c256:$f | grep -v "^# cta_partition"
     done
   done
   silicon_footer

@@ -48,6 +48,10 @@ struct HardwareConfig {
     // Added to a read some of whose lines only the other die's half holds (its near half lacks
     // them), after the box has streamed to the SM: its last lines are far ones.
     Cycle far_hit_latency = 0;
+    // Bytes a far read whose tensor map has an L2 promotion wider than a line sends across the link
+    // the other way (towards the serving half), per byte it reads: traffic that competes only with
+    // data flowing that way.
+    double promotion_request_share = 0;
     // Optional: the die (L2 partition) of each GPC; empty: the first gpcs / count GPCs are die 0's,
     // and so on.
     std::vector<std::uint32_t> of_gpc;

@@ -14,10 +14,13 @@ namespace bwsim {
 
 inline constexpr std::uint32_t kUbenchRowBytes = 128;
 
-// calibration_ptx.cuh's make_map: uint8 rows of 128 bytes, box {128, box_rows}, 128B swizzle.
-inline TensorMap ubench_box_map(GmemAddr base, std::uint32_t rows, std::uint32_t box_rows) {
+// calibration_ptx.cuh's make_map: uint8 rows of 128 bytes, box {128, box_rows}, 128B swizzle
+// (silicon's map asks the 128B L2 promotion, a line: the model fetches a line either way).
+inline TensorMap ubench_box_map(GmemAddr base, std::uint32_t rows, std::uint32_t box_rows,
+                                L2Promotion promotion = L2Promotion::None) {
   return TensorMap::tiled({.dtype = DataType::U8, .address = base, .dims = {kUbenchRowBytes, rows},
-                           .strides = {kUbenchRowBytes}, .box = {kUbenchRowBytes, box_rows}, .swizzle = Swizzle::B128});
+                           .strides = {kUbenchRowBytes}, .box = {kUbenchRowBytes, box_rows}, .swizzle = Swizzle::B128,
+                           .l2_promotion = promotion});
 }
 
 // calibration_ptx.cuh's make_strided_map: uint8 rows of `width` bytes, box {128, box_rows} (one

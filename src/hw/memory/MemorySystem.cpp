@@ -370,6 +370,7 @@ MemoryRead MemorySystem::read(std::uint32_t sm, const TensorMap& map, const Tens
   Cycle ready = std::max(at, l.coalesced_ready);
   std::uint64_t miss_bytes = 0;
   bool far_hits = false;
+  const bool promotes = promotion_bytes(map.l2_promotion()) > config_.l2.line_bytes;
   for (std::uint32_t h = 0; h < halves_.size(); ++h) {
     const Part& p = l.part[h];
     Half& half = halves_[h];
@@ -390,7 +391,15 @@ MemoryRead MemorySystem::read(std::uint32_t sm, const TensorMap& map, const Tens
       stats_.hbm_read_bytes += hbm_bytes;
       served = std::max(served, hbm_transfer(h, at, hbm_bytes).ready);
     }
-    if (h != die && p.bytes) served = std::max(served, cross(h, at, p.bytes)) + config_.dies.link_latency;
+    if (h != die && p.bytes) {
+      // With a promotion wider than a line the read also sends dies.promotion_request_share of its
+      // bytes towards the serving half (h200.yaml: the swap rows' 256B promotion). They take that
+      // way's link time from the data flowing on it; the read does not wait for them (silicon's
+      // one-way crossing runs at its rate with or without the promotion).
+      if (promotes && config_.dies.promotion_request_share > 0)
+        cross(die, at, static_cast<std::uint64_t>(static_cast<double>(p.bytes) * config_.dies.promotion_request_share));
+      served = std::max(served, cross(h, at, p.bytes)) + config_.dies.link_latency;
+    }
     ready = std::max(ready, served);
   }
   const auto waited = static_cast<std::uint32_t>(std::min<Cycle>(ready - at, 0xffffffffu));
