@@ -218,8 +218,10 @@ TEST(PowerModelTest, TheSustainedH100GemmsClockAndTimeMatchSilicon) {
   const auto errors = sustained_errors(h100(), BWSIM_SOURCE_DIR "/tools/calibration/h100_gemm_sustained.csv");
   ASSERT_EQ(errors.size(), 3u);
   for (const SustainedError& e : errors) {
-    // Predicted: clock -4.0% / -1.9% / +3.7%, time +2.7% / +0.6% / +19.2% since a far L2 half's hits
-    // pay dies.far_hit_latency (the 16384^3 draw moved again; nothing else did). Before: clock -4.0%
+    // Predicted: clock -4.0% / -1.9% / +1.6%, time +2.7% / +0.6% / +15.9% since a far read with the
+    // 256B L2 promotion sends dies.promotion_request_share of its bytes back across the partitions'
+    // link; clock +3.7%, time +19.2% since a far L2 half's hits pay dies.far_hit_latency (the
+    // 16384^3 draw moved again; nothing else did). Before: clock -4.0%
     // / -1.9% / +2.6%, time +2.7% / +0.6% / +17.4% since gemm_sm90 charges its
     // loops' own code per k-block (GemmSm90Params::producer_path_cycles, consumer_path_cycles; +21.8%
     // with the producer's alone): at 16384^3 the model then reads more from HBM than the 34.8 GB it
