@@ -25,11 +25,12 @@ struct FarHalfLoads {
   Cycle far_hit = 0, near_copy = 0, far_miss = 0, home_hit = 0;
   RunResult run;
 };
-FarHalfLoads far_half_loads(const HardwareConfig& cfg) {
+FarHalfLoads far_half_loads(const HardwareConfig& cfg, L2Promotion promotion = L2Promotion::None) {
   Simulator sim(cfg, SimOptions{.mode = Mode::Timing});
   const GmemAddr base = sim.gmem().alloc(8192);
   const TensorMap map = TensorMap::tiled({.dtype = DataType::U8, .address = base, .dims = {128, 64},
-                                          .strides = {128}, .box = {128, 32}, .swizzle = Swizzle::B128});
+                                          .strides = {128}, .box = {128, 32}, .swizzle = Swizzle::B128,
+                                          .l2_promotion = promotion});
   EXPECT_EQ(base.value, 0x7f0000000000ull);
   FarHalfLoads out;
   out.run = sim.launch(
@@ -94,6 +95,23 @@ TEST(DieTest, AFarHalfHitPaysTheFarHitLatencyAfterItsStream) {
                                           {"sm.gpcs=2", "dies.count=2", "dies.link_latency=0", "dies.far_hit_latency=50",
                                            "dies.link_gbytes_per_second=20"});
   EXPECT_EQ(far_half_loads(slow).far_hit, 1u + 2 + 205 + 100 + 10);
+}
+
+// dies.promotion_request_share: a far read whose map's L2 promotion is wider than a line (256B here)
+// also puts that share of its bytes on the link the other way, towards the serving half, and does
+// not wait for them: the two far reads (4096 bytes each) cross 8192 bytes of data and, at 0.5,
+// 4096 bytes back, and each still takes 354 cycles; with a line's promotion (128B) nothing goes back.
+TEST(DieTest, AFarReadWithAWidePromotionSendsItsShareBackAcrossWithoutWaitingForIt) {
+  const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/unit_test.yaml",
+                                         {"sm.gpcs=2", "dies.count=2", "dies.promotion_request_share=0.5"});
+  const FarHalfLoads wide = far_half_loads(cfg, L2Promotion::B256);
+  EXPECT_EQ(wide.run.memory.d2d_bytes, 2u * 4096 + 2u * 2048);
+  EXPECT_EQ(wide.far_hit, 354u);
+  EXPECT_EQ(wide.home_hit, 354u);
+  EXPECT_EQ(wide.near_copy, 177u);  // a near read sends nothing
+  const FarHalfLoads line = far_half_loads(cfg, L2Promotion::B128);
+  EXPECT_EQ(line.run.memory.d2d_bytes, 2u * 4096);
+  EXPECT_EQ(line.far_hit, 354u);
 }
 
 // A store by an SM of the other die than the box's home crosses the link; one of the home die's

@@ -1,8 +1,8 @@
 """tools/calibration/partition_paces.py and fabric_rows.py on hand-made inputs: the figures they
 print, derived by hand.
 
-Tile log: four CTAs on SMs 0-3, SMs 0 and 1 in partition 0 (GPC 0), 2 and 3 in partition 1 (GPC 1),
-tiles j = 0..3 starting at 0, then every 100 cycles (CTA 0), 100 (CTA 1), 110 (CTA 2), 130 (CTA 3).
+Tile log: six CTAs on SMs 0-5, SMs 0-2 in partition 0 (GPC 0), 3-5 in partition 1 (GPC 1), tiles
+j = 0..3 starting at 0, then every 100, 100, 130 cycles (CTAs 0-2) and 110, 130, 130 (CTAs 3-5).
 """
 import importlib.util
 import os
@@ -22,8 +22,8 @@ def load(name):
 partition_paces = load("partition_paces")
 fabric_rows = load("fabric_rows")
 
-STEP = {0: 100, 1: 100, 2: 110, 3: 130}
-SMS = {0: (0, 0), 1: (0, 0), 2: (1, 1), 3: (1, 1)}
+STEP = {0: 100, 1: 100, 2: 130, 3: 110, 4: 130, 5: 130}
+SMS = {0: (0, 0), 1: (0, 0), 2: (0, 0), 3: (1, 1), 4: (1, 1), 5: (1, 1)}
 
 
 def rows():
@@ -33,18 +33,19 @@ def rows():
 class PartitionPacesTest(unittest.TestCase):
     def test_partitions_start_and_pace_as_derived_by_hand(self):
         parts = partition_paces.paces(rows(), SMS)
-        # intervals from tile 1 to 3: 100, 100, 110, 130; median 105
-        # partition 0: tile 1 at 100 and 100, tile 2 at 200 and 200, paces 100 / 105 twice
-        self.assertEqual(parts[0][:3], (2, 100, 200))
-        self.assertAlmostEqual(parts[0][3], 100 / 105)
-        # partition 1: tile 1 at 110 and 130 (median 120), tile 2 at 220 and 260 (240)
-        self.assertEqual(parts[1][:3], (2, 120, 240))
-        self.assertAlmostEqual(parts[1][3], (110 + 130) / 2 / 105)
+        # intervals from tile 1 to 3: 100, 100, 130, 110, 130, 130; median 120
+        # partition 0: tile 1 at 100, 100, 130 (median 100; mean 110), tile 2 at 200, 200, 260 (200)
+        self.assertEqual(parts[0][:3], (3, 100, 200))
+        self.assertAlmostEqual(parts[0][3], (100 + 100 + 130) / 3 / 120)
+        # partition 1: tile 1 at 110, 130, 130 (median 130; mean 123.3), tile 2 at 220, 260, 260 (260)
+        self.assertEqual(parts[1][:3], (3, 130, 260))
+        self.assertAlmostEqual(parts[1][3], (110 + 130 + 130) / 3 / 120)
 
     def test_a_k_block_log_starts_each_tile_at_its_k_block_0(self):
         kb_rows = [dict(r, kb=kb, start_cycles=r["start_cycles"] + 7 * kb) for r in rows() for kb in (0, 1, 2)]
         self.assertEqual(partition_paces.paces(kb_rows, SMS), partition_paces.paces(rows(), SMS))
-        # k-blocks 0 and 2 of tile 1 (first=0, last=2): partition 0 at 100 / 114 (7 cycles per k-block)
+        # k-blocks 0 and 2 of tile 1 (first=0, last=2): partition 0 at 100 / 114 (medians of 100, 100,
+        # 130 and 114, 114, 144; 7 cycles per k-block)
         self.assertEqual(partition_paces.kb_paces(kb_rows, SMS, first=0, last=2, tiles=(1,))[(1, 0)], (100, 114, 7))
 
     def test_the_gpc_grouping_keys_by_gpc_and_partition(self):

@@ -1,19 +1,23 @@
 // What a line held only by the other L2 partition costs, in each direction. h100_l2_partitions'
 // map measures it one way (its reference SM is in partition 0, so the SMs of partition 1 pay it:
-// 168 / 169 cycles, the configs' dies.far_hit_latency); the persistent GEMM's SMs of partition 1
+// 168 / 169 cycles a far line on the H100 / H200; the configs' dies.far_hit_latency, 149 / 146, comes
+// from the promoted-box rows of h100_hit_boxes.cu); the persistent GEMM's SMs of partition 1
 // often start a tenth behind those of partition 0 (README, "The partitions start apart"), which a
 // dearer crossing into partition 1 would explain. Here each direction alike: after the L2 is
 // flushed, one SM of partition R (the reference) reads every line of a 4 MiB region once, so that
 // R holds a copy of each and the other partition only the lines homed there; then one thread on
 // an SM of the other partition chases the lines in a random order, timing each load
-// (ld.global.cg, clock64). Its loads are bimodal: near (the lines homed on its side) and far.
+// (ld.global.cg, clock64). Its loads that reach the L2 (over kL2Floor cycles) are bimodal: near (the
+// lines homed on its side) and far. On the H200 a quarter of all loads come back in under 100
+// cycles and are left out (8192 of 32768 in every run: not explained), so the far share printed is
+// of the rest (666, not the half homed on the reference's side).
 //
 // Usage: h100_far_hits PARTS   (PARTS: the file `h100_l2_partitions map PARTS` wrote)
 // Prints scenario,param,value rows for each direction D (to1: partition 0's lines read from
 // partition 1, to0: the other way), over PROBES probe SMs (param: the probe's index):
 //   far_hits_<D>_near_cycles      the median latency of the probe's near loads
 //   far_hits_<D>_far_cycles       the median latency of its far loads
-//   far_hits_<D>_far_share_x1000  its far loads' share (about half: the lines homed on R's side)
+//   far_hits_<D>_far_share_x1000  its far loads' share of the loads over kL2Floor cycles
 // with comment lines naming the SMs and the threshold between near and far.
 // Build: nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a h100_far_hits.cu -lcuda
 #include "calibration_ptx.cuh"

@@ -40,7 +40,7 @@ csv="$out/${tag}_${name}_fabric.csv"
   silicon_footer
 } > "$csv"
 python3 fabric_rows.py "$csv" run_partition_paces.sh > "$out/${tag}_${name}_fabric_rows.csv"
-grep "^row" "$csv" | head -n 18
+grep "^row" "$csv" | head -n 42
 tiles() {  # tiles N ARG...: the twin's tile log of that row into <tag>_<name>_tiles_N.csv
   local log="$out/${tag}_${name}_tiles_$1.csv" timed
   shift

@@ -11,7 +11,9 @@
 // footprint shows): a read looks in the near half first; a near miss of an address homed on the
 // other die is served by that die's half (a far hit, or a miss filled from that die's HBM) over
 // the die-to-die link of that direction, paying dies.link_latency; a box with such far hits pays
-// dies.far_hit_latency too, at the SM's TMA unit (TmaUnit). Writes go to the home half.
+// dies.far_hit_latency too, at the SM's TMA unit (TmaUnit); a far read whose map's L2 promotion is
+// wider than a line also reserves dies.promotion_request_share of its bytes on the link the other
+// way, without waiting for them. Writes go to the home half.
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -37,7 +39,7 @@ struct MemoryStats {
   std::uint64_t l2_reduce_bytes = 0; // added by TMA reductions (cp.reduce.async.bulk .add)
   std::uint64_t hbm_read_bytes = 0;  // L2 misses filled from HBM (loads and prefetches)
   std::uint64_t hbm_write_bytes = 0; // write-backs: of the lines stores and reductions allocated in place of others
-  std::uint64_t d2d_bytes = 0;       // bytes that crossed between the dies (reads and writes)
+  std::uint64_t d2d_bytes = 0;       // bytes that crossed between the dies (reads, writes, promotions' traffic back)
   // Cycles each link spent moving bytes (of two die halves or directions, the busier one).
   Cycle l2_busy_cycles = 0, hbm_busy_cycles = 0, d2d_busy_cycles = 0;
   double l2_hit_rate() const {
