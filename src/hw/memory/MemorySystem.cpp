@@ -50,7 +50,8 @@ const StatGroup<MemoryStats>& MemoryStats::declared() {
                  {"HBM", "HBM-bandwidth"})
         .counter("d2d_bytes", StatUnit::Bytes,
                  "bytes that crossed the die-to-die link: reads and writes by an SM of the other die than the "
-                 "address's home L2 half",
+                 "address's home L2 half, and the traffic such a read with an L2 promotion wider than a line "
+                 "sends back (`dies.promotion_request_share` of its bytes)",
                  &MemoryStats::d2d_bytes)
         .counter("d2d_busy_cycles", StatUnit::Cycles, "cycles the busier direction of the die-to-die link spent moving bytes",
                  &MemoryStats::d2d_busy_cycles)
