@@ -272,8 +272,9 @@ struct Measured {
 Measured run_plan(const HardwareConfig& c, const Plan& plan, std::int64_t lag = -1) {
   Simulator sim(c, SimOptions{.mode = Mode::Timing});
   const LaunchConfig launch{.grid_ctas = c.sm.count, .block_threads = 32, .dynamic_smem_bytes = kSmem};
-  auto map_of = [&](std::uint32_t boxes) {
-    return ubench_box_map(sim.gmem().alloc(static_cast<std::uint64_t>(boxes) * kBox), boxes * kBoxRows, kBoxRows);
+  auto map_of = [&](std::uint32_t boxes, L2Promotion promotion = L2Promotion::None) {
+    return ubench_box_map(sim.gmem().alloc(static_cast<std::uint64_t>(boxes) * kBox), boxes * kBoxRows, kBoxRows,
+                          promotion);
   };
   const bool flush_first = lag >= 0 || plan.flush_first;
   const std::uint64_t region_bytes = static_cast<std::uint64_t>(plan.region) * kBox;
@@ -281,7 +282,7 @@ Measured run_plan(const HardwareConfig& c, const Plan& plan, std::int64_t lag = 
       plan.kmajor  ? ubench_strided_map(sim.gmem().alloc(region_bytes), kKmajorPitch, plan.region, kBoxRows, plan.promotion)
       : plan.promo ? ubench_strided_map(sim.gmem().alloc(region_bytes), 256,
                                         static_cast<std::uint64_t>(plan.region) * kBoxRows / 2, kBoxRows, L2Promotion::B256)
-                   : ubench_box_map(sim.gmem().alloc(region_bytes), plan.region * kBoxRows, kBoxRows, plan.promotion);
+                   : map_of(plan.region, plan.promotion);
   // Box b of a slice: a run of rows, or in the _k modes a k-block of a 128-row tile.
   auto box_at = [&](std::uint32_t b, std::int32_t x) {
     return plan.kmajor ? TensorCoords{static_cast<std::int32_t>((b % kKmajorBoxes) * 128),

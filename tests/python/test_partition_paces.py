@@ -6,14 +6,17 @@ j = 0..3 starting at 0, then every 100, 100, 130 cycles (CTAs 0-2) and 110, 130,
 """
 import importlib.util
 import os
+import sys
 import tempfile
 import unittest
 
 SOURCE = os.environ.get("BWSIM_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+CALIBRATION = os.path.join(SOURCE, "tools", "calibration")
+sys.path.insert(0, CALIBRATION)  # partition_paces imports tile_drift
 
 
 def load(name):
-    spec = importlib.util.spec_from_file_location(name, os.path.join(SOURCE, "tools", "calibration", name + ".py"))
+    spec = importlib.util.spec_from_file_location(name, os.path.join(CALIBRATION, name + ".py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

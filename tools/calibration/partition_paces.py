@@ -17,12 +17,12 @@ model:CONFIG (a bwsim config: its SMs GPC by GPC in sm.gpc_tpcs order, two per T
 partition dies.of_gpc gives it).
 Usage: partition_paces.py [--gpcs | --kb] MAP LOG.csv[.gz] [LOG.csv[.gz] ...]
 """
-import csv
-import gzip
 import re
 import statistics
 import sys
 from collections import defaultdict
+
+from tile_drift import first_kb, read_csv
 
 
 def yaml_list(text, key):
@@ -57,9 +57,7 @@ def starts_by_cta(rows):
     """cta -> ({j: start cycle}, smid) of a tile log's rows (dicts of its columns; of a k-block log,
     each tile's k-block 0)"""
     starts, sm_of = defaultdict(dict), {}
-    for r in rows:
-        if int(r.get("kb", 0)) != 0:
-            continue
+    for r in first_kb(rows):
         starts[int(r["cta"])][int(r["j"])] = int(r["start_cycles"])
         sm_of[int(r["cta"])] = int(r["smid"])
     return {cta: (by_j, sm_of[cta]) for cta, by_j in starts.items()}
@@ -99,12 +97,6 @@ def kb_paces(rows, sms, first=8, last=127, tiles=(0, 1, 2)):
     return out
 
 
-def read_log(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt") as f:
-        return list(csv.DictReader(line for line in f if not line.startswith("#")))
-
-
 def main(argv):
     gpcs, kb = "--gpcs" in argv, "--kb" in argv
     argv = [a for a in argv if a not in ("--gpcs", "--kb")]
@@ -112,7 +104,7 @@ def main(argv):
         sys.exit(__doc__)
     sms = read_map(argv[0])
     for path in argv[1:]:
-        rows = read_log(path)
+        rows = read_csv(path)
         if kb:
             print(f"{path.split('/')[-1]}: k-blocks 8 and 127 issued at, and cycles per k-block between them:")
             for (j, p), (a, b, per) in kb_paces(rows, sms).items():

@@ -33,6 +33,7 @@ Usage: tile_drift.py LOG.csv [LOG.csv ...]
        tile_drift.py --rounds MAP.csv LOG.csv [LOG.csv ...]
 """
 import csv
+import gzip
 import statistics
 import sys
 from collections import defaultdict
@@ -186,14 +187,20 @@ def reread_rounds(rows, gpc_of, within=10000):
 
 
 def read_csv(path):
-    """A CSV's rows as dicts by its header, its "#" comment lines skipped."""
-    with open(path) as f:
+    """A CSV's rows as dicts by its header, its "#" comment lines skipped (gzip-compressed if PATH
+    ends in .gz)."""
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
         return list(csv.DictReader(line for line in f if not line.startswith("#")))
 
 
+def first_kb(rows):
+    """Tile-log rows; of a k-block log (a kb column: --kb-log 1) each tile's first k-block's."""
+    return [r for r in rows if int(r.get("kb", 0)) == 0]
+
+
 def read_rows(path):
-    """A tile log's rows; of a k-block log (a kb column: --kb-log 1) each tile's first k-block's."""
-    return [r for r in read_csv(path) if r.get("kb", "0") == "0"]
+    """A tile log's rows, each tile's first k-block's of a k-block log (first_kb)."""
+    return first_kb(read_csv(path))
 
 
 def summarize_paces(base_path, paths):
