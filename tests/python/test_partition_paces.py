@@ -4,26 +4,16 @@ print, derived by hand.
 Tile log: six CTAs on SMs 0-5, SMs 0-2 in partition 0 (GPC 0), 3-5 in partition 1 (GPC 1), tiles
 j = 0..3 starting at 0, then every 100, 100, 130 cycles (CTAs 0-2) and 110, 130, 130 (CTAs 3-5).
 """
-import importlib.util
 import os
 import sys
 import tempfile
 import unittest
 
 SOURCE = os.environ.get("BWSIM_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
-CALIBRATION = os.path.join(SOURCE, "tools", "calibration")
-sys.path.insert(0, CALIBRATION)  # partition_paces imports tile_drift
+sys.path.insert(0, os.path.join(SOURCE, "tools", "calibration"))  # the scripts, and tile_drift they import
 
-
-def load(name):
-    spec = importlib.util.spec_from_file_location(name, os.path.join(CALIBRATION, name + ".py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-partition_paces = load("partition_paces")
-fabric_rows = load("fabric_rows")
+import fabric_rows  # noqa: E402
+import partition_paces  # noqa: E402
 
 STEP = {0: 100, 1: 100, 2: 130, 3: 110, 4: 130, 5: 130}
 SMS = {0: (0, 0), 1: (0, 0), 2: (0, 0), 3: (1, 1), 4: (1, 1), 5: (1, 1)}
