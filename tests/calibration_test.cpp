@@ -785,8 +785,11 @@ void expect_gemm_rows(const char* chip, double mean_bound, std::size_t outside, 
       << chip << " " << csv;
 }
 
-// Mean errors 2.4% and 3.1%, the H200's every row within 10% (its ping-pong 8192^3 draw at -9.8%,
-// near the edge), since a far read with the 256B L2 promotion sends dies.promotion_request_share of
+// Mean errors 1.9% and 3.0%, every row of both within 10%, since the chaotic ping-pong 8192^3 row
+// is the upper median of 5 launches after the warm-up, each its own draw with the SMs' starts
+// skewed within the measured dispatch spread (gemm_sm90_tolerances.csv; its one deterministic
+// draw -11.6% / -9.8%, the medians -4.3% / -8.8%, the draws -11.8..-3.1% / -10.6..-8.2%); 2.4% and 3.1%, the H200's every row within 10% (its
+// ping-pong 8192^3 draw at -9.8%, near the edge), since a far read with the 256B L2 promotion sends dies.promotion_request_share of
 // its bytes back across the partitions' link (the chaotic ping-pong 8192^3 draws -18.8% / -11.1% ->
 // -11.6% / -9.8%; no other row moved by more than 0.35 points); 3.0% and 3.2% since a far half's hits pay dies.far_hit_latency; mean errors 2.9% and
 // 3.4% since gemm_sm90 charges its consumers' own k-block code too
@@ -816,10 +819,11 @@ void expect_gemm_rows(const char* chip, double mean_bound, std::size_t outside, 
 // those, 5.9% and 5.3% before the SM's SMEM port), much of it the ping-pong 128x128 4096^3 row and
 // the chaotic ping-pong 8192^3 row's one deterministic draw (gemm_sm90_tolerances.csv gives its
 // perturbed means).
-TEST(KernelValidationTest, GemmSm90OnTheH100StaysWithinItsStatedBounds) { expect_gemm_rows("h100", 0.025, 1); }
-TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.032, 0); }
-// The same program on two more H100s, measured 2026-11-26: mean errors 2.0% and 2.6% (ping-pong
-// 8192^3 -4.7% / -12.5%) since a far read with the 256B promotion sends traffic back across the
+TEST(KernelValidationTest, GemmSm90OnTheH100StaysWithinItsStatedBounds) { expect_gemm_rows("h100", 0.020, 0); }
+TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect_gemm_rows("h200", 0.031, 0); }
+// The same program on two more H100s, measured 2026-11-26: mean errors 2.0% and 2.0%, every row
+// within 10% (ping-pong 8192^3 the upper median of 5 drawn launches: -5.6% / -3.8%, the draws
+// -8.3..-0.7% / -15.0..-2.8%) since the chaotic row is drawn 5 times; 2.0% and 2.6% (its one deterministic draw -4.7% / -12.5%) since a far read with the 256B promotion sends traffic back across the
 // partitions' link, 2.1% and 3.1% (-6.6% / -18.6%) since a far half's hits pay
 // dies.far_hit_latency, 1.9% and 3.1% since the
 // consumers' k-block code is charged too (ping-pong 8192^3 -5.2% / -18.8%), 3.3% and 3.1% since the
@@ -833,6 +837,9 @@ TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect
 // joined within a GPC and a window (ping-pong 8192^3 -19.6% / -18.6%); 5.0% and 4.6% before (5.2% and
 // 4.9% before the epilogue's parts, 5.2% and 6.0% before the SMEM port); the ping-pong 128x128
 // rows vary most from machine to machine (4096^3: 336,388 / 329,927 / 309,881 cycles on the three).
+// The H200 reruns below: mean errors 3.0% and 2.8% (ping-pong 8192^3 the upper median of 5 drawn
+// launches: -6.0% / -5.4%; its one deterministic draw -6.2% / -3.3%) since the chaotic row is drawn
+// 5 times.
 // The same program on a second H200, measured 2026-11-29 after the model's last change (l2.policy
 // set_lru): mean error 4.3%, the ping-pong 8192^3 draw -12.0% (3,019,620 cycles against the first
 // H200's 3,162,910) and the 2-stage 4096^3 row -10.2% (449,648 against 443,511) outside 10%; 4.0%
@@ -845,13 +852,13 @@ TEST(KernelValidationTest, GemmSm90OnTheH200StaysWithinItsStatedBounds) { expect
 // 2.6% rounded up): every row within 10% (ping-pong 8192^3 -3.3%); without the change 3.1%, also
 // every row (-9.7%), so it does not test the change.
 TEST(KernelValidationTest, GemmSm90OnTwoMoreH200sStaysWithinTheirStatedBounds) {
-  expect_gemm_rows("h200", 0.032, 0, "h200_gemm_sm90_rerun.csv");
-  expect_gemm_rows("h200", 0.027, 0, "h200_gemm_sm90_rerun2.csv");
+  expect_gemm_rows("h200", 0.031, 0, "h200_gemm_sm90_rerun.csv");
+  expect_gemm_rows("h200", 0.028, 0, "h200_gemm_sm90_rerun2.csv");
 }
 
 TEST(KernelValidationTest, GemmSm90OnTwoMoreH100sStaysWithinItsStatedBounds) {
   expect_gemm_rows("h100", 0.021, 0, "h100_gemm_sm90_rerun.csv");
-  expect_gemm_rows("h100", 0.027, 1, "h100_gemm_sm90_rerun2.csv");
+  expect_gemm_rows("h100", 0.021, 0, "h100_gemm_sm90_rerun2.csv");
 }
 
 // The model's HBM bytes read by a 4096^3 gemm_sm90 row after one warm-up launch (as the twin's
@@ -912,14 +919,59 @@ TEST(KernelValidationTest, TheH200GemmsReadFromHbmWhatSiliconReadsAt4096Cubed) {
   EXPECT_EQ(checked, 6u);
 }
 
+// A row the tolerances give several draws predicts the upper median of that many launches after
+// the warm-up (gemm_sm90's --draws, each launch its own schedule); other rows one launch. A draw
+// count outside 1..99 is bad input.
+TEST(KernelValidationTest, AChaoticRowIsTheUpperMedianOfItsDraws) {
+  const HardwareConfig cfg = load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml");
+  const std::string measured = ::testing::TempDir() + "draws_gemm.csv";
+  std::ofstream(measured) << "m,n,k,schedule,rows_per_wg,tile_n,stages,raster,swizzle,grid,cycles,clock_mhz,span_ns,"
+                             "event_ns,tflops,check\n"
+                             "1024,1024,1024,cooperative,64,256,4,m,1,32,21435,1763,12160,38176,176.6,PASS\n";
+  const std::string tolerances = ::testing::TempDir() + "draws_tolerances.csv";
+  auto write_tolerances = [&](const char* draws) {
+    std::ofstream(tolerances) << "shape,variant,tolerance,draws,reason\n1024x1024x1024,cooperative 128x256,0.10,"
+                              << draws << ",test\n";
+  };
+  HardwareConfig at_clock = cfg;
+  at_clock.clock_ghz = 1.763;
+  GemmSm90Params p{.m = 1024, .n = 1024, .k = 1024, .rows_per_wg = 64, .tile_n = 256, .stages = 4, .grid = 32,
+                   .warmup = 1, .draws = 3};
+  const SimOptions timing{.mode = Mode::Timing, .check_races = false};
+  std::vector<Cycle> spans = run_gemm_sm90(at_clock, timing, p, false).draw_spans;
+  ASSERT_EQ(spans.size(), 3u);
+  std::sort(spans.begin(), spans.end());
+  write_tolerances("3");
+  const KernelComparison drawn = compare_gemm_sm90_with_hardware(cfg, measured, tolerances).at(0);
+  EXPECT_EQ(drawn.draws, 3u);
+  EXPECT_EQ(drawn.predicted, static_cast<std::int64_t>(spans[1]));
+  EXPECT_EQ(drawn.predicted_low, static_cast<std::int64_t>(spans.front()));
+  EXPECT_EQ(drawn.predicted_high, static_cast<std::int64_t>(spans.back()));
+  p.draws = 1;
+  const auto plain = static_cast<std::int64_t>(run_gemm_sm90(at_clock, timing, p, false).span);
+  const KernelComparison one = compare_gemm_sm90_with_hardware(cfg, measured).at(0);
+  EXPECT_EQ(one.draws, 1u);
+  EXPECT_EQ(one.predicted, plain);
+  EXPECT_EQ(one.predicted_low, plain);
+  EXPECT_EQ(one.predicted_high, plain);
+  for (const char* bad : {"0", "100", "five"}) {
+    write_tolerances(bad);
+    EXPECT_THROW(compare_gemm_sm90_with_hardware(cfg, measured, tolerances), InputError) << bad;
+  }
+}
+
+// A tensor pipe 25% slower takes both one-CTA rows (the per-SM fill rate) outside 10%.
 TEST(KernelValidationTest, AWrongTensorRateIsCaughtByTheOneCtaRows) {
   const HardwareConfig wrong =
       load_config(BWSIM_SOURCE_DIR "/sim_configs/h100.yaml", {"wgmma.f16_flops_per_cycle=3072"});
-  std::size_t outside = 0;
-  for (const KernelComparison& r : compare_gemm_sm90_with_hardware(
-           wrong, BWSIM_SOURCE_DIR "/tools/calibration/h100_gemm_sm90.csv", kGemmTolerances))
-    outside += r.within() ? 0 : 1;
-  EXPECT_GE(outside, 2u);
+  std::size_t one_cta = 0;
+  for (const KernelComparison& r :
+       compare_gemm_sm90_with_hardware(wrong, BWSIM_SOURCE_DIR "/tools/calibration/h100_gemm_sm90.csv"))
+    if (r.variant.ends_with("grid 1, raster m, swizzle 1")) {
+      ++one_cta;
+      EXPECT_FALSE(r.within()) << r.shape << " " << r.variant << ": " << 100 * r.error << "%";
+    }
+  EXPECT_EQ(one_cta, 2u);
 }
 
 }  // namespace

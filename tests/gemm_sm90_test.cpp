@@ -133,6 +133,30 @@ TEST(GemmSm90, TimingModeTakesTheSameCycles) {
   EXPECT_EQ(gemm(p).run.cycles, gemm(p, Mode::Timing).run.cycles);
 }
 
+// --draws 3: three measured launches after the warm-up, each its own draw (SM starts skewed within
+// the 63-cycle dispatch spread, the seed 1 stream mixed with the launch's index); the result is
+// the launch at the upper median of spans. The first draw is the launch --perturb 1 with that skew
+// measures alone.
+TEST(GemmSm90, SeveralDrawsAreLaunchesOfTheirOwnAndTheResultTheirUpperMedian) {
+  GemmSm90Params p{.m = 1024, .n = 1024, .k = 1024, .grid = 32, .warmup = 1, .draws = 3};
+  const GemmSm90Result drawn = gemm(p, Mode::Timing);
+  ASSERT_EQ(drawn.draw_spans.size(), 3u);
+  std::vector<Cycle> sorted = drawn.draw_spans;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_LT(sorted.front(), sorted.back());  // the skews move the span
+  EXPECT_EQ(drawn.span, sorted[1]);
+  p.draws = 1;
+  const GemmSm90Result first =
+      run_gemm_sm90(h100(), SimOptions{.mode = Mode::Timing, .perturb_seed = 1, .perturb_sm_skew = kDispatchSpreadCycles},
+                    p, false);
+  EXPECT_EQ(first.span, drawn.draw_spans[0]);
+  const GemmSm90Result plain = gemm(p, Mode::Timing);
+  EXPECT_EQ(plain.draw_spans, std::vector<Cycle>{plain.span});
+  EXPECT_THROW(gemm({.draws = 0}), InputError);
+  EXPECT_THROW(gemm({.draws = 2, .log_tiles = true}), InputError);  // a log is of one launch
+  test::expect_bad_input("run gemm_sm90 --config " BWSIM_SOURCE_DIR "/sim_configs/h100.yaml --draws 100", "--draws");
+}
+
 TEST(GemmSm90, RejectsWhatItCannotRun) {
   EXPECT_THROW(run_gemm_sm90(test::b200_config(), SimOptions{}, {}, false), InputError);  // no wgmma on SM100
   EXPECT_THROW(gemm({.rows_per_wg = 96}), InputError);

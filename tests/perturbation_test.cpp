@@ -66,6 +66,20 @@ TEST(PerturbationTest, ASeedReproducesItsScheduleAndAnotherSeedGivesAnother) {
   for (const GemmResult* r : {&a, &c, &d}) EXPECT_TRUE(r->matches) << r->detail;
 }
 
+// The text lists each run and sums up the completed ones' cycles: upper median and extremes.
+TEST(PerturbationTest, TheTextGivesTheCompletedRunsUpperMedianAndExtremes) {
+  const std::vector<PerturbedRun> runs{{.seed = 1, .ok = true, .outcome = "ok", .cycles = 300},
+                                       {.seed = 2, .ok = false, .outcome = "deadlock", .cycles = 0},
+                                       {.seed = 3, .ok = true, .outcome = "ok", .cycles = 100},
+                                       {.seed = 4, .ok = true, .outcome = "ok", .cycles = 200},
+                                       {.seed = 5, .ok = true, .outcome = "ok", .cycles = 400}};
+  const std::string text = perturbed_runs_text(runs, {});
+  EXPECT_NE(text.find("cycles of the 4 completed: upper median 300, 100 to 400\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("1 of 5 schedules failed; reproduce the first with --perturb 2"), std::string::npos) << text;
+  EXPECT_EQ(perturbed_runs_text({{.seed = 1, .ok = false, .outcome = "deadlock"}}, {}).find("upper median"),
+            std::string::npos);
+}
+
 // The project's kernels, correct, under 20 schedules each: no misuse, deadlock or changed result.
 TEST(PerturbationTest, CorrectKernelsStayCorrectUnderEverySchedule) {
   const HardwareConfig cfg = load_config(kB200);

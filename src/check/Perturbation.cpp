@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 #include "bwsim/core/Bits.hpp"
 #include "bwsim/core/Error.hpp"
@@ -98,6 +100,15 @@ std::string perturbed_runs_text(const std::vector<PerturbedRun>& runs, const Per
                        r.ok ? fmt::format("{:.1f}", static_cast<double>(r.hbm_read_bytes) / 1e6) : "-", r.detail);
     failed += !r.ok;
   }
+  // The completed runs' spread: a chaotic kernel's time is a distribution (the upper median, as
+  // the GEMM twin reports its launches, and the extremes).
+  std::vector<Cycle> cycles;
+  for (const PerturbedRun& r : runs)
+    if (r.ok) cycles.push_back(r.cycles);
+  std::sort(cycles.begin(), cycles.end());
+  if (!cycles.empty())
+    out += fmt::format("cycles of the {} completed: upper median {}, {} to {}\n", cycles.size(), cycles[cycles.size() / 2],
+                       cycles.front(), cycles.back());
   out += fmt::format("{} of {} schedules failed", failed, runs.size());
   for (const PerturbedRun& r : runs)
     if (!r.ok) {

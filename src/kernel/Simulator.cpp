@@ -7,6 +7,7 @@
 #include <deque>
 #include <optional>
 
+#include "bwsim/core/Bits.hpp"
 #include "bwsim/core/Error.hpp"
 #include "bwsim/hw/sm/Cta.hpp"
 #include "bwsim/hw/sm/Gpu.hpp"
@@ -322,9 +323,17 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
   const auto drained_with_race = [&] { return race_thread && race_thread->drain(); };
   CrossSmCensus census;
   if (options_.cross_sm_census) l.ctx.cross_sm = &census;
-  if (options_.perturb_seed) {
-    l.ctx.engine.shuffle_ties(options_.perturb_seed);
-    std::uint64_t x = options_.perturb_seed;
+  // Each launch draws its own schedule (back-to-back launches on silicon do not repeat their
+  // starts): the first from perturb_seed, launch i from perturb_seed's stream mixed with i.
+  std::uint64_t launch_seed = options_.perturb_seed;
+  if (launch_seed && launches_) {
+    std::uint64_t state = launch_seed ^ (launches_ * 0x9e3779b97f4a7c15ull);
+    launch_seed = splitmix64(state) | 1;
+  }
+  ++launches_;
+  if (launch_seed) {
+    l.ctx.engine.shuffle_ties(launch_seed);
+    std::uint64_t x = launch_seed;
     for (std::uint32_t sm = 0; sm < config_.sm.count; ++sm) {
       x = x * 6364136223846793005ull + 1442695040888963407ull;
       l.start_skew.push_back(options_.perturb_sm_skew ? (x >> 33) % (options_.perturb_sm_skew + 1) : 0);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -19,6 +20,14 @@ constexpr const char* kColumns[] = {"m",     "n",       "k",    "schedule", "row
                                     "swizzle", "grid", "cycles", "clock_mhz", "span_ns", "event_ns", "tflops", "check"};
 constexpr std::size_t kFields = std::size(kColumns);
 
+// A row of the tolerances CSV.
+struct RowTolerance {
+  std::string shape, variant;
+  double tolerance = 0.10;
+  std::uint32_t draws = 1;
+  std::string reason;
+};
+
 }  // namespace
 
 bool is_gemm_sm90_csv(const std::string& path) {
@@ -31,12 +40,13 @@ std::vector<KernelComparison> compare_gemm_sm90_with_hardware(const HardwareConf
                                                               const std::string& tolerances_csv) {
   if (!is_gemm_sm90_csv(measured_csv))
     throw InputError(fmt::format("{}: not a gemm_sm90 CSV (header m,n,k,schedule,...)", measured_csv));
-  const auto tolerances = tolerances_csv.empty() ? std::vector<std::vector<std::string>>{}
-                                                 : read_csv_rows(tolerances_csv, 4);
-  for (const auto& t : tolerances) {
-    const double tol = std::strtod(t[2].c_str(), nullptr);
-    if (!(tol > 0 && tol < 10)) throw InputError(fmt::format("{}: tolerance '{}': a fraction such as 0.15", t[4], t[2]));
-  }
+  std::vector<RowTolerance> tolerances;
+  if (!tolerances_csv.empty())
+    for (const auto& t : read_csv_rows(tolerances_csv, 5)) {
+      const double tol = std::strtod(t[2].c_str(), nullptr);
+      if (!(tol > 0 && tol < 10)) throw InputError(fmt::format("{}: tolerance '{}': a fraction such as 0.15", t[5], t[2]));
+      tolerances.push_back({t[0], t[1], tol, static_cast<std::uint32_t>(parse_integer(t[3], t[5] + " draws", 1, 99)), t[4]});
+    }
   std::vector<KernelComparison> out;
   for (const auto& row : read_csv_rows(measured_csv, kFields)) {
     std::map<std::string, std::string> f;
@@ -64,22 +74,28 @@ std::vector<KernelComparison> compare_gemm_sm90_with_hardware(const HardwareConf
     c.clock_mhz = static_cast<double>(integer("clock_mhz", 100, 5000));
     HardwareConfig at_clock = config;
     at_clock.clock_ghz = c.clock_mhz / 1000.0;
-    const GemmSm90Result r =
-        run_gemm_sm90(at_clock, SimOptions{.mode = Mode::Timing, .check_races = false}, p, false);
     c.shape = fmt::format("{}x{}x{}", p.m, p.n, p.k);
-    c.variant = fmt::format("{} {}x{}, {} stages, grid {}, raster {}, swizzle {}", f["schedule"], r.tile_m, p.tile_n,
-                            p.stages, p.grid, f["raster"], p.swizzle);
-    c.predicted = static_cast<std::int64_t>(r.span);
-    c.error = static_cast<double>(c.predicted - c.measured) / static_cast<double>(c.measured);
+    c.variant = fmt::format("{} {}x{}, {} stages, grid {}, raster {}, swizzle {}", f["schedule"], gemm_sm90_tile_m(p),
+                            p.tile_n, p.stages, p.grid, f["raster"], p.swizzle);
     std::string key = c.variant;  // the variant without its commas (the CSV's separator)
     std::erase(key, ',');
-    for (const auto& t : tolerances)
+    for (const RowTolerance& t : tolerances)
       // The tolerance's variant is a prefix of whole words ("grid 32" is not "grid 320").
-      if (t[0] == c.shape && key.rfind(t[1], 0) == 0 && (key.size() == t[1].size() || key[t[1].size()] == ' ')) {
-        c.tolerance = std::strtod(t[2].c_str(), nullptr);
-        c.reason = t[3];
+      if (t.shape == c.shape && key.rfind(t.variant, 0) == 0 &&
+          (key.size() == t.variant.size() || key[t.variant.size()] == ' ')) {
+        c.tolerance = t.tolerance;
+        c.draws = t.draws;
+        c.reason = t.reason;
         break;
       }
+    // One deterministic launch, or (a chaotic row) the upper median of `draws` launches after the
+    // warm-up, each its own draw, as the twin reports the upper median of its timed launches.
+    p.draws = c.draws;
+    const GemmSm90Result r = run_gemm_sm90(at_clock, SimOptions{.mode = Mode::Timing, .check_races = false}, p, false);
+    c.predicted = static_cast<std::int64_t>(r.span);
+    c.predicted_low = static_cast<std::int64_t>(*std::min_element(r.draw_spans.begin(), r.draw_spans.end()));
+    c.predicted_high = static_cast<std::int64_t>(*std::max_element(r.draw_spans.begin(), r.draw_spans.end()));
+    c.error = static_cast<double>(c.predicted - c.measured) / static_cast<double>(c.measured);
     c.busy = critical_path(r.run);
     out.push_back(std::move(c));
   }

@@ -52,7 +52,8 @@ std::vector<PerturbedRun> run_perturbed(const KernelInfo& kernel, const std::str
                                         const std::vector<std::string>& overrides, const KernelRequest& request,
                                         PerturbSeeds seeds, const Perturbation& p = {});
 
-// A table of the runs: seed, outcome, cycles, detail; the failures' reproducing flags.
+// A table of the runs: seed, outcome, cycles, detail; the completed runs' upper median and extremes;
+// the failures' reproducing flags.
 std::string perturbed_runs_text(const std::vector<PerturbedRun>& runs, const Perturbation& p);
 
 }  // namespace bwsim

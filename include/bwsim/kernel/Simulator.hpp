@@ -62,7 +62,8 @@ struct SimOptions {
   std::function<void(const Progress&)> progress;
   // Schedule perturbation (check/Perturbation.hpp): events of one cycle in an order drawn from
   // `perturb_seed` instead of issue order, and each SM's CTAs starting up to `perturb_sm_skew`
-  // cycles late (drawn per SM). Off when perturb_seed is 0.
+  // cycles late (drawn per SM); a Simulator's later launches draw from the seed mixed with their
+  // index. Off when perturb_seed is 0.
   std::uint64_t perturb_seed = 0;
   Cycle perturb_sm_skew = 0;
 };
@@ -149,6 +150,7 @@ class Simulator {
   SimOptions options_;
   GlobalMemory gmem_;
   std::unique_ptr<MemorySystem> memory_;  // the L2's contents persist from launch to launch
+  std::uint64_t launches_ = 0;            // launches so far (each draws its own perturbed schedule)
 };
 
 }  // namespace bwsim

@@ -36,6 +36,10 @@ enum class Sm90Schedule : std::uint8_t { Cooperative, Pingpong };
 // of a slightly different mix (the compiler moved four compares into it and four address
 // instructions out of it); 63 at 2 stages against 84-85 at 4 says the SM's other warps share in it.
 inline constexpr Cycle kTwinProducerPathCycles = 72;
+// How far apart a launch's CTAs start, the bound on a draw's skew: h100_dispatch.cu starts every
+// CTA of a 132-CTA wave (8..132 CTAs) within one 63-cycle %globaltimer tick on the H100 (the
+// spread is below the timer's resolution, so a uniform draw within the tick is an assumption: E).
+inline constexpr Cycle kDispatchSpreadCycles = 63;
 // The twin's consumer warpgroup, per k-block, from its full barrier's wait returning to its first
 // wgmma having issued (the descriptors' uniform arithmetic: 16-20 SASS instructions in the timed
 // kernels, 14 between the instrumented build's clock reads, the wgmma's own issue slot, which the
@@ -59,6 +63,10 @@ struct GemmSm90Params {
   Raster raster = Raster::AlongM;
   std::uint32_t swizzle = 1;
   std::uint32_t warmup = 0;        // launches before the measured one (they warm the L2, as on hardware)
+  // Measured launches after the warm-ups: with more than one, each is its own draw (its SMs'
+  // starts skewed within kDispatchSpreadCycles unless the options perturb already) and the result
+  // is the launch at the upper median of spans, as the twin reports its --reps.
+  std::uint32_t draws = 1;
   bool log_tiles = false;          // record TileStart rows of the measured launch
   bool log_kblocks = false;        // with log_tiles: a row for every k-block's loads, not only each tile's first
   bool log_phases = false;         // record TilePhases rows of the measured launch
@@ -99,6 +107,7 @@ struct TilePhases {
 struct GemmSm90Result {
   RunResult run;        // the measured launch
   Cycle span = 0;       // first CTA start to last CTA end (what %globaltimer brackets on hardware)
+  std::vector<Cycle> draw_spans;  // every measured launch's span, in launch order (GemmSm90Params::draws)
   std::uint32_t stages = 0, tiles = 0, grid = 0, tile_m = 0;
   double flops = 0;
   bool checked = false, matches = false;
@@ -109,6 +118,8 @@ struct GemmSm90Result {
 
 GemmSm90Result run_gemm_sm90(const HardwareConfig& config, const SimOptions& options, const GemmSm90Params& p,
                              bool check);
+// A tile's rows: one consumer warpgroup's (ping-pong) or both's (cooperative).
+std::uint32_t gemm_sm90_tile_m(const GemmSm90Params& p);
 
 // gemm_sm90_twin.cu's operands (its make_map), which gemm_sm90 and gemm_sm90_loads read A and B
 // through: bf16, K-major, `rows` rows of `k` elements `pitch` bytes apart, each box a k-block of

@@ -18,6 +18,11 @@ struct KernelComparison {
   std::string variant;    // "cooperative 64x256, 4 stages, grid 132, raster m, swizzle 1"
   double clock_mhz = 0;   // measured during the launch
   std::int64_t measured = 0, predicted = 0;  // cycles
+  // A row the tolerances give several draws (a chaotic one) predicts the upper median of that many
+  // launches after the warm-up (GemmSm90Params::draws); low / high are the draws' extremes (with
+  // one draw, the prediction).
+  std::uint32_t draws = 1;
+  std::int64_t predicted_low = 0, predicted_high = 0;
   double error = 0;       // (predicted - measured) / measured
   double tolerance = 0.10;
   std::string reason;     // why the tolerance is wider than the 10% target, if it is
@@ -28,9 +33,9 @@ struct KernelComparison {
 
 // True if the CSV's header is the GEMM twin's (m,n,k,schedule,...).
 bool is_gemm_sm90_csv(const std::string& path);
-// `tolerances_csv` (shape,variant,tolerance,reason; a row applies to a measured row of that shape
-// whose variant text, commas removed, starts with `variant`) widens the 10% target for the rows the model does not
-// reach yet, each with its reason.
+// `tolerances_csv` (shape,variant,tolerance,draws,reason; a row applies to a measured row of that
+// shape whose variant text, commas removed, starts with `variant`) widens the 10% target for the rows
+// the model does not reach yet, or asks for several draws of a chaotic row, each with its reason.
 std::vector<KernelComparison> compare_gemm_sm90_with_hardware(const HardwareConfig& config,
                                                               const std::string& measured_csv,
                                                               const std::string& tolerances_csv = {});
