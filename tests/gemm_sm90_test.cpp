@@ -134,7 +134,7 @@ TEST(GemmSm90, TimingModeTakesTheSameCycles) {
 }
 
 // --draws 3: three measured launches after the warm-up, each its own draw (SM starts skewed within
-// the 63-cycle dispatch spread, the seed 1 stream mixed with the launch's index); the result is
+// the 74-cycle dispatch spread, the seed 1 stream mixed with the launch's index); the result is
 // the launch at the upper median of spans. The first draw is the launch --perturb 1 with that skew
 // measures alone.
 TEST(GemmSm90, SeveralDrawsAreLaunchesOfTheirOwnAndTheResultTheirUpperMedian) {

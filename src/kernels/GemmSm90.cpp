@@ -502,7 +502,7 @@ KernelInfo gemm_sm90_kernel_info() {
        {"raster", "tile order: m (M fastest) or n", "m"},
        {"swizzle", "tiles per raster band: 1, 2, 4 or 8", "1"},
        {"warmup", "launches before the measured one (they leave the operands in the L2, as on hardware)", "0"},
-       {"draws", "measured launches after the warm-ups, each SM's start skewed within the 63-cycle dispatch spread when "
+       {"draws", "measured launches after the warm-ups, each SM's start skewed within the 74-cycle dispatch spread when "
                  "more than one: the result is the upper median's (the twin's --reps)",
         "1"},
        {"producer-path-cycles", "the producer's own code per k-block, from its empty barrier's wait returning to the "

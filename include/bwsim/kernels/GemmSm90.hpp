@@ -36,10 +36,15 @@ enum class Sm90Schedule : std::uint8_t { Cooperative, Pingpong };
 // of a slightly different mix (the compiler moved four compares into it and four address
 // instructions out of it); 63 at 2 stages against 84-85 at 4 says the SM's other warps share in it.
 inline constexpr Cycle kTwinProducerPathCycles = 72;
-// How far apart a launch's CTAs start, the bound on a draw's skew: h100_dispatch.cu starts every
-// CTA of a 132-CTA wave (8..132 CTAs) within one 63-cycle %globaltimer tick on the H100 (the
-// spread is below the timer's resolution, so a uniform draw within the tick is an assumption: E).
-inline constexpr Cycle kDispatchSpreadCycles = 63;
+// How far apart a launch's CTAs start, the bound on a draw's skew. ours: h200_dispatch.csv
+// (h100_dispatch.cu, 200 launches; the mean of the %globaltimer ticks spanned resolves below the
+// 32 ns tick): a 132-CTA wave starts within 74.2 / 71.0 cycles (two runs; 74.5 in a first, not
+// kept, that did not print the offsets; another H200, h200_dispatch_chip2.csv: 72.9), in a pattern
+// that repeats within ~2 cycles from launch to launch and ~4 from chip to chip (partition 1's SMs
+// ~32 cycles after partition 0's, a TPC's second SM ~20 after its first). So dispatch does not make launches differ; a draw
+// skews each SM uniformly within the spread (E) as a stand-in, of the smallest start differences
+// measured, for what does (one H200's launches of the ping-pong 8192^3 GEMM spread 2.15-2.73 M cycles).
+inline constexpr Cycle kDispatchSpreadCycles = 74;
 // The twin's consumer warpgroup, per k-block, from its full barrier's wait returning to its first
 // wgmma having issued (the descriptors' uniform arithmetic: 16-20 SASS instructions in the timed
 // kernels, 14 between the instrumented build's clock reads, the wgmma's own issue slot, which the
