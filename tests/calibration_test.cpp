@@ -774,7 +774,7 @@ void expect_gemm_rows(const char* chip, double mean_bound, std::size_t outside, 
   for (const KernelComparison& r : rows) {
     EXPECT_TRUE(r.within()) << chip << " " << r.shape << " " << r.variant << ": measured " << r.measured
                             << ", predicted " << r.predicted << " (" << 100 * r.error << "%)";
-    if (r.tolerance > 0.10) {
+    if (r.tolerance > 0.10 || r.draws > 1) {
       EXPECT_FALSE(r.reason.empty()) << r.shape;
     }
   }
@@ -956,7 +956,12 @@ TEST(KernelValidationTest, AChaoticRowIsTheUpperMedianOfItsDraws) {
   EXPECT_EQ(one.predicted_high, plain);
   for (const char* bad : {"0", "100", "five"}) {
     write_tolerances(bad);
-    EXPECT_THROW(compare_gemm_sm90_with_hardware(cfg, measured, tolerances), InputError) << bad;
+    try {
+      compare_gemm_sm90_with_hardware(cfg, measured, tolerances);
+      ADD_FAILURE() << bad << " draws accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("draws_tolerances.csv:2 draws"), std::string::npos) << e.what();
+    }
   }
 }
 

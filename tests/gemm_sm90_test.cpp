@@ -133,23 +133,32 @@ TEST(GemmSm90, TimingModeTakesTheSameCycles) {
   EXPECT_EQ(gemm(p).run.cycles, gemm(p, Mode::Timing).run.cycles);
 }
 
-// --draws 3: three measured launches after the warm-up, each its own draw (SM starts skewed within
+// --draws 4: four measured launches after the warm-up, each its own draw (SM starts skewed within
 // the 74-cycle dispatch spread, the seed 1 stream mixed with the launch's index); the result is
-// the launch at the upper median of spans. The first draw is the launch --perturb 1 with that skew
-// measures alone.
+// the launch at the upper median of spans (the third of four), its run that launch's. The first
+// draw is the launch --perturb 1 with that skew measures alone, after a warm-up or without one.
 TEST(GemmSm90, SeveralDrawsAreLaunchesOfTheirOwnAndTheResultTheirUpperMedian) {
-  GemmSm90Params p{.m = 1024, .n = 1024, .k = 1024, .grid = 32, .warmup = 1, .draws = 3};
+  GemmSm90Params p{.m = 1024, .n = 1024, .k = 1024, .grid = 32, .warmup = 1, .draws = 4};
   const GemmSm90Result drawn = gemm(p, Mode::Timing);
-  ASSERT_EQ(drawn.draw_spans.size(), 3u);
+  ASSERT_EQ(drawn.draw_spans.size(), 4u);
   std::vector<Cycle> sorted = drawn.draw_spans;
   std::sort(sorted.begin(), sorted.end());
-  EXPECT_LT(sorted.front(), sorted.back());  // the skews move the span
-  EXPECT_EQ(drawn.span, sorted[1]);
-  p.draws = 1;
-  const GemmSm90Result first =
-      run_gemm_sm90(h100(), SimOptions{.mode = Mode::Timing, .perturb_seed = 1, .perturb_sm_skew = kDispatchSpreadCycles},
-                    p, false);
-  EXPECT_EQ(first.span, drawn.draw_spans[0]);
+  EXPECT_LT(sorted[1], sorted[2]);  // the skews move the span; the upper median is not the lower
+  EXPECT_EQ(drawn.span, sorted[2]);
+  Cycle first_start = ~Cycle{0}, last_finish = 0;
+  for (const WarpSummary& w : drawn.run.warps) {
+    first_start = std::min(first_start, w.start);
+    last_finish = std::max(last_finish, w.finish);
+  }
+  EXPECT_EQ(last_finish - first_start, drawn.span);  // the reported run is the median launch
+  const SimOptions seed1{.mode = Mode::Timing, .perturb_seed = 1, .perturb_sm_skew = kDispatchSpreadCycles};
+  for (const std::uint32_t warmup : {1u, 0u}) {
+    p.warmup = warmup;
+    p.draws = 2;
+    const Cycle of_two = run_gemm_sm90(h100(), SimOptions{.mode = Mode::Timing}, p, false).draw_spans[0];
+    p.draws = 1;
+    EXPECT_EQ(run_gemm_sm90(h100(), seed1, p, false).span, of_two) << warmup;
+  }
   const GemmSm90Result plain = gemm(p, Mode::Timing);
   EXPECT_EQ(plain.draw_spans, std::vector<Cycle>{plain.span});
   EXPECT_THROW(gemm({.draws = 0}), InputError);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bwsim/core/Bits.hpp"
+#include "bwsim/core/Median.hpp"
 #include "bwsim/core/Error.hpp"
 
 namespace bwsim {
@@ -105,10 +106,9 @@ std::string perturbed_runs_text(const std::vector<PerturbedRun>& runs, const Per
   std::vector<Cycle> cycles;
   for (const PerturbedRun& r : runs)
     if (r.ok) cycles.push_back(r.cycles);
-  std::sort(cycles.begin(), cycles.end());
   if (!cycles.empty())
-    out += fmt::format("cycles of the {} completed: upper median {}, {} to {}\n", cycles.size(), cycles[cycles.size() / 2],
-                       cycles.front(), cycles.back());
+    out += fmt::format("cycles of the {} completed: upper median {}, {} to {}\n", cycles.size(), upper_median(cycles),
+                       *std::min_element(cycles.begin(), cycles.end()), *std::max_element(cycles.begin(), cycles.end()));
   out += fmt::format("{} of {} schedules failed", failed, runs.size());
   for (const PerturbedRun& r : runs)
     if (!r.ok) {

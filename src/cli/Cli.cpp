@@ -171,7 +171,7 @@ int compare_kernels(const RunFlags& f, const bwsim::HardwareConfig& cfg) {
     std::string busy;
     for (const bwsim::StatSample& s : r.busy) busy += fmt::format(" {:>10.0f}%", 100.0 * bwsim::as_double(s.value));
     const std::string draws =
-        r.draws > 1 ? fmt::format("  median of {} draws, {} to {}", r.draws, r.predicted_low, r.predicted_high) : "";
+        r.draws > 1 ? fmt::format("  upper median of {} draws, {} to {}", r.draws, r.predicted_low, r.predicted_high) : "";
     fmt::print("{:<16} {:<52} {:>6.0f} {:>10} {:>10} {:>+7.1f}% {}  {:>3.0f}% {}{}{}\n", r.shape, r.variant, r.clock_mhz,
                r.measured, r.predicted, 100.0 * r.error, busy, 100.0 * r.tolerance, r.within() ? "ok" : "OUTSIDE", draws,
                r.reason.empty() ? "" : "  (" + r.reason + ")");

@@ -323,8 +323,8 @@ RunResult Simulator::launch(std::string_view kernel, const LaunchConfig& lc, con
   const auto drained_with_race = [&] { return race_thread && race_thread->drain(); };
   CrossSmCensus census;
   if (options_.cross_sm_census) l.ctx.cross_sm = &census;
-  // Each launch draws its own schedule (back-to-back launches on silicon do not repeat their
-  // starts): the first from perturb_seed, launch i from perturb_seed's stream mixed with i.
+  // Each launch draws its own schedule (a stand-in, E, for what makes silicon's back-to-back
+  // launches differ): the first from perturb_seed, launch i from perturb_seed mixed with i.
   std::uint64_t launch_seed = options_.perturb_seed;
   if (launch_seed && launches_) {
     std::uint64_t state = launch_seed ^ (launches_ * 0x9e3779b97f4a7c15ull);

@@ -319,7 +319,7 @@ GemmSm90Result run_gemm_sm90(const HardwareConfig& config, const SimOptions& opt
     r.draw_spans.push_back(last > first ? last - first : 0);
     measured.emplace_back(r.draw_spans.back(), std::move(run));
   }
-  std::sort(measured.begin(), measured.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::stable_sort(measured.begin(), measured.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   r.span = measured[measured.size() / 2].first;
   r.run = std::move(measured[measured.size() / 2].second);
   if (check && sim.gmem().holds_data()) {
@@ -502,8 +502,10 @@ KernelInfo gemm_sm90_kernel_info() {
        {"raster", "tile order: m (M fastest) or n", "m"},
        {"swizzle", "tiles per raster band: 1, 2, 4 or 8", "1"},
        {"warmup", "launches before the measured one (they leave the operands in the L2, as on hardware)", "0"},
-       {"draws", "measured launches after the warm-ups, each SM's start skewed within the 74-cycle dispatch spread when "
-                 "more than one: the result is the upper median's (the twin's --reps)",
+       {"draws",
+        fmt::format("measured launches after the warm-ups, each SM's start skewed within the {}-cycle dispatch spread "
+                    "when more than one: the result is the upper median's (the twin's --reps)",
+                    kDispatchSpreadCycles),
         "1"},
        {"producer-path-cycles", "the producer's own code per k-block, from its empty barrier's wait returning to the "
                                 "k-block's loads (measured in the twin: GemmSm90.hpp)",

@@ -6,10 +6,10 @@
 //                           in SM cycles at the clock the spin measures; median of the launches.
 //   cta_dispatch_spread_mean_x100,G   the same, mean over the launches, x 100. %globaltimer ticks
 //                           (cta_dispatch_timer_tick_ns, the smallest step any two entries show)
-//                           are coarser than the spread, so the median is 0 or 1 tick; over
-//                           launches whose starts fall at random against the ticks the mean
-//                           number of ticks spanned is the spread over the tick, so the mean is
-//                           the spread itself (for a spread under one tick).
+//                           are about as coarse as the spread, so one launch spans a whole
+//                           number of ticks (the median 0 or 1); over launches whose starts fall
+//                           at random against the ticks the mean number of ticks spanned is the
+//                           spread over the tick, so the mean is the spread itself.
 //   cta_dispatch_timer_tick_ns,0
 //   cta_dispatch_offset_x100,C   CTA C's entry after the launch's first, in the full wave (G =
 //                           SMs), mean over the launches, x 100: the order the scheduler starts

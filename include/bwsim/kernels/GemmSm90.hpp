@@ -40,10 +40,12 @@ inline constexpr Cycle kTwinProducerPathCycles = 72;
 // (h100_dispatch.cu, 200 launches; the mean of the %globaltimer ticks spanned resolves below the
 // 32 ns tick): a 132-CTA wave starts within 74.2 / 71.0 cycles (two runs; 74.5 in a first, not
 // kept, that did not print the offsets; another H200, h200_dispatch_chip2.csv: 72.9), in a pattern
-// that repeats within ~2 cycles from launch to launch and ~4 from chip to chip (partition 1's SMs
-// ~32 cycles after partition 0's, a TPC's second SM ~20 after its first). So dispatch does not make launches differ; a draw
-// skews each SM uniformly within the spread (E) as a stand-in, of the smallest start differences
-// measured, for what does (one H200's launches of the ping-pong 8192^3 GEMM spread 2.15-2.73 M cycles).
+// whose means agree within ~3 cycles between two runs of 200 launches and between two chips (6 at
+// most, CTAs 92-93): partition 1's SMs ~32 cycles after partition 0's, a TPC's second SM ~20 after
+// its first. So dispatch hardly makes one launch differ from the next; a draw skews each SM
+// uniformly within the spread as a stand-in (E) for whatever does (one H200's launches of the
+// ping-pong 8192^3 GEMM took 1.65-1.88 ms at 1294-1452 MHz). The span is measured at ~1.98 GHz on
+// H200s and applied in cycles at any clock and to the H100 (E).
 inline constexpr Cycle kDispatchSpreadCycles = 74;
 // The twin's consumer warpgroup, per k-block, from its full barrier's wait returning to its first
 // wgmma having issued (the descriptors' uniform arithmetic: 16-20 SASS instructions in the timed

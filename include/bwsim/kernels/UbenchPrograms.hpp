@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "bwsim/core/Median.hpp"
 #include "bwsim/hw/sm/ChipLayout.hpp"
 #include "bwsim/kernel/Simulator.hpp"
 
@@ -52,13 +53,6 @@ inline void store_epilogue_chunk(Warp& w, SmemAddr buf) {
 inline std::uint32_t silicon_smid(const ChipLayout& layout, std::uint32_t sm) {
   const std::uint32_t gpc = layout.gpc[sm], i = sm - layout.gpc_first[gpc];
   return 16 * (i / 2) + 2 * gpc + i % 2;
-}
-
-// The upper median of `v` (the element at size / 2 once sorted), as the calibration programs take it.
-template <class T>
-T upper_median(std::vector<T> v) {
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-  return v[v.size() / 2];
 }
 
 // The first warp's start and the last warp's finish of a launch: the span the hardware programs
