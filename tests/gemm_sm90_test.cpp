@@ -145,12 +145,8 @@ TEST(GemmSm90, SeveralDrawsAreLaunchesOfTheirOwnAndTheResultTheirUpperMedian) {
   std::sort(sorted.begin(), sorted.end());
   EXPECT_LT(sorted[1], sorted[2]);  // the skews move the span; the upper median is not the lower
   EXPECT_EQ(drawn.span, sorted[2]);
-  Cycle first_start = ~Cycle{0}, last_finish = 0;
-  for (const WarpSummary& w : drawn.run.warps) {
-    first_start = std::min(first_start, w.start);
-    last_finish = std::max(last_finish, w.finish);
-  }
-  EXPECT_EQ(last_finish - first_start, drawn.span);  // the reported run is the median launch
+  const WarpSpan median = warp_span(drawn.run);
+  EXPECT_EQ(median.end - median.begin, drawn.span);  // the reported run is the median launch
   const SimOptions seed1{.mode = Mode::Timing, .perturb_seed = 1, .perturb_sm_skew = kDispatchSpreadCycles};
   for (const std::uint32_t warmup : {1u, 0u}) {
     p.warmup = warmup;

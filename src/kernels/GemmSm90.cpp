@@ -311,12 +311,8 @@ GemmSm90Result run_gemm_sm90(const HardwareConfig& config, const SimOptions& opt
   std::vector<std::pair<Cycle, RunResult>> measured;
   for (std::uint32_t i = 0; i < p.draws; ++i) {
     RunResult run = sim.launch("gemm_sm90", launch, [&kernel](Warp& w) { return kernel(w); });
-    Cycle first = ~Cycle{0}, last = 0;
-    for (const WarpSummary& ws : run.warps) {
-      first = std::min(first, ws.start);
-      last = std::max(last, ws.finish);
-    }
-    r.draw_spans.push_back(last > first ? last - first : 0);
+    const WarpSpan span = warp_span(run);
+    r.draw_spans.push_back(span.end > span.begin ? span.end - span.begin : 0);
     measured.emplace_back(r.draw_spans.back(), std::move(run));
   }
   std::stable_sort(measured.begin(), measured.end(), [](const auto& x, const auto& y) { return x.first < y.first; });

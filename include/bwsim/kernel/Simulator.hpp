@@ -2,9 +2,11 @@
 // The launch API: GMEM buffers and tensor maps on the host side, a grid of CTAs dispatched
 // onto the SMs of the config (as many resident per SM as its limits allow, later CTAs in
 // waves; clusters inside one GPC), and the result.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -124,6 +126,20 @@ struct RunResult {
   // Fraction of (cycles x SMs used) the tensor pipes (tcgen05 and wgmma) were occupied.
   double mma_busy_fraction() const { return context().busy_fraction(mma.busy_cycles + wgmma.busy_cycles); }
 };
+
+// The first warp's start and the last warp's finish of a launch: the span the hardware programs
+// bracket with %globaltimer (the first CTA's start, the last CTA's end).
+struct WarpSpan {
+  Cycle begin = std::numeric_limits<Cycle>::max(), end = 0;
+};
+inline WarpSpan warp_span(const RunResult& r) {
+  WarpSpan span;
+  for (const WarpSummary& s : r.warps) {
+    span.begin = std::min(span.begin, s.start);
+    span.end = std::max(span.end, s.finish);
+  }
+  return span;
+}
 
 // A warp program: called once per warp of every CTA; branch on w.warp_idx() for roles.
 using WarpProgram = std::function<Task(Warp&)>;

@@ -55,20 +55,6 @@ inline std::uint32_t silicon_smid(const ChipLayout& layout, std::uint32_t sm) {
   return 16 * (i / 2) + 2 * gpc + i % 2;
 }
 
-// The first warp's start and the last warp's finish of a launch: the span the hardware programs
-// bracket with %globaltimer (the first CTA's start, the last CTA's end).
-struct WarpSpan {
-  Cycle begin = std::numeric_limits<Cycle>::max(), end = 0;
-};
-inline WarpSpan warp_span(const RunResult& r) {
-  WarpSpan span;
-  for (const WarpSummary& s : r.warps) {
-    span.begin = std::min(span.begin, s.start);
-    span.end = std::max(span.end, s.finish);
-  }
-  return span;
-}
-
 // `stages` SMEM buffers of `box_bytes` from `base` on, their mbarriers right after them; load k
 // goes to buffer k % stages once that buffer's previous box has arrived (tma_stream_loop of
 // calibration_ptx.cuh). The caller initialises the barriers (init_barriers) and fences as its
