@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -93,8 +92,8 @@ std::vector<KernelComparison> compare_gemm_sm90_with_hardware(const HardwareConf
     p.draws = c.draws;
     const GemmSm90Result r = run_gemm_sm90(at_clock, SimOptions{.mode = Mode::Timing, .check_races = false}, p, false);
     c.predicted = static_cast<std::int64_t>(r.span);
-    c.predicted_low = static_cast<std::int64_t>(*std::min_element(r.draw_spans.begin(), r.draw_spans.end()));
-    c.predicted_high = static_cast<std::int64_t>(*std::max_element(r.draw_spans.begin(), r.draw_spans.end()));
+    c.predicted_low = static_cast<std::int64_t>(r.span_low());
+    c.predicted_high = static_cast<std::int64_t>(r.span_high());
     c.error = static_cast<double>(c.predicted - c.measured) / static_cast<double>(c.measured);
     c.busy = critical_path(r.run);
     out.push_back(std::move(c));

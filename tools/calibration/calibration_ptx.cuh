@@ -11,6 +11,7 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -358,8 +359,10 @@ inline std::vector<CtaTiming> read_cta_timings(const CtaTiming* device, unsigned
   return h;
 }
 
-// The median of `v` (sorted in place; the upper one of an even count).
-inline double median(std::vector<double>& v) {
-  std::sort(v.begin(), v.end());
+// The median of `v` (the upper one of an even count; 0 for none).
+template <class T>
+T median(std::vector<T> v) {
+  if (v.empty()) return T{};
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
   return v[v.size() / 2];
 }

@@ -56,12 +56,6 @@ __global__ void k_probe(const unsigned* lines, unsigned n, unsigned first, unsig
   }
 }
 
-unsigned median_of(std::vector<unsigned> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
-}
-
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: h100_far_hits PARTS\n");
@@ -125,8 +119,8 @@ int main(int argc, char** argv) {
                   "deciles", dir, i, ref, probe, kL2Floor, kLines - m, kLines, threshold, gap);
       for (int d = 0; d <= 10; ++d) std::printf(" %u", m ? sorted[std::min(m - 1, d * m / 10)] : 0);
       std::printf("\n");
-      std::printf("far_hits_%s_near_cycles,%u,%u\n", dir, i, median_of(near));
-      std::printf("far_hits_%s_far_cycles,%u,%u\n", dir, i, median_of(far));
+      std::printf("far_hits_%s_near_cycles,%u,%u\n", dir, i, median(near));
+      std::printf("far_hits_%s_far_cycles,%u,%u\n", dir, i, median(far));
       std::printf("far_hits_%s_far_share_x1000,%u,%zu\n", dir, i, m ? far.size() * 1000 / m : 0);
     }
   }

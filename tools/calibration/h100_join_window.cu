@@ -127,12 +127,6 @@ __global__ void k_pair_arrivals(const __grid_constant__ CUtensorMap map, const _
   }
 }
 
-static unsigned median_of(std::vector<unsigned> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
-}
-
 // ARRIVALS mode: for the background off (0), hot (1) and from HBM (2) and each delay, a warm-up
 // launch and a logged one (the warm-up without background when it is 2: it only makes the pairs'
 // boxes hot); one row each: arrivals,background,delay_cycles,cycles_per_ns,lead_latency_cycles,
@@ -211,8 +205,8 @@ static int arrivals(unsigned sms, bool cold, bool hbm_loaded) {
       }
       if (cold) std::printf("arrivals_cold,%s,", bit == 16u ? "gpc" : "cross");
       else std::printf("arrivals,");
-      std::printf("%u,%u,%.3f,%u,%u,%u,%.3f\n", background, delay, per_ns, median_of(lead), median_of(part),
-                  median_of(diff), partner_loads ? static_cast<double>(joined) / partner_loads : 0.0);
+      std::printf("%u,%u,%.3f,%u,%u,%u,%.3f\n", background, delay, per_ns, median(lead), median(part),
+                  median(diff), partner_loads ? static_cast<double>(joined) / partner_loads : 0.0);
       std::fflush(stdout);
     }
   return 0;

@@ -13,6 +13,7 @@
 //     buffers per WG, stored with TMA (bulk groups, wait_group.read before reusing a buffer);
 //   - a tile scheduler (TileScheduler, by default the static persistent one: raster, swizzle) over a grid of at most
 //     one CTA per SM.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -115,6 +116,8 @@ struct GemmSm90Result {
   RunResult run;        // the measured launch
   Cycle span = 0;       // first CTA start to last CTA end (what %globaltimer brackets on hardware)
   std::vector<Cycle> draw_spans;  // every measured launch's span, in launch order (GemmSm90Params::draws)
+  Cycle span_low() const { return *std::min_element(draw_spans.begin(), draw_spans.end()); }
+  Cycle span_high() const { return *std::max_element(draw_spans.begin(), draw_spans.end()); }
   std::uint32_t stages = 0, tiles = 0, grid = 0, tile_m = 0;
   double flops = 0;
   bool checked = false, matches = false;
