@@ -54,6 +54,16 @@ loads_timed_and_counted() {
   counted=$(ncu_values k_loads 2 "$bin/h100_gemm_loads" "$@" --reps 2) || counted=",,,"
 }
 
+# twin_launches PREFIX ARG...: gemm_sm90_twin ARG... ($bin's, from build_sm90 or fabric_build), each
+# timed launch as a PREFIX,launch,cycles,mhz,span_ns line (from its stderr's "# launch" lines;
+# none if it failed): run_gemm_clocks.sh, run_loads_stride.sh.
+twin_launches() {
+  local prefix=$1
+  shift
+  timeout 120 "$bin/gemm_sm90_twin" "$@" 2>&1 >/dev/null |
+    sed -n "s/^# launch \([0-9]*\): \([0-9]*\) cycles at \([0-9]*\) MHz, span \([0-9]*\) ns$/$prefix,\1,\2,\3,\4/p"
+}
+
 # gpc_map_after CSV: CSV's silicon header (its first 3 lines: date, GPU, serial), then this
 # machine's GPC map (h100_gpc_map, built by build_sm90), for the file the analysis scripts read.
 gpc_map_after() {

@@ -40,8 +40,7 @@ row() {  # row NAME M N K SCHEDULE ROWS_PER_WG TILE_N STAGES
   for sleep_ms in ${SLEEPS:-20 0 500}; do
     for promotion in ${PROMOTIONS:-256}; do
       local kind="sleep$sleep_ms$(suffix "$promotion")" launches
-      launches=$(timeout 120 "$bin/gemm_sm90_twin" "${args[@]}" --reps 5 --sleep-ms "$sleep_ms" --promotion "$promotion" \
-        2>&1 >/dev/null | sed -n "s/^# launch \([0-9]*\): \([0-9]*\) cycles at \([0-9]*\) MHz, span \([0-9]*\) ns$/$kind,$row,\1,\2,\3,\4/p")
+      launches=$(twin_launches "$kind,$row" "${args[@]}" --reps 5 --sleep-ms "$sleep_ms" --promotion "$promotion")
       if [ -n "$launches" ]; then echo "$launches" >> "$plain"; else echo "# FAILED $kind,$row" >> "$plain"; fi
     done
   done

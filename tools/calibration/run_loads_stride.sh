@@ -34,9 +34,8 @@ launches="$out/${tag}_gemm_stride_launches.csv"
   silicon_header
   echo "k,launch,cycles,mhz,span_ns"
   for k in 8192 8256; do
-    timeout 120 "$bin/gemm_sm90_twin" --m 8192 --n 8192 --k "$k" --schedule pingpong --rows-per-wg 128 --tile-n 128 \
-      --stages 6 --raster m --swizzle 1 --grid 0 --reps 10 2>&1 >/dev/null |
-      sed -n "s/^# launch \([0-9]*\): \([0-9]*\) cycles at \([0-9]*\) MHz, span \([0-9]*\) ns$/$k,\1,\2,\3,\4/p"
+    twin_launches "$k" --m 8192 --n 8192 --k "$k" --schedule pingpong --rows-per-wg 128 --tile-n 128 --stages 6 \
+      --raster m --swizzle 1 --grid 0 --reps 10
   done
   silicon_footer
 } > "$launches"

@@ -1,11 +1,8 @@
 #pragma once
 // Pieces the microbenchmark programs (Ubench*.cpp) share: the 128-byte-row tensor map of the
 // calibration programs, and the staged TMA load loop that every stream of them runs.
-#include <algorithm>
 #include <array>
 #include <cstdint>
-#include <limits>
-#include <vector>
 
 #include "bwsim/core/Median.hpp"
 #include "bwsim/hw/sm/ChipLayout.hpp"
